@@ -1,0 +1,5 @@
+import sys
+
+from allegrex.cli import main
+
+sys.exit(main())

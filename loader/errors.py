@@ -1,0 +1,5 @@
+from allegrex.errors import AllegrexError
+
+
+class LoaderError(AllegrexError):
+    """A file that cannot be loaded: the message names the file part at fault."""

@@ -1,0 +1,1 @@
+"""The PSP's vector unit (VFPU): registers, semantics, assembler and disassembler."""
