@@ -3,6 +3,7 @@
    SDK's. "ms0:/" maps to $ALLEGREX_HOST_MS0 (default ./ms0), "host0:/" to ".". */
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
