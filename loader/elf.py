@@ -25,6 +25,7 @@ SHT_NOBITS = 8
 SHT_SYMTAB = 2
 SHT_PSP_REL = 0x700000A0
 SHF_ALLOC = 2
+MAX_SEGMENT = 64 << 20  # the most RAM any PSP model has
 
 HEADER = struct.Struct("<16sHHIIIIIHHHHHH")
 PHDR = struct.Struct("<8I")
@@ -105,6 +106,9 @@ class ElfFile:
                 if ph.filesz > ph.memsz:
                     raise LoaderError(f"{self.what} segment {i} has more file bytes ({ph.filesz}) "
                                       f"than memory bytes ({ph.memsz})")
+                if ph.memsz > MAX_SEGMENT:
+                    raise LoaderError(f"{self.what} segment {i} wants {ph.memsz} bytes of memory, "
+                                      f"more than a PSP has ({MAX_SEGMENT >> 20} MiB)")
                 if ph.vaddr + ph.memsz > 1 << 32:
                     raise LoaderError(f"{self.what} segment {i} at 0x{ph.vaddr:08x} "
                                       f"({ph.memsz} bytes) wraps past the 4 GiB address space")
