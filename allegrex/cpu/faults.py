@@ -37,7 +37,7 @@ class GuestFault(AllegrexError):
                 found = None
             if found:
                 sym, off = found
-                text += f" <{sym.name}+0x{off:x}>"
+                text += f" <{sym.name}+0x{off:x}>" if off else f" <{sym.name}>"
         return text
 
     def report(self) -> str:
