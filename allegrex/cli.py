@@ -8,12 +8,9 @@ import sys
 import allegrex.commands
 from allegrex.errors import AllegrexError
 
-
 def command_modules() -> list[str]:
     """Every module in allegrex.commands is a subcommand: add_parser(subparsers), run(args) -> int."""
     return sorted(m.name for m in pkgutil.iter_modules(allegrex.commands.__path__) if not m.name.startswith("_"))
-
-
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -28,7 +25,6 @@ def build_parser() -> argparse.ArgumentParser:
         sub.set_defaults(_run=module.run)
     return parser
 
-
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -39,7 +35,6 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print(f"allegrex {args.command}: interrupted", file=sys.stderr)
         return 130
-
 
 if __name__ == "__main__":
     sys.exit(main())
