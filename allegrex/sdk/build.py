@@ -158,7 +158,7 @@ def _sdk_objects(ws: _Workspace, flags: list, tag: str) -> list:
 
 
 def _psp_flags(opt_flag: str, include: Path) -> list:
-    return [*toolchain.PSP_TARGET, opt_flag, *toolchain.PSP_CFLAGS, "-I", str(SDK_INCLUDE), "-I", str(include)]
+    return [*toolchain.PSP_TARGET, opt_flag, *toolchain.PSP_CFLAGS, "-D__PSP__=1", "-I", str(SDK_INCLUDE), "-I", str(include)]
 
 
 def _c_string(text: str) -> str:
@@ -303,7 +303,7 @@ def build_host(sources, output, opt="-O2", include_dirs=(), defines=(), shared=F
     try:
         include = ws.generated_include()
         pic = ["-fPIC"] if shared else []
-        base = [*toolchain.HOST_TARGET, opt_flag, *toolchain.HOST_CFLAGS, *pic,
+        base = [*toolchain.HOST_TARGET, opt_flag, *toolchain.HOST_CFLAGS, *pic, "-DALLEGREX_HOST=1",
                 "-nostdinc", "-isystem", str(_clang_builtin_include()), "-I", str(SDK_INCLUDE), "-I", str(include)]
         user_objs = [ws.compile_source(p, base + _user_flags(include_dirs, defines), i) for i, p in enumerate(paths)]
         sdk_flags = base + toolchain.SDK_CFLAGS
@@ -312,9 +312,11 @@ def build_host(sources, output, opt="-O2", include_dirs=(), defines=(), shared=F
                     for p in sorted((SDK / "libm").glob("*.c"))]
             link_flags = [*toolchain.HOST_TARGET, "-shared", "-nostdlib"]
         else:
-            libs = _sdk_objects(ws, sdk_flags, "host")
             os_flags = [*toolchain.HOST_TARGET, opt_flag, *toolchain.HOST_CFLAGS]
-            libs.append(ws.compile_cached(HOST_OS, os_flags, _digest("host-os", sdk_digest(), toolchain.zig_version(), *os_flags)))
+            host_os = ws.compile_cached(HOST_OS, os_flags, _digest("host-os", sdk_digest(), toolchain.zig_version(), *os_flags))
+            program = [read_symbols(o) for o in [*user_objs, host_os]]
+            pulled, _ = resolve(program, [read_symbols(o) for o in _sdk_objects(ws, sdk_flags, "host")])
+            libs = [host_os, *[o.path for o in pulled]]
             link_flags = [*toolchain.HOST_TARGET, "-static"]
         out = ws.tmp / "program"
         toolchain.link([*user_objs, *libs], out, link_flags)

@@ -1,15 +1,10 @@
 """Fixtures for the SDK tests: programs are built once per session (and cached across
 sessions under $ALLEGREX_CACHE, so a repeated run does not recompile)."""
 
-from pathlib import Path
-
 import pytest
 
 from allegrex.sdk import build, build_host
-
-ROOT = Path(__file__).resolve().parents[2]
-APPS = ROOT / "psp" / "apps"
-HERE = Path(__file__).resolve().parent
+from sdk_paths import APPS, HERE
 
 
 @pytest.fixture(scope="session")

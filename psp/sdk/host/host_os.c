@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,6 +24,14 @@
 #define HOST_MEMORY (24u << 20)
 
 extern int __exit_status;
+
+/* Linker-script symbols a PSP module info refers to; meaningless on the host. */
+char _gp[4], __lib_ent_top[4], __lib_ent_bottom[4], __lib_stub_top[4], __lib_stub_bottom[4];
+
+/* The display: the debug screen draws into host memory; nothing is shown. */
+int sceDisplaySetMode(int mode, int width, int height) { (void)mode; (void)width; (void)height; return 0; }
+int sceDisplaySetFrameBuf(void *top, int width, int format, int sync) { (void)top; (void)width; (void)format; (void)sync; return 0; }
+int sceDisplayWaitVblankStart(void) { return 0; }
 
 static const char *host_path(const char *path, char *buf, size_t size)
 {
@@ -88,7 +97,8 @@ int sceKernelStdin(void) { return 0; }
 int sceKernelStdout(void) { return 1; }
 int sceKernelStderr(void) { return 2; }
 
-void sceKernelExitGame(void) { _exit(__exit_status); }
+/* The raw system call: the host C library's _exit would call the SDK's _Exit again. */
+void sceKernelExitGame(void) { syscall(SYS_exit_group, __exit_status); }
 
 /* One block of "user memory" for the heap, from mmap (not malloc: the SDK's malloc
    is the program's malloc). */

@@ -7,7 +7,12 @@
 #include "screen.h"
 #include "font8x8.h"
 
-static uint32_t *const framebuffer = (uint32_t *)(SCREEN_VRAM | 0x40000000u);
+#ifdef ALLEGREX_HOST
+static uint32_t host_vram[SCREEN_STRIDE * SCREEN_HEIGHT];   /* host builds draw here */
+static uint32_t *const framebuffer = host_vram;
+#else
+static uint32_t *const framebuffer = (uint32_t *)(SCREEN_VRAM | 0x40000000u);  /* uncached */
+#endif
 static uint32_t fg = 0xFFFFFFFFu, bg = 0xFF000000u;
 static int column, row;
 
