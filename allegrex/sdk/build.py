@@ -178,13 +178,13 @@ def _linker_script_symbols() -> set:
     return set(re.findall(r"\b(\w+)\s*=", LINKER_SCRIPT.read_text()))
 
 
-def _import_objects(ws, missing: dict, flags: list, imports) -> list:
+def _import_objects(ws, missing: dict, flags: list, imports, origins: dict) -> list:
     """Stubs for the imported functions; anything else unresolved is reported here."""
     provided = _linker_script_symbols()
     unknown = {n: r for n, r in missing.items()
                if n not in imports.functions and n not in provided and not n.startswith("__")}
     if unknown:
-        listed = ", ".join(f"{n} (called from {r})" for n, r in sorted(unknown.items()))
+        listed = ", ".join(f"{n} (called from {origins.get(r, r)})" for n, r in sorted(unknown.items()))
         raise UnknownImportError(
             f"unknown function(s): {listed}; not defined by the program or the SDK libc, "
             f"and not declared in {IMPORTS.relative_to(REPO)}")
@@ -220,7 +220,9 @@ def _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines) ->
     library = [read_symbols(o) for o in _sdk_objects(ws, sdk_flags, "psp")]
     pulled, missing = resolve(program, library)
     imports = import_tables.load_imports(IMPORTS)
-    stub_objs = _import_objects(ws, missing, sdk_flags, imports)
+    origins = {o.name: str(p) for o, p in zip(user_objs, paths)}
+    origins.update({o.path.name: f"the SDK's {o.path.stem.rsplit('-', 1)[0]}.c" for o in library})
+    stub_objs = _import_objects(ws, missing, sdk_flags, imports, origins)
     objects = [crt0, *user_objs, *extra, *[o.path for o in pulled], *stub_objs]
     elf = ws.tmp / "program.elf"
     link_flags = [*toolchain.PSP_TARGET, "-static", "-T", str(LINKER_SCRIPT), "-Wl,-e,_start",

@@ -12,7 +12,7 @@ from functools import lru_cache
 from allegrex.sdk.errors import CompileError, LinkError
 
 PSP_TARGET = ["-target", "mipsel-freestanding-none", "-mcpu=mips2+single_float"]
-PSP_CFLAGS = ["-G0", "-ffp-contract=off", "-fno-math-errno", "-fomit-frame-pointer", "-ffunction-sections", "-fdata-sections",
+PSP_CFLAGS = ["-G0", "-mno-check-zero-division", "-ffp-contract=off", "-fno-math-errno", "-fomit-frame-pointer", "-ffunction-sections", "-fdata-sections",
               "-fno-stack-protector", "-fno-sanitize=all", "-g0"]
 HOST_TARGET = ["-target", "x86_64-linux-musl"]
 HOST_CFLAGS = ["-ffp-contract=off", "-fno-math-errno", "-fno-sanitize=all", "-g0", "-fno-stack-protector"]
