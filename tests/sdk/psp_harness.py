@@ -19,8 +19,55 @@ STDOUT, STDERR = 1, 2
 class RunResult:
     stdout: str
     calls: list = field(default_factory=list)   # (name, a0..a3, t0..t3) per import call
+    files: object = None                        # the MemoryFiles the program used
+    machine: object = None                      # the Machine after the run (memory, registers)
     instructions: int = 0
     cycles: int = 0
+
+
+class MemoryFiles:
+    """sceIo* over a dict of path -> bytearray (the test's ms0:/)."""
+
+    NOT_FOUND = 0x80010002
+
+    def __init__(self):
+        self.files, self.open_files, self.next_fd = {}, {}, 3
+
+    def open(self, path, flags):
+        if path not in self.files:
+            if not flags & 0x0200:  # PSP_O_CREAT
+                return self.NOT_FOUND
+            self.files[path] = bytearray()
+        if flags & 0x0400:  # PSP_O_TRUNC
+            self.files[path][:] = b""
+        fd, self.next_fd = self.next_fd, self.next_fd + 1
+        self.open_files[fd] = [path, 0, bool(flags & 0x0100)]
+        return fd
+
+    def read(self, fd, size):
+        path, pos, _ = self.open_files[fd]
+        data = bytes(self.files[path][pos:pos + size])
+        self.open_files[fd][1] = pos + len(data)
+        return data
+
+    def write(self, fd, data):
+        entry = self.open_files[fd]
+        content = self.files[entry[0]]
+        pos = len(content) if entry[2] else entry[1]
+        content[pos:pos + len(data)] = data
+        entry[1] = pos + len(data)
+        return len(data)
+
+    def seek(self, fd, offset, whence):
+        entry = self.open_files[fd]
+        base = (0, entry[1], len(self.files[entry[0]]))[whence]
+        entry[1] = base + offset
+        return entry[1]
+
+
+def _s64(lo, hi):
+    value = lo | (hi << 32)
+    return value - (1 << 64) if value >> 63 else value
 
 
 def run_program(path, max_instructions=200_000_000, returns=None) -> RunResult:
@@ -44,7 +91,10 @@ def run_program(path, max_instructions=200_000_000, returns=None) -> RunResult:
     out = []
     answers = {"sceKernelStdout": STDOUT, "sceKernelStderr": STDERR, "sceKernelStdin": 0,
                "sceKernelMaxFreeMemSize": 8 << 20, "sceKernelAllocPartitionMemory": 1,
-               "sceKernelGetBlockHeadAddr": HEAP_BASE, **(returns or {})}
+               "sceKernelGetBlockHeadAddr": HEAP_BASE, "sceDisplaySetMode": 0, "sceDisplaySetFrameBuf": 0,
+               **(returns or {})}
+
+    files = result.files = MemoryFiles()
 
     def handle(m, code):
         name = names[code]
@@ -52,9 +102,26 @@ def run_program(path, max_instructions=200_000_000, returns=None) -> RunResult:
         result.calls.append((name, *args))
         if name == "sceKernelExitGame":
             return Machine.STOP
-        if name == "sceIoWrite":
+        if name in (returns or {}):
+            regs[V0] = returns[name] & 0xFFFFFFFF
+        elif name == "sceIoWrite" and args[0] in (STDOUT, STDERR):
             out.append(m.memory.read(args[1], args[2]).decode("latin-1"))
             regs[V0] = args[2]
+        elif name == "sceIoWrite":
+            regs[V0] = files.write(args[0], m.memory.read(args[1], args[2]))
+        elif name == "sceIoRead":
+            data = files.read(args[0], args[2])
+            m.memory.write(args[1], data)
+            regs[V0] = len(data)
+        elif name == "sceIoOpen":
+            regs[V0] = files.open(m.memory.read_cstring(args[0]).decode(), args[1])
+        elif name == "sceIoClose":
+            regs[V0] = 0 if files.open_files.pop(args[0], None) else files.NOT_FOUND
+        elif name == "sceIoLseek":   # fd in a0, the 64-bit offset in a2:a3, whence in t0 (EABI)
+            pos = files.seek(args[0], _s64(args[2], args[3]), args[4])
+            regs[V0], regs[V1] = pos & 0xFFFFFFFF, (pos >> 32) & 0xFFFFFFFF
+        elif name == "sceIoRemove":
+            regs[V0] = 0 if files.files.pop(m.memory.read_cstring(args[0]).decode(), None) is not None else files.NOT_FOUND
         elif name in answers:
             regs[V0] = answers[name] & 0xFFFFFFFF
         else:
@@ -65,4 +132,5 @@ def run_program(path, max_instructions=200_000_000, returns=None) -> RunResult:
     assert event.kind == "syscall" and names[event.value] == "sceKernelExitGame", f"program stopped by {event}"
     result.stdout = "".join(out)
     result.instructions, result.cycles = machine.instructions, machine.cycles
+    result.machine = machine
     return result

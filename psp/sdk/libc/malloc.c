@@ -16,7 +16,8 @@
 
 #define ALIGN 16
 #define HEADER 4
-#define MIN_BLOCK 16
+/* header, two free-list links, footer: 16 bytes on the PSP (32 on a 64-bit host) */
+#define MIN_BLOCK ((uint32_t)(sizeof(free_block) + 4 + ALIGN - 1) & ~(uint32_t)(ALIGN - 1))
 #define USED 1u
 #define PREV_USED 2u
 #define SIZE_MASK (~(uint32_t)(ALIGN - 1))
