@@ -105,3 +105,9 @@ def test_debug_screen_draws_wraps_and_scrolls(out_dir):
     text += "".join(f"line {i}: x={i * i}\n" for i in range(36)) + "end"
     expected = expected_screen(text, 0xFF00FFFF, 0xFF400000)
     assert np.array_equal(vram[:, :480], expected)
+
+
+def test_assembly_source_links_and_runs(out_dir):
+    elf = build([APPS / "exercise" / "asm_main.c", APPS / "exercise" / "asm_sum.S"], out_dir / "asm.elf", elf=True)
+    expected = sum(i * i - 50 for i in range(100))
+    assert run_program(elf).stdout == f"sum={expected} empty=0\n"

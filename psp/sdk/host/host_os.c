@@ -1,6 +1,8 @@
 /* The PSP OS calls the SDK's libc makes, answered by Linux, for host reference builds
    (allegrex.sdk.build_host). Compiled against the host C library's headers, not the
-   SDK's. "ms0:/" maps to $ALLEGREX_HOST_MS0 (default ./ms0), "host0:/" to ".". */
+   SDK's. "ms0:/" maps to $ALLEGREX_HOST_MS0 (default ./ms0), "host0:/" to ".".
+   Functions the SDK's libc also defines (getenv, rename, time, clock...) would resolve
+   to the SDK's versions, which call back here: this file uses system calls instead. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,11 +35,22 @@ int sceDisplaySetMode(int mode, int width, int height) { (void)mode; (void)width
 int sceDisplaySetFrameBuf(void *top, int width, int format, int sync) { (void)top; (void)width; (void)format; (void)sync; return 0; }
 int sceDisplayWaitVblankStart(void) { return 0; }
 
+extern char **environ;
+
+static const char *env(const char *name)
+{
+    size_t n = strlen(name);
+    for (char **e = environ; e && *e; e++)
+        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+            return *e + n + 1;
+    return NULL;
+}
+
 static const char *host_path(const char *path, char *buf, size_t size)
 {
     const char *root = NULL, *rest = path;
     if (strncmp(path, "ms0:", 4) == 0) {
-        root = getenv("ALLEGREX_HOST_MS0");
+        root = env("ALLEGREX_HOST_MS0");
         if (!root) root = "ms0";
         rest = path + 4;
     } else if (strncmp(path, "host0:", 6) == 0) {
@@ -84,7 +97,7 @@ int sceIoRemove(const char *file)
 int sceIoRename(const char *from, const char *to)
 {
     char a[1024], b[1024];
-    return rename(host_path(from, a, sizeof a), host_path(to, b, sizeof b));
+    return (int)syscall(SYS_rename, host_path(from, a, sizeof a), host_path(to, b, sizeof b));
 }
 
 int sceIoMkdir(const char *dir, int mode)
@@ -132,21 +145,21 @@ int sceKernelFreePartitionMemory(int id)
     return 0;
 }
 
+static long long clock_us(int clock_id)
+{
+    struct timespec ts;
+    syscall(SYS_clock_gettime, clock_id, &ts);
+    return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 int sceKernelLibcTime(int *t)
 {
-    int now = (int)time(NULL);
+    int now = (int)(clock_us(CLOCK_REALTIME) / 1000000);
     if (t) *t = now;
     return now;
 }
 
-unsigned sceKernelLibcClock(void) { return (unsigned)(clock() * (1000000.0 / CLOCKS_PER_SEC)); }
-int sceKernelLibcGettimeofday(void *tv, void *tz) { return gettimeofday(tv, tz); }
-
-long long sceKernelGetSystemTimeWide(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
+unsigned sceKernelLibcClock(void) { return (unsigned)clock_us(CLOCK_PROCESS_CPUTIME_ID); }
+int sceKernelLibcGettimeofday(void *tv, void *tz) { return (int)syscall(SYS_gettimeofday, tv, tz); }
+long long sceKernelGetSystemTimeWide(void) { return clock_us(CLOCK_MONOTONIC); }
 unsigned sceKernelGetSystemTimeLow(void) { return (unsigned)sceKernelGetSystemTimeWide(); }
