@@ -117,9 +117,9 @@ class _Workspace:
     def compile_cached(self, source: Path, flags: list, key: str) -> Path:
         obj = self.objects / f"{source.stem}-{key}.o"
         if not obj.exists():
-            tmp = self.tmp / f"{source.stem}-{key}.o"
+            tmp = self.objects / f"{obj.name}.{os.getpid()}.tmp"   # same folder: the rename is atomic
             toolchain.compile_object(source, tmp, flags, f"compiling {source.name}")
-            shutil.move(str(tmp), obj)
+            os.replace(tmp, obj)
         return obj
 
     def compile_source(self, source: Path, flags: list, index: int) -> Path:
