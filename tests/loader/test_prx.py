@@ -152,3 +152,12 @@ def test_unrelocated_bytes_are_kept(prx_bytes):
     image = loader.load(prx_bytes)
     assert image.read(0x08804000 + 0x2A8, 17) == b"IoFileMgrForUser\x00"
     assert image.read(0x08804000 + DATA_VADDR + 0x300, 8) == bytes(8)  # bss reads as zero
+
+
+def test_default_base_honours_the_first_segments_alignment():
+    from tests.loader.elfbuild import ET_PRX, Seg, build
+    text = bytearray(0x100)
+    text[0x40:0x44] = (0x10000).to_bytes(4, "little")  # module info with empty library tables
+    module = build(ET_PRX, 0, [Seg(0, bytes(text), align=0x10000)], module_info_at=(0, 0x40))
+    assert loader.load(module).base == 0x08810000  # 0x08804000 rounded up to 64 KiB
+    assert loader.load(module, base=0x08804000).base == 0x08804000  # an explicit base is obeyed

@@ -61,3 +61,4 @@ def test_real_module_report_reads_well(pspautotests, capsys):
     assert "  name        TESTMODULE" in out
     assert "  IoFileMgrForUser  (version 0x0000, attributes 0x4001)" in out
     assert "unknown NID" not in out
+    assert "<module_start>" in out  # no symbol table: the entry is named by the syslib export
