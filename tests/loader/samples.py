@@ -7,8 +7,8 @@ from __future__ import annotations
 import struct
 
 from loader.nids import nid_for_name
-from tests.loader.elfbuild import (ET_EXEC, ET_PRX, PT_PSP_REL2, SHT_NOBITS, SHT_PSP_REL, Memory, Sec, Seg,
-                                   build, rel, symtab)
+from tests.loader.elfbuild import (ET_EXEC, ET_PRX, PT_PSP_REL, PT_PSP_REL2, SHT_NOBITS, SHT_PSP_REL, Memory,
+                                   Sec, Seg, build, rel, symtab)
 
 R_16, R_32, R_26, R_HI16, R_LO16, R_GPREL16 = 1, 2, 4, 5, 6, 7
 
@@ -193,3 +193,18 @@ def sample_elf() -> bytes:
               windows=[(".text", 0, 0x40), (".rodata.sceModuleInfo", 0x40, 0x34), (".lib.stub", 0x80, 0x14)])
     syms = symtab([("_start", EXEC_BASE, 8, 0x12, 1), ("_gp", EXEC_BASE + 0x8000, 0, 0x10, 0xFFF1)])
     return build(ET_EXEC, EXEC_BASE, [seg], list(syms))
+
+
+def sample_prx_segment_relocations() -> bytes:
+    """The sample's code with its Elf32_Rel entries in a 0x700000A0 program header and
+    no section headers at all, as stripped modules come."""
+    text, relocs = code()
+    struct.pack_into("<HBB28sIIIII", text.data, 0x260, 0, 0, 1, b"Stripped", GP, 0, 0, 0, 0)
+    seg0 = Seg(0, bytes(text.data), flags=5)
+    seg1 = Seg(DATA_VADDR, bytes(0x10), memsz=0x10 + BSS_SIZE, flags=6)
+    table = b"".join(rel(offset, type_) for offset, type_ in relocs)
+    elf = bytearray(build(ET_PRX, ENTRY, [seg0, seg1, Seg(0, table, type=PT_PSP_REL, flags=0, align=1)],
+                          module_info_at=(0, 0x260)))
+    struct.pack_into("<I", elf, 32, 0)  # e_shoff
+    struct.pack_into("<HHH", elf, 46, 40, 0, 0)  # e_shentsize, e_shnum, e_shstrndx
+    return bytes(elf)

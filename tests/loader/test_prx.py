@@ -161,3 +161,14 @@ def test_default_base_honours_the_first_segments_alignment():
     module = build(ET_PRX, 0, [Seg(0, bytes(text), align=0x10000)], module_info_at=(0, 0x40))
     assert loader.load(module).base == 0x08810000  # 0x08804000 rounded up to 64 KiB
     assert loader.load(module, base=0x08804000).base == 0x08804000  # an explicit base is obeyed
+
+
+@pytest.mark.parametrize("base", [0x08804000, 0x0880C000])
+def test_stripped_module_relocated_by_a_relocation_segment(base):
+    image = loader.load(samples.sample_prx_segment_relocations(), base=base)
+    assert image.module_info.name == "Stripped" and image.symbols == []
+    assert effective(word(image, base + 0x08), word(image, base + 0x0C)) == base + T_CARRY
+    lo = word(image, base + 0x18)
+    assert effective(word(image, base + 0x10), lo) == effective(word(image, base + 0x14), lo) == base + T_NEG
+    op = word(image, base + 0x1C)
+    assert op & 0xFC000000 == 0x0C000000 and (op & 0x03FFFFFF) << 2 == (base + FUNC) & 0x0FFFFFFF
