@@ -52,7 +52,8 @@ class Layout:
     def write_u32(self, addr: int, value: int, what: str) -> None:
         segment, offset = self.locate(addr, 4, what)
         if offset + 4 > segment.filesz:
-            raise LoaderError(f"{what} at 0x{addr:08x} writes into the zero-filled (bss) part of segment {segment.index}")
+            raise LoaderError(f"{what} at 0x{addr:08x} writes into the zero-filled (bss) part "
+                              f"of segment {segment.index}")
         struct.pack_into("<I", segment.memory, offset, value & 0xFFFFFFFF)
 
     def cstring(self, addr: int, what: str) -> str:

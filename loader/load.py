@@ -116,7 +116,8 @@ def _module_info(elf: ElfFile, layout: Layout):
         if section is None:
             return None
         if section.size < MODULE_INFO.size:
-            raise LoaderError(f"section {MODULE_INFO_SECTION} is {section.size} bytes, module info needs {MODULE_INFO.size}")
+            raise LoaderError(f"section {MODULE_INFO_SECTION} is {section.size} bytes, "
+                              f"module info needs {MODULE_INFO.size}")
         return read_module_info(layout, section.addr)
     offset = elf.program_headers[0].paddr & 0x7FFFFFFF
     for ph, segment in zip(elf.load_segments(), layout.segments):

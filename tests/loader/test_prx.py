@@ -2,7 +2,6 @@
 each type, module info, imports, exports and symbols."""
 
 import io
-import struct
 
 import pytest
 from elftools.elf.elffile import ELFFile
@@ -134,7 +133,8 @@ def test_symbols_skip_sections_files_and_undefined(prx_bytes):
     base = 0x08900000
     image = loader.load(prx_bytes, base=base)
     assert image.symbols == [loader.Symbol("abs_value", 0x1234, 0), loader.Symbol("_start", base + ENTRY, 8),
-                             loader.Symbol("helper", base + FUNC, 8), loader.Symbol("counter", base + DATA_VADDR + 4, 4)]
+                             loader.Symbol("helper", base + FUNC, 8),
+                             loader.Symbol("counter", base + DATA_VADDR + 4, 4)]
     assert image.symbol_named("helper") == loader.Symbol("helper", base + FUNC, 8)
     assert image.symbol_named("undefined_fn") is None
 
