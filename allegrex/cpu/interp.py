@@ -122,6 +122,26 @@ def float_to_word(x, mode):
     return np.int64(r) & 0xFFFFFFFF
 
 
+@njit(cache=True)
+def round_to_f32(d, mode):
+    """The float32 nearest `d` (float64) in the direction of FCR31's rounding mode.
+    Exact for mul.s (the float64 product is exact); for add/sub/div/sqrt the float64
+    result is itself rounded, which can misplace ties only in rare double-rounding cases."""
+    f = np.float32(d)
+    fd = np.float64(f)
+    if fd == d or d != d or mode == ROUND_NEAREST:
+        return f
+    if mode == ROUND_ZERO:
+        if abs(fd) > abs(d):
+            f = np.nextafter(f, np.float32(0.0))
+    elif mode == ROUND_UP:
+        if fd < d:
+            f = np.nextafter(f, np.float32(np.inf))
+    elif fd > d:  # ROUND_DOWN
+        f = np.nextafter(f, np.float32(-np.inf))
+    return f
+
+
 @njit(cache=True, inline="always")
 def div_signed(a, b):
     """(lo, hi) of the Allegrex `div`: C truncation; b == 0 gives lo = -1 (a >= 0) or 1
@@ -537,16 +557,42 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
                 code, value, extra, event_pc = EV_FAULT, addr, FAULT_STORE, pc
                 break
             mem32[o >> 2] = fpr_bits[rt]
-        elif sem == S_ADD_S:
-            fpr[(word >> 6) & 31] = fpr[rd] + fpr[rt]
-        elif sem == S_SUB_S:
-            fpr[(word >> 6) & 31] = fpr[rd] - fpr[rt]
-        elif sem == S_MUL_S:
-            fpr[(word >> 6) & 31] = fpr[rd] * fpr[rt]
-        elif sem == S_DIV_S:
-            fpr[(word >> 6) & 31] = fpr[rd] / fpr[rt]
-        elif sem == S_SQRT_S:
-            fpr[(word >> 6) & 31] = np.sqrt(fpr[rd])
+        elif sem == S_ADD_S or sem == S_SUB_S or sem == S_MUL_S or sem == S_DIV_S or sem == S_SQRT_S:
+            rm = np.int64(regs[FCR31]) & 3
+            a32 = fpr[rd]
+            b32 = fpr[rt]
+            if rm == ROUND_NEAREST:  # the common case: native float32 arithmetic
+                if sem == S_ADD_S:
+                    r32 = a32 + b32
+                elif sem == S_SUB_S:
+                    r32 = a32 - b32
+                elif sem == S_MUL_S:
+                    r32 = a32 * b32
+                elif sem == S_DIV_S:
+                    r32 = a32 / b32
+                else:
+                    r32 = np.sqrt(a32)
+            else:  # directed rounding: compute wider, then round in the requested direction
+                a64 = np.float64(a32)
+                b64 = np.float64(b32)
+                if sem == S_ADD_S:
+                    r64 = a64 + b64
+                elif sem == S_SUB_S:
+                    r64 = a64 - b64
+                elif sem == S_MUL_S:
+                    r64 = a64 * b64
+                elif sem == S_DIV_S:
+                    r64 = a64 / b64
+                else:
+                    r64 = np.sqrt(a64)
+                r32 = round_to_f32(r64, rm)
+                if r64 == 0.0 and rm == ROUND_DOWN and (sem == S_ADD_S or sem == S_SUB_S):
+                    # IEEE: an exact zero sum is -0 when rounding down, unless both addends are +0
+                    a_pos = (np.int64(fpr_bits[rd]) >> 31) == 0
+                    b_pos = ((np.int64(fpr_bits[rt]) >> 31) == 0) == (sem == S_ADD_S)
+                    if not (a32 == 0.0 and b32 == 0.0 and a_pos and b_pos):
+                        r32 = np.float32(-0.0)
+            fpr[(word >> 6) & 31] = r32
         elif sem == S_ABS_S:
             fpr_bits[(word >> 6) & 31] = np.int64(fpr_bits[rd]) & 0x7FFFFFFF
         elif sem == S_MOV_S:
@@ -564,7 +610,9 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
         elif sem == S_CVT_W_S:
             fpr_bits[(word >> 6) & 31] = float_to_word(fpr[rd], np.int64(regs[FCR31]) & 3)
         elif sem == S_CVT_S_W:
-            fpr[(word >> 6) & 31] = np.float32(sx32(np.int64(fpr_bits[rd])))
+            # an int32 is exact in float64, so this rounds once, in FCR31's direction
+            fpr[(word >> 6) & 31] = round_to_f32(np.float64(sx32(np.int64(fpr_bits[rd]))),
+                                                 np.int64(regs[FCR31]) & 3)
         elif sem == S_C_COND:
             a = fpr[rd]
             b = fpr[rt]
