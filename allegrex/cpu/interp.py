@@ -123,21 +123,28 @@ def float_to_word(x, mode):
 
 
 @njit(cache=True)
-def round_to_f32(d, mode):
-    """The float32 nearest `d` (float64) in the direction of FCR31's rounding mode.
-    Exact for mul.s (the float64 product is exact); for add/sub/div/sqrt the float64
-    result is itself rounded, which can misplace ties only in rare double-rounding cases."""
+def round_to_f32(d, err, mode):
+    """The float32 nearest the exact value d + err in the direction of FCR31's rounding
+    mode. d is a float64 result, err its rounding error (from TwoSum for add/sub; 0 for
+    mul, which is exact in float64, and for div/sqrt, whose float64 result cannot sit on
+    a float32 value unless exact, so comparing against d decides the direction)."""
     f = np.float32(d)
     fd = np.float64(f)
-    if fd == d or d != d or mode == ROUND_NEAREST:
+    if d != d or mode == ROUND_NEAREST:
         return f
+    if fd == d:
+        if err == 0.0:
+            return f
+        above = err < 0.0  # f lies above the exact value
+    else:
+        above = fd > d
     if mode == ROUND_ZERO:
-        if abs(fd) > abs(d):
+        if (above and fd > 0.0) or (not above and fd < 0.0):
             f = np.nextafter(f, np.float32(0.0))
     elif mode == ROUND_UP:
-        if fd < d:
+        if not above:
             f = np.nextafter(f, np.float32(np.inf))
-    elif fd > d:  # ROUND_DOWN
+    elif above:  # ROUND_DOWN
         f = np.nextafter(f, np.float32(-np.inf))
     return f
 
@@ -575,17 +582,21 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
             else:  # directed rounding: compute wider, then round in the requested direction
                 a64 = np.float64(a32)
                 b64 = np.float64(b32)
-                if sem == S_ADD_S:
+                err = 0.0
+                if sem == S_ADD_S or sem == S_SUB_S:
+                    if sem == S_SUB_S:
+                        b64 = -b64
                     r64 = a64 + b64
-                elif sem == S_SUB_S:
-                    r64 = a64 - b64
+                    if r64 - r64 == 0.0:  # finite: TwoSum gives the exact rounding error
+                        bv = r64 - a64
+                        err = (a64 - (r64 - bv)) + (b64 - bv)
                 elif sem == S_MUL_S:
                     r64 = a64 * b64
                 elif sem == S_DIV_S:
                     r64 = a64 / b64
                 else:
                     r64 = np.sqrt(a64)
-                r32 = round_to_f32(r64, rm)
+                r32 = round_to_f32(r64, err, rm)
                 if r64 == 0.0 and rm == ROUND_DOWN and (sem == S_ADD_S or sem == S_SUB_S):
                     # IEEE: an exact zero sum is -0 when rounding down, unless both addends are +0
                     a_pos = (np.int64(fpr_bits[rd]) >> 31) == 0
@@ -611,7 +622,7 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
             fpr_bits[(word >> 6) & 31] = float_to_word(fpr[rd], np.int64(regs[FCR31]) & 3)
         elif sem == S_CVT_S_W:
             # an int32 is exact in float64, so this rounds once, in FCR31's direction
-            fpr[(word >> 6) & 31] = round_to_f32(np.float64(sx32(np.int64(fpr_bits[rd]))),
+            fpr[(word >> 6) & 31] = round_to_f32(np.float64(sx32(np.int64(fpr_bits[rd]))), 0.0,
                                                  np.int64(regs[FCR31]) & 3)
         elif sem == S_C_COND:
             a = fpr[rd]
