@@ -261,6 +261,8 @@ def execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, 
     mt = ((pf >> 2) & 3) if use else 0
     md = ((pf >> 4) & 3) if use else 0
     rd, rs, rt = word & 0x7F, (word >> 8) & 0x7F, (word >> 16) & 0x7F
+    if op == OP_VIIM or op == OP_VFIM:
+        rd = rt  # the 16-bit immediate forms keep their destination in bits 16-22
     sn, tn, dn = ROW_SN[row], ROW_TN[row], ROW_DN[row]
     if sn:
         read_source(vpr_bits, rs, sn, vctrl[VC_SPFX], ms, bits, S)
