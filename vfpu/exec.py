@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from allegrex.memory import translate
-from vfpu.ops import D, FLOAT_OP, OPS, S, T, compare, flush, vector_op
+from vfpu.ops import D, FLOAT_OP, OPS, S, T, compare, flush, to_f32_toward_zero, vector_op
 from vfpu.prefix import read_source, write_dest
 from vfpu.regs import MAT_CELLS, VEC_CELLS
 from vfpu.table import (LUT_ROWS, LUT_START, ROW_DN, ROW_MASK, ROW_MATCH, ROW_OP, ROW_PFX, ROW_SIZE,
@@ -148,10 +148,10 @@ def matrix_op(op, n, word, vpr, vpr_bits):
             src[16 + i] = vpr[MAT_CELLS[n, rt, i]]
         for r in range(n):
             for c in range(n):
-                acc = np.float32(0.0)
+                acc = 0.0
                 for k in range(n):
-                    acc += src[c * n + k] * src[16 + r * n + k]
-                res[r * n + c] = acc
+                    acc += float(src[c * n + k]) * float(src[16 + r * n + k])
+                res[r * n + c] = to_f32_toward_zero(acc)
         for i in range(nn):
             vpr[MAT_CELLS[n, rd, i]] = res[i]
         return
@@ -179,12 +179,12 @@ def matrix_op(op, n, word, vpr, vpr_bits):
     for k in range(tn):
         src[16 + k] = vpr[VEC_CELLS[tn, rt, k]]
     for i in range(n):
-        acc = np.float32(0.0)
+        acc = 0.0
         for k in range(tn):
-            acc += src[i * n + k] * src[16 + k]
+            acc += float(src[i * n + k]) * float(src[16 + k])
         if homogeneous:
-            acc += src[i * n + n - 1]
-        res[i] = acc
+            acc += float(src[i * n + n - 1])
+        res[i] = to_f32_toward_zero(acc)
     # Erratum (all models): vhtfm2/vhtfm3 with rd >= 64 write the result rotated along the
     # row/column: vhtfm2 one lane back, vhtfm3 one lane forward (vfpu-docs bugs.md).
     shift = 0

@@ -107,6 +107,7 @@ def name(field: int, size_or_kind) -> str:
     return f"{letter}{m}{idx}{off}"
 
 
+_SUFFIX_RE = re.compile(r"\.[sptq]$", re.IGNORECASE)
 _NAME_RE = re.compile(r"^([SCRME])([0-7])([0-3])([0-3])$", re.IGNORECASE)
 
 
@@ -114,7 +115,8 @@ def parse(text: str, size_or_kind) -> int:
     """Register field of `text` (e.g. 'C010', 'r102', 'E012') read with the given size/kind;
     raises VfpuRegisterError when that name cannot be encoded for that size."""
     kind, n = _kind_size(size_or_kind)
-    mt = _NAME_RE.match(text.strip())
+    text = _SUFFIX_RE.sub("", text.strip())  # old toolchains write C000.q
+    mt = _NAME_RE.match(text)
     if not mt:
         raise VfpuRegisterError(f"bad VFPU register name {text!r}")
     letter, m, a, b = mt.group(1).upper(), int(mt.group(2)), int(mt.group(3)), int(mt.group(4))

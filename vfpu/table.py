@@ -153,8 +153,10 @@ unary("vf2h", 0x32, "pq", d=V("h"), pfx="sD")
 unary("vh2f", 0x33, "sp", d=V("d"), pfx="d")
 unary("vsbz", 0x36, "s")
 unary("vlgb", 0x37, "s")
-unary("vuc2i", 0x38, "s", d=V("4"), pfx="D", perf="bit-manipulation")
-unary("vc2i", 0x39, "s", d=V("4"), pfx="D", perf="bit-manipulation")
+# The reference lists vc2i/vuc2i as .s; pspautotests hand-encodes them with .q size bits
+# (0xD0398081) and real hardware runs that: both forms read a single, write a quad.
+unary("vuc2i", 0x38, "sq", d=V("4"), s=V("1"), pfx="D", perf="bit-manipulation")
+unary("vc2i", 0x39, "sq", d=V("4"), s=V("1"), pfx="D", perf="bit-manipulation")
 unary("vus2i", 0x3A, "sp", d=V("d"), pfx="D", perf="bit-manipulation")
 unary("vs2i", 0x3B, "sp", d=V("d"), pfx="D", perf="bit-manipulation")
 unary("vi2uc", 0x3C, "q", d=V("1"), pfx="SD", perf="bit-manipulation")
