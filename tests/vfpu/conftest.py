@@ -29,3 +29,19 @@ def vfpu_docs_dir():
         if root and Path(root, "inst-vfpu-desc.yaml").is_file():
             return Path(root)
     return None
+
+
+@pytest.fixture(scope="session")
+def autotests():
+    d = autotests_dir()
+    if d is None:
+        pytest.skip("pspautotests checkout absent (set PSPAUTOTESTS): real-hardware outputs unavailable")
+    return d
+
+
+@pytest.fixture(scope="session")
+def vfpu_docs():
+    d = vfpu_docs_dir()
+    if d is None:
+        pytest.skip("vfpu-docs checkout absent (set VFPU_DOCS): reference table unavailable")
+    return d
