@@ -177,7 +177,7 @@ def matrix_op(op, n, word, vpr, vpr_bits):
     for i in range(nn):
         src[i] = vpr[MAT_CELLS[n, rs, i]]
     for k in range(tn):
-        src[16 + k] = vpr[VEC_CELLS[tn, rt, k]]
+        src[16 + k] = vpr[VEC_CELLS[n, rt, k]]  # rt is addressed as an n-vector
     for i in range(n):
         acc = 0.0
         for k in range(tn):

@@ -199,7 +199,9 @@ SPEC.append(("vfim", 0xDF800000, "s", "fim", V("n"), None, None, "d", "arithmeti
 alu("vmmul", 0x1E0, "ptq", "dst", M("n"), M("n"), M("n"), "", "matrix-multiplication")
 for _k, _sz in ((1, "p"), (2, "t"), (3, "q")):
     alu(f"vtfm{_k + 1}", 0x1E0 + _k, _sz, "dst", V("n"), M("n"), V("n"), "", "transform")
-    alu(f"vhtfm{_k + 1}", 0x1E0 + _k, _sz, "dst", V("n"), M("n"), V("m1"), "", "transform", senc="m1")
+    # vhtfm: size bits hold n-1, but rt is named and addressed as an n-vector whose last
+    # lane is unused (vfpu-bugs.c: "vhtfm2.p R400, M000, R100" reads S100, S110).
+    alu(f"vhtfm{_k + 1}", 0x1E0 + _k, _sz, "dst", V("n"), M("n"), V("n"), "", "transform", senc="m1")
 alu("vmscl", 0x1E4, "ptq", "dst", M("n"), M("n"), V("1"), "", "matrix-scaling")
 alu("vcrsp", 0x1E5, "t", "dst", V("n"), V("n"), V("n"), "", "transform")
 alu("vqmul", 0x1E5, "q", "dst", V("n"), V("n"), V("n"), "", "transform")
