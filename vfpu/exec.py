@@ -1,8 +1,10 @@
 """Decode and run one VFPU word inside the CPU's numba loop.
 
 `execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event)`
-returns 0 when the instruction completed, else an event code (below). On a memory fault
-event[0] receives the bad guest address; on a reserved instruction event[0] = word.
+returns EV_NONE (0) when the instruction completed, else EV_FAULT with event[1] = the bad
+guest address and event[3] = FAULT_LOAD / FAULT_STORE for memory faults, or event[1] =
+the word and event[3] = FAULT_VFPU for a word the table does not know (the run loop's
+conventions, allegrex/cpu/events.py).
 Decoding goes through the one table in vfpu/table.py (ROW_* arrays, LUT_*).
 
 Prefix consumption: every VFPU operation (groups 0x18-0x1B, 0x34, 0x37 immediates,
@@ -18,6 +20,7 @@ undefined; this is our (deterministic) choice for them.
 import numpy as np
 from numba import njit
 
+from allegrex.cpu.events import EV_FAULT, EV_NONE, FAULT_LOAD, FAULT_STORE, FAULT_VFPU
 from allegrex.memory import translate
 from vfpu.ops import D, FLOAT_OP, OPS, S, T, compare, flush, to_f32_toward_zero, vector_op
 from vfpu.prefix import read_source, write_dest
@@ -25,11 +28,7 @@ from vfpu.regs import MAT_CELLS, VEC_CELLS
 from vfpu.table import (LUT_ROWS, LUT_START, ROW_DN, ROW_MASK, ROW_MATCH, ROW_OP, ROW_PFX, ROW_SIZE,
                         ROW_SN, ROW_TN)
 
-# Event codes returned by execute (the CPU maps them onto its own fault handling).
-EV_OK = 0
-EV_RESERVED = 1  # not a VFPU instruction this table knows
-EV_ADDR_LOAD = 2  # bad or misaligned load address (event[0] = address)
-EV_ADDR_STORE = 3  # bad or misaligned store address (event[0] = address)
+EV_OK = EV_NONE
 
 for _name, _num in OPS.items():
     globals()["OP_" + _name.upper().replace(".", "_")] = _num
@@ -72,6 +71,20 @@ def write_control(vctrl, num, value):
 
 
 @njit(cache=True)
+def mem_fault(event, addr, is_store):
+    event[1] = addr
+    event[3] = FAULT_STORE if is_store else FAULT_LOAD
+    return EV_FAULT
+
+
+@njit(cache=True)
+def reject(event, word):
+    event[1] = word
+    event[3] = FAULT_VFPU
+    return EV_FAULT
+
+
+@njit(cache=True)
 def mem_quad_reg(word):
     return ((word >> 16) & 0x1F) | ((word & 1) << 5)
 
@@ -88,8 +101,7 @@ def load_store(op, word, regs, vpr_bits, mem32, ram_size, event):
         cell = VEC_CELLS[1, ((word >> 16) & 0x1F) | ((word & 3) << 5), 0]
         o = translate(addr, 4, ram_size)
         if o < 0:
-            event[0] = addr
-            return EV_ADDR_STORE if is_store else EV_ADDR_LOAD
+            return mem_fault(event, addr, is_store)
         if is_store:
             mem32[o >> 2] = vpr_bits[cell]
         else:
@@ -99,8 +111,7 @@ def load_store(op, word, regs, vpr_bits, mem32, ram_size, event):
     if op == OP_LV_Q or op == OP_SV_Q:
         o = translate(addr, 16, ram_size)
         if o < 0:
-            event[0] = addr
-            return EV_ADDR_STORE if is_store else EV_ADDR_LOAD
+            return mem_fault(event, addr, is_store)
         for i in range(4):
             if is_store:
                 mem32[(o >> 2) + i] = vpr_bits[VEC_CELLS[4, reg, i]]
@@ -114,8 +125,7 @@ def load_store(op, word, regs, vpr_bits, mem32, ram_size, event):
     line = addr & ~np.int64(15)
     o = translate(line, 16, ram_size)
     if o < 0:
-        event[0] = addr
-        return EV_ADDR_STORE if is_store else EV_ADDR_LOAD
+        return mem_fault(event, addr, is_store)
     w = o >> 2
     left = op == OP_LVL_Q or op == OP_SVL_Q
     for i in range(4):
@@ -198,12 +208,11 @@ def matrix_op(op, n, word, vpr, vpr_bits):
 
 @njit(cache=True)
 def execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event):
-    """Run one VFPU word; 0 = ok, else an EV_* code (event[0] holds its detail)."""
+    """Run one VFPU word; EV_NONE, or EV_FAULT with event[1] / event[3] filled."""
     word = np.uint32(word)
     row = decode(word)
     if row < 0:
-        event[0] = word
-        return EV_RESERVED
+        return reject(event, word)
     op = ROW_OP[row]
     n = ROW_SIZE[row]
 
@@ -236,8 +245,7 @@ def execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, 
         write_control(vctrl, word & 0xFF, vpr_bits[VEC_CELLS[1, (word >> 8) & 0x7F, 0]])
         return EV_OK
     if op == OP_BVF or op == OP_BVT or op == OP_BVFL or op == OP_BVTL:
-        event[0] = word  # branches belong to the CPU's loop
-        return EV_RESERVED
+        return reject(event, word)  # branches belong to the CPU's loop
 
     # --- operations (consume prefixes) ---
     if op == OP_VNOP or op == OP_VSYNC or op == OP_VFLUSH:
@@ -307,8 +315,7 @@ def execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, 
         return EV_OK
 
     if not vector_op(op, n, buf, bits, word, vctrl):
-        event[0] = word
-        return EV_RESERVED
+        return reject(event, word)
     if is_float and op != OP_VF2IN and op != OP_VF2IZ and op != OP_VF2IU and op != OP_VF2ID:
         flush(buf, bits, D, dn)
     write_dest(vpr, vpr_bits, rd, dn, buf, bits, D, vctrl[VC_DPFX], md, 0)

@@ -4,6 +4,7 @@ branches and plain MIPS code run through allegrex.machine.Machine instead."""
 
 import numpy as np
 
+from allegrex.cpu.events import EVENT_FIELDS, FAULT_NAMES
 from allegrex.cpu.state import CpuState
 from allegrex.errors import AllegrexError
 from allegrex.memory import USER_START, Memory
@@ -15,16 +16,16 @@ from vfpu.exec import EV_OK, execute
 class VfpuFault(AllegrexError):
     """A VFPU instruction stopped with an event (bad address, unknown word...)."""
 
-    def __init__(self, text: str, code: int, detail: int):
-        self.code, self.detail = code, detail
-        super().__init__(f"{text}: VFPU event {code} (detail 0x{detail:08x})")
+    def __init__(self, text: str, kind: int, detail: int):
+        self.kind, self.detail = kind, detail  # FAULT_* and the address (or word)
+        super().__init__(f"{text}: {FAULT_NAMES.get(kind, kind)} (0x{detail & 0xFFFFFFFF:08x})")
 
 
 class Sandbox:
     def __init__(self, model: str = "psp-2000"):
         self.state = CpuState()
         self.memory = Memory(model)
-        self.event = np.zeros(4, dtype=np.uint32)
+        self.event = np.zeros(EVENT_FIELDS, dtype=np.int64)
         self.data = USER_START  # a free spot in user RAM for test data
 
     def execute_word(self, word: int, text: str = "") -> None:
@@ -32,7 +33,7 @@ class Sandbox:
         code = execute(word, 0, s.regs, s.vpr, s.vpr_bits, s.vctrl, m.mem, m.mem32, m.memf32,
                        m.ram_size, self.event)
         if code != EV_OK:
-            raise VfpuFault(text or f"0x{word:08x}", code, int(self.event[0]))
+            raise VfpuFault(text or f"0x{word:08x}", int(self.event[3]), int(self.event[1]))
 
     def run(self, source: str) -> None:
         """Assemble and execute VFPU instructions separated by newlines or ';'."""

@@ -10,7 +10,7 @@ import pytest
 
 from allegrex.cpu.state import VFPU_CC, VFPU_DPFX, VFPU_PFX_S_PENDING, VFPU_REV, VFPU_SPFX, VFPU_TPFX
 from vfpu.asm import assemble
-from vfpu.exec import EV_ADDR_LOAD, EV_ADDR_STORE, EV_RESERVED
+from allegrex.cpu.events import FAULT_LOAD, FAULT_STORE, FAULT_VFPU
 from vfpu.sandbox import VfpuFault
 
 F = np.float32
@@ -435,11 +435,11 @@ def test_loads_stores_and_faults(vf):
     assert m.read_f32(base + 48) == 4 and m.read_f32(base + 76) == 4
     with pytest.raises(VfpuFault) as err:
         vf.run("lv.q C000, 4($a0)")  # lv.q needs 16-byte alignment
-    assert err.value.code == EV_ADDR_LOAD and err.value.detail == base + 4
+    assert err.value.kind == FAULT_LOAD and err.value.detail == base + 4
     vf.state.regs[5] = 0x20000000
     with pytest.raises(VfpuFault) as err:
         vf.run("sv.s S000, 0($a1)")
-    assert err.value.code == EV_ADDR_STORE
+    assert err.value.kind == FAULT_STORE
 
 
 def test_unaligned_quad_pairs(vf):
@@ -494,7 +494,7 @@ def test_random_draws_are_deterministic_and_in_range(vf):
 def test_unknown_word_is_a_reserved_instruction_event(vf):
     with pytest.raises(VfpuFault) as err:
         vf.execute_word(0xD0090000)  # group 0x34, sub-opcode 9: not assigned
-    assert err.value.code == EV_RESERVED
+    assert err.value.kind == FAULT_VFPU
     vf.execute_word(assemble("vnop"))
 
 

@@ -1,0 +1,19 @@
+"""The seam between the run loop and the VFPU.
+
+Every word of the VFPU opcode space (COP2 except the bvf/bvt branches, opcodes 0x18,
+0x19, 0x1B, 0x34, 0x37, 0x3C, 0x3F and the VFPU loads/stores 0x32, 0x35, 0x36, 0x3A,
+0x3D, 0x3E) is handed to `execute`. It returns 0 when the instruction completed (the
+run loop then advances PC as for any non-branch instruction), or an event code
+(allegrex.cpu.events.EV_*) after filling event[1] (value) and event[3] (extra).
+
+The body forwards to vfpu.exec.execute (decoded through vfpu/table.py).
+"""
+
+from numba import njit
+
+from vfpu.exec import execute as vfpu_execute
+
+
+@njit(cache=True)
+def execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event):
+    return vfpu_execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event)
