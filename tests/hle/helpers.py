@@ -52,8 +52,12 @@ def call(k, library, name, *args) -> int:
     regs = k.cpu.regs
     for i, value in enumerate(args):
         regs[4 + i] = value & 0xFFFFFFFF
+    caller = k.threads.current
     k.on_syscall(code)
-    v0 = int(regs[2])
+    if k.threads.current is caller or caller.context is None:
+        v0 = int(regs[2])
+    else:  # switched away: the caller's result is in its saved context
+        v0 = int(caller.context[0][2])
     return v0 - (1 << 32) if v0 & 0x80000000 else v0
 
 
