@@ -311,19 +311,22 @@ class Kernel:
                                       + self.threads.describe_waits(), 1)
                     break
                 continue
-            budget = chunk
+            # run until the next timer deadline or the simulated-time limit, whichever is first
+            limit = None
             deadline = self.timers.next_deadline()
             cycles = self.clock.cycles
             if deadline is not None:
-                budget = max(1, min(budget, self.clock.cycles_at(deadline) - cycles))
+                limit = self.clock.cycles_at(deadline)
             if max_seconds is not None:
                 max_cycles = self.clock.cycles_at(int(max_seconds * 1e6))
                 if cycles >= max_cycles:
                     self.request_stop("max-seconds", f"stopped at the --max-seconds limit "
                                       f"({max_seconds:g} simulated s)", 3)
                     break
-                budget = max(1, min(budget, max_cycles - cycles))
-            event = self.machine.step(budget)
+                limit = max_cycles if limit is None else min(limit, max_cycles)
+            if limit is not None:
+                limit = max(limit, cycles + 1)
+            event = self.machine.step(chunk, max_cycles=limit)
             kind = event.kind
             if kind == "syscall":
                 self.on_syscall(event.code)
@@ -343,9 +346,8 @@ class Kernel:
         return self.stop
 
     def fault_report(self, event, what: str | None = None) -> str:
-        report = getattr(event, "report", None) or getattr(event, "message", None)
-        if report:
-            return str(report)
+        if event.kind == "fault" and hasattr(self.machine, "fault"):
+            return str(self.machine.fault(event))  # the CPU's report: PC, instruction, registers, symbol
         regs = self.cpu.regs
         lines = [f"guest {what or 'fault'} at pc 0x{int(event.pc):08x}"
                  + (f" (code {event.code})" if getattr(event, 'code', None) not in (None, 0) else "")]

@@ -19,7 +19,7 @@ class BareMachine:
         self.memory = Memory(model)
         self.cpu = CpuState()
 
-    def step(self, budget):
+    def step(self, budget, max_cycles=None):
         raise AssertionError("no interpreter in HLE unit tests")
 
 
