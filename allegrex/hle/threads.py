@@ -7,7 +7,7 @@ exits, or a higher-priority thread becomes ready (then it goes back to the front
 priority's queue). A thread that waits gives the CPU to the next ready thread.
 """
 
-from allegrex.cpu.state import PC, NPC
+from allegrex.cpu.state import PC, NPC, CpuState
 from allegrex.hle import codes, costs
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, U64, hle
 
@@ -130,11 +130,8 @@ class ThreadManager:
         k.memory.write_u32(thread.stack_addr, thread.uid)  # the firmware marks the stack bottom with the uid
         top = thread.stack_addr + size
         sp = top - 64
-        regs = k.cpu.save_context()
-        ctx_regs, fpr, vpr, vctrl = regs
-        ctx_regs[:] = 0
-        fpr[:] = 0
-        vpr[:] = 0
+        # a new thread starts from the reset state (FCR0/FCR31, VFPU prefixes and control)
+        ctx_regs, fpr, vpr, vctrl = CpuState().save_context()
         argaddr = 0
         if argp and argsize > 0:
             sp -= (argsize + 0xF) & ~0xF
@@ -149,7 +146,6 @@ class ThreadManager:
         ctx_regs[RA] = k.trampoline("thread-return", _thread_returned)
         ctx_regs[PC] = thread.entry
         ctx_regs[NPC] = thread.entry + 4
-        ctx_regs[32:34] = 0
         thread.context = (ctx_regs, fpr, vpr, vctrl)
         thread.priority = thread.init_priority
         thread.wakeup_count = 0
