@@ -58,10 +58,17 @@ def find_tests(path: str, globs=()) -> list[str]:
             if not os.path.exists(prx[:-4] + ".expected"):
                 continue
             rel = os.path.relpath(prx, path)
-            if globs and not any(fnmatch.fnmatch(rel, g) or fnmatch.fnmatch(rel[:-4], g) for g in globs):
+            if globs and not any(_matches(rel, g) for g in globs):
                 continue
             found.append(prx)
     return found
+
+
+def _matches(rel: str, pattern: str) -> bool:
+    """A glob on the path (with or without .prx), or a folder prefix such as 'threads/lwmutex'."""
+    rel = rel.replace(os.sep, "/")
+    folder = pattern.rstrip("/") + "/"
+    return fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel[:-4], pattern) or rel.startswith(folder)
 
 
 def normalise(text: str) -> list[str]:
