@@ -22,13 +22,16 @@ SETBUF_IMMEDIATE, SETBUF_NEXTFRAME = 0, 1
 HSYNC_PER_FRAME = 286
 
 
+VBLANK_MICROHZ = 59_940_060  # 59.94006 Hz, as sceDisplayGetFramePerSec reports
+
+
 def vblank_us(n: int) -> int:
     """Simulated microsecond at which vblank n starts (rounded up)."""
-    return -(-(n * 1_000_000 * 100) // int(VBLANK_HZ * 100))
+    return -(-(n * 10**12) // VBLANK_MICROHZ)
 
 
 def vcount_at(us: int) -> int:
-    return (us * int(VBLANK_HZ * 100)) // (1_000_000 * 100)
+    return (us * VBLANK_MICROHZ) // 10**12
 
 
 def to_rgba(raw: bytes, stride: int, fmt: int, width: int = WIDTH, height: int = HEIGHT) -> np.ndarray:
@@ -251,7 +254,7 @@ def sceDisplayGetAccumulatedHcount(k) -> int:
 
 @hle(LIB, cost=costs.DISPLAY)
 def sceDisplayGetFramePerSec(k) -> F32:
-    return VBLANK_HZ
+    return VBLANK_MICROHZ / 1e6
 
 
 @hle(LIB, cost=costs.DISPLAY)

@@ -594,8 +594,8 @@ def sceKernelReferLwMutexStatus(k, workarea: Ptr, info: Ptr) -> int:
     lw = _lw(k, workarea)
     if lw is None:
         return codes.signed(codes.LWMUTEX_NOT_FOUND)
-    owner = lw.owner.uid if lw.owner else 0
-    _write_status(k, info, _status_block(60, lw.name, [lw.attr, lw.uid, workarea, lw.init, lw.count, owner,
+    owner = lw.owner.uid if lw.owner else -1
+    _write_status(k, info, _status_block(64, lw.name, [lw.attr, lw.uid, workarea, lw.init, lw.count, owner,
                                                         len(lw.waiters)]))
     return 0
 

@@ -197,7 +197,8 @@ class ThreadManager:
         k = self.k
         thread = thread or self.current
         if wait.timeout_ptr:
-            timeout_us = k.memory.read_u32(wait.timeout_ptr)
+            # like delays, very short timeouts take a minimum time on the PSP (estimate)
+            timeout_us = max(k.memory.read_u32(wait.timeout_ptr), MIN_DELAY_US)
         if timeout_us is not None:
             wait.deadline = k.now_us() + max(timeout_us, 0)
             wait.timer = k.timers.add(wait.deadline, lambda t=thread, w=wait: self._timed_out(t, w))
