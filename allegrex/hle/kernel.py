@@ -270,6 +270,10 @@ class Kernel:
         except HleStop as exc:
             self.request_stop(exc.kind, f"{entry.library}.{entry.name} called from 0x{ra:08x}: {exc}",
                               exc.exit_code)
+        except (ArithmeticError, ValueError, IndexError, KeyError, TypeError) as exc:
+            # a bug in allegrex's HLE, not in the guest: stop with a clear line, not a traceback
+            self.request_stop("hle-error", f"internal error in {entry.library}.{entry.name} called from "
+                              f"0x{ra:08x}: {exc.__class__.__name__}: {exc}", 1)
         self.threads.reschedule()
 
     def current_function_caller(self) -> int:

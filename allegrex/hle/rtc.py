@@ -14,6 +14,7 @@ from allegrex.hle.registry import Ptr, S64, U32, U64, hle
 TICKS_PER_SECOND = 1_000_000
 EPOCH_TICKS = 62135596800 * TICKS_PER_SECOND  # 0001-01-01 -> 1970-01-01
 PSPTIME_SIZE = 16  # u16 year, month, day, hour, minute, second; u32 microsecond
+MAX_TICK = 315537897600 * TICKS_PER_SECOND  # 10000-01-01, past the last date the RTC can hold
 FILETIME_EPOCH_TICKS = (EPOCH_TICKS - 11644473600 * TICKS_PER_SECOND)  # 1601-01-01
 
 
@@ -209,7 +210,10 @@ def sceRtcGetTick(k, time_ptr: Ptr, tick_ptr: Ptr) -> int:
 
 @hle(RTC)
 def sceRtcSetTick(k, time_ptr: Ptr, tick_ptr: Ptr) -> int:
-    write_psptime(k, time_ptr, tick_to_datetime(k.memory.read_u64(tick_ptr)))
+    tick = k.memory.read_u64(tick_ptr)
+    if tick >= MAX_TICK:
+        return codes.signed(codes.INVALID_VALUE)
+    write_psptime(k, time_ptr, tick_to_datetime(tick))
     return 0
 
 
