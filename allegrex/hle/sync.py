@@ -115,7 +115,7 @@ def sceKernelCreateSema(k, name: CStr, attr: U32, init: int, maximum: int, optio
         return codes.signed(codes.KERNEL_ERROR)
     if attr & ~0x1FF:
         return codes.signed(codes.ILLEGAL_ATTR)
-    if init < 0 or maximum <= 0 or init > maximum:
+    if maximum <= 0 or init > maximum:
         return codes.signed(codes.ILLEGAL_COUNT)
     sema = Semaphore(_name(name), attr, init, maximum)
     sema.uid = k.new_uid(sema)
@@ -511,6 +511,7 @@ def _lw_sync_out(k, lw) -> None:
     m.write_u32(lw.workarea + 8, lw.attr)
     m.write_u32(lw.workarea + 12, len(lw.waiters))
     m.write_u32(lw.workarea + 16, lw.uid)
+    m.write(lw.workarea + 20, bytes(12))  # the three pad words are cleared
 
 
 def _lw(k, workarea):

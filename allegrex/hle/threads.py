@@ -51,7 +51,7 @@ class Thread:
         self.status = DORMANT
         self.wait: Wait | None = None
         self.context = None
-        self.exit_status = codes.signed(codes.THREAD_ALREADY_DORMANT)
+        self.exit_status = codes.signed(codes.THREAD_IS_NOT_DORMANT)  # what it reads before it ever exits
         self.wakeup_count = 0
         self.callbacks: list = []  # Callback objects owned by this thread
         self.cb_saved = None  # context to return to after a callback
@@ -149,7 +149,7 @@ class ThreadManager:
         thread.context = (ctx_regs, fpr, vpr, vctrl)
         thread.priority = thread.init_priority
         thread.wakeup_count = 0
-        thread.exit_status = 0
+        thread.exit_status = codes.signed(codes.THREAD_IS_NOT_DORMANT)
         thread.wait = None
         self.make_ready(thread)
         k.cpu.counters[0] += costs.THREAD_CREATE
@@ -409,6 +409,8 @@ def _thread(k, uid):
 
 @hle(LIB, cost=costs.THREAD_CREATE)
 def sceKernelStartThread(k, uid: int, argsize: int, argp: Ptr) -> int:
+    if uid == 0:
+        return codes.signed(codes.ILLEGAL_THREAD)
     thread = k.get(uid, Thread)
     if thread is None:
         return codes.signed(codes.NOT_FOUND_THREAD)
@@ -438,6 +440,8 @@ def sceKernelExitDeleteThread(k, status: int) -> Raw:
 
 @hle(LIB)
 def sceKernelDeleteThread(k, uid: int) -> int:
+    if uid == 0:
+        return codes.signed(codes.ILLEGAL_THREAD)
     thread = k.get(uid, Thread)
     if thread is None or thread is k.threads.current:
         return codes.signed(codes.NOT_FOUND_THREAD if thread is None else codes.ILLEGAL_THREAD)
@@ -449,6 +453,8 @@ def sceKernelDeleteThread(k, uid: int) -> int:
 
 @hle(LIB)
 def sceKernelTerminateThread(k, uid: int) -> int:
+    if uid == 0:
+        return codes.signed(codes.ILLEGAL_THREAD)
     thread = k.get(uid, Thread)
     if thread is None:
         return codes.signed(codes.NOT_FOUND_THREAD)
@@ -462,6 +468,8 @@ def sceKernelTerminateThread(k, uid: int) -> int:
 
 @hle(LIB)
 def sceKernelTerminateDeleteThread(k, uid: int) -> int:
+    if uid == 0:
+        return codes.signed(codes.ILLEGAL_THREAD)
     thread = k.get(uid, Thread)
     if thread is None:
         return codes.signed(codes.NOT_FOUND_THREAD)
@@ -514,6 +522,8 @@ def sceKernelRotateThreadReadyQueue(k, priority: int) -> int:
 
 @hle(LIB)
 def sceKernelGetThreadExitStatus(k, uid: int) -> int:
+    if uid == 0:
+        return codes.signed(codes.NOT_FOUND_THREAD)
     thread = _thread(k, uid)
     if thread is None:
         return codes.signed(codes.NOT_FOUND_THREAD)
@@ -610,6 +620,8 @@ def sceKernelCancelWakeupThread(k, uid: int) -> int:
 
 @hle(LIB)
 def sceKernelSuspendThread(k, uid: int) -> int:
+    if uid == 0:
+        return codes.signed(codes.ILLEGAL_THREAD)
     thread = k.get(uid, Thread)
     if thread is None:
         return codes.signed(codes.NOT_FOUND_THREAD)
@@ -629,6 +641,8 @@ def sceKernelSuspendThread(k, uid: int) -> int:
 
 @hle(LIB)
 def sceKernelResumeThread(k, uid: int) -> int:
+    if uid == 0:
+        return codes.signed(codes.ILLEGAL_THREAD)
     thread = k.get(uid, Thread)
     if thread is None:
         return codes.signed(codes.NOT_FOUND_THREAD)
@@ -643,6 +657,8 @@ def sceKernelResumeThread(k, uid: int) -> int:
 
 @hle(LIB)
 def sceKernelReleaseWaitThread(k, uid: int) -> int:
+    if uid == 0:
+        return codes.signed(codes.ILLEGAL_THREAD)
     thread = k.get(uid, Thread)
     if thread is None:
         return codes.signed(codes.NOT_FOUND_THREAD)
