@@ -351,7 +351,11 @@ class Kernel:
 
     def fault_report(self, event, what: str | None = None) -> str:
         if event.kind == "fault" and hasattr(self.machine, "fault"):
-            return str(self.machine.fault(event))  # the CPU's report: PC, instruction, registers, symbol
+            report = str(self.machine.fault(event))  # the CPU's report: PC, instruction, registers, symbol
+            thread = self.threads.current
+            if thread is not None:
+                report += f"\n  in thread {thread.name!r} (uid 0x{thread.uid:x})"
+            return report
         regs = self.cpu.regs
         lines = [f"guest {what or 'fault'} at pc 0x{int(event.pc):08x}"
                  + (f" (code {event.code})" if getattr(event, 'code', None) not in (None, 0) else "")]
