@@ -7,7 +7,7 @@ import sys
 from allegrex.errors import AllegrexError
 
 # Each name is a module allegrex.commands.<name> with add_parser(subparsers) and run(args) -> int.
-COMMANDS: list[str] = []
+COMMANDS: list[str] = ["llama"]
 
 
 def build_parser() -> argparse.ArgumentParser:
