@@ -221,10 +221,13 @@ def _read_q80(f, path) -> Checkpoint:
         shape = config.shape(name)
         ckpt.tensors[name] = _read_exact(f, int(np.prod(shape)), "<f4", name, path).reshape(shape)
     for name in ckpt.matrices():
-        n = int(np.prod(config.shape(name)))
-        q = _read_exact(f, n, "i1", name, path)
-        s = _read_exact(f, n // group_size, "<f4", name + " scales", path)
-        ckpt.quantized[name] = (q, s)
+        parts = _layer_count(config, name)
+        n = int(np.prod(config.shape(name))) // parts
+        qs, ss = [], []
+        for _ in range(parts):
+            qs.append(_read_exact(f, n, "i1", name, path))
+            ss.append(_read_exact(f, n // group_size, "<f4", name + " scales", path))
+        ckpt.quantized[name] = (np.concatenate(qs), np.concatenate(ss))
     return ckpt
 
 
@@ -262,6 +265,14 @@ def write_q80(ckpt: Checkpoint, path, group_size: int = DEFAULT_GROUP_SIZE) -> i
                 q, s = ckpt.quantized[name]
             else:
                 q, s = quantize_q80(ckpt.tensor(name), gs)
-            f.write(q.astype(np.int8).tobytes())
-            f.write(s.astype("<f4").tobytes())
+            # Each layer's matrix is its own tensor: its int8 values, then its scales.
+            parts = _layer_count(c, name)
+            for qq, ss in zip(np.split(q, parts), np.split(s, parts)):
+                f.write(qq.astype(np.int8).tobytes())
+                f.write(ss.astype("<f4").tobytes())
     return gs
+
+
+def _layer_count(config: Config, name: str) -> int:
+    """How many separately stored tensors `name` is made of (one per layer for layer weights)."""
+    return config.n_layers if len(config.shape(name)) == 3 else 1

@@ -61,6 +61,10 @@ def test_q80_layout_and_round_trip(tmp_path, shared):
     n = 300 * 32
     assert raw[256 + norms:256 + norms + n] == emb_q.tobytes()
     assert raw[256 + norms + n:256 + norms + n + n // 16 * 4] == emb_s.tobytes()
+    wq0_q, wq0_s = reference_q80(ckpt.tensor("wq")[0], 16)  # layer 0's wq: values, then scales
+    at = 256 + norms + n + n // 16 * 4
+    assert raw[at:at + 32 * 32] == wq0_q.tobytes()
+    assert raw[at + 32 * 32:at + 32 * 32 + 32 * 32 // 16 * 4] == wq0_s.tobytes()
     back = read_checkpoint(tmp_path / "q.bin")
     assert back.group_size == 16 and back.shared_classifier == shared
     write_q80(back, tmp_path / "q2.bin")
