@@ -202,6 +202,14 @@ int llama2_main(const char *config_path, int argc, char **argv) {
     arena.base = plat_heap((size_t)S.heap_kb * 1024, &got);
     arena.size = arena.base ? got : 0;
     m.context = context;
+    if (!arena.base) {
+        b.heap = 0; b.free_after = 0;
+        write_budget(&b, &m);
+        snprintf(err, MAX_ERR, "does not fit: the %d KB heap is more than the %lu KB of free memory here "
+                 "(the model needs %lu KB)", S.heap_kb, (unsigned long)(got / 1024),
+                 (unsigned long)((b.weights + b.kv_cache + b.run_state + b.tokenizer) / 1024));
+        return fail(err);
+    }
     if (plan(&m, &b, arena.size, err)) { write_budget(&b, &m); return fail(err); }
     write_budget(&b, &m);
     if (model_load(&m, &arena, context, b.streaming, err)) return fail(err);
