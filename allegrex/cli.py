@@ -2,13 +2,15 @@
 
 import argparse
 import importlib
+import pkgutil
 import sys
 
+import allegrex.commands
 from allegrex.errors import AllegrexError
 
-# Each name is a module allegrex.commands.<name> with add_parser(subparsers) and run(args) -> int.
-COMMANDS: list[str] = ["llama"]
-
+def command_modules() -> list[str]:
+    """Every module in allegrex.commands is a subcommand: add_parser(subparsers), run(args) -> int."""
+    return sorted(m.name for m in pkgutil.iter_modules(allegrex.commands.__path__) if not m.name.startswith("_"))
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -17,12 +19,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
-    for name in COMMANDS:
+    for name in command_modules():
         module = importlib.import_module(f"allegrex.commands.{name}")
         sub = module.add_parser(subparsers)
         sub.set_defaults(_run=module.run)
     return parser
-
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
@@ -34,7 +35,6 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print(f"allegrex {args.command}: interrupted", file=sys.stderr)
         return 130
-
 
 if __name__ == "__main__":
     sys.exit(main())

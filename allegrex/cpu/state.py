@@ -55,7 +55,8 @@ class CpuState:
         self.reset_control()
 
     def reset_control(self):
-        self.regs[FCR0] = 0x00003351  # the Allegrex FPU's implementation/revision id
+        self.regs[FCR0] = 0x00003351  # the Allegrex FPU's implementation/revision id (pspautotests fcr.expected)
+        self.regs[FCR31] = 0x00000E00  # what a PSP user thread starts with (pspautotests fcr.expected)
         self.vctrl[VFPU_SPFX] = 0x000000E4  # identity swizzle x,y,z,w
         self.vctrl[VFPU_TPFX] = 0x000000E4
         self.vctrl[VFPU_CC] = 0x3F

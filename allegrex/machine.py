@@ -1,0 +1,138 @@
+"""The machine: guest memory + CPU state + the numba run loop, behind a small API.
+
+    m = Machine("psp-2000")
+    m.load_raw(0x08804000, code, entry=0x08804000)
+    event = m.step(1000)                     # one call into the run loop, one Event back
+    event = m.run(syscall_handler=hle)       # loops over events; syscalls go to hle(m, code)
+
+The HLE plugs in as `syscall_handler(machine, code)`: it reads arguments from
+m.cpu.regs, writes results (v0/v1), may redirect with m.cpu.jump(addr), and returns
+None to resume or Machine.STOP to make run() return the syscall event.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from allegrex.cpu import interp
+from allegrex.cpu.events import (EV_BREAK, EV_BREAKPOINT, EV_BUDGET, EV_FAULT, EV_HALT, EV_SYSCALL,
+                                 EVENT_FIELDS, EVENT_NAMES)
+from allegrex.cpu.faults import GuestFault
+from allegrex.cpu.state import CYCLES, INSTRUCTIONS, CpuState
+from allegrex.errors import GuestMemoryError
+from allegrex.memory import Memory
+
+RUN_CHUNK = 50_000_000  # instructions per call into the loop when run() has no budget
+
+
+@dataclass(frozen=True)
+class Event:
+    """Why the run loop stopped. kind: syscall, break, fault, halt, budget, breakpoint.
+    value: the syscall/break code, the faulting address (memory faults) or word;
+    pc: the instruction that raised it; extra: the FAULT_* kind for faults."""
+
+    kind: str
+    value: int
+    pc: int
+    extra: int = 0
+
+    @property
+    def code(self) -> int:
+        return self.value
+
+
+class Machine:
+    STOP = object()  # returned by a syscall handler or progress callback: stop run()
+
+    def __init__(self, model: str = "psp-2000"):
+        self.memory = Memory(model)
+        self.cpu = CpuState()
+        self.breakpoints: set[int] = set()
+        self.symbol_lookup = None  # optional: symbol_at(addr) -> (Symbol, offset) | None
+        self._dc_word, self._dc_val = interp.new_decode_cache()
+        self._trace = np.zeros(interp.TRACE_SIZE, dtype=np.uint32)
+        self._event = np.zeros(EVENT_FIELDS, dtype=np.int64)
+
+    # --- loading ---
+    def load_raw(self, addr: int, data: bytes, entry: int | None = None) -> None:
+        """Copy `data` into guest memory at `addr`; start at `entry` if given."""
+        self.memory.write(addr, data)
+        if entry is not None:
+            self.cpu.jump(entry)
+
+    # --- counters ---
+    @property
+    def cycles(self) -> int:
+        return int(self.cpu.counters[CYCLES])
+
+    @property
+    def instructions(self) -> int:
+        return int(self.cpu.counters[INSTRUCTIONS])
+
+    # --- running ---
+    def step(self, max_instructions: int = 1, max_cycles: int | None = None) -> Event:
+        """Run until one event, at most `max_instructions` (and until counters[CYCLES]
+        reaches `max_cycles`, an absolute cycle count, if given)."""
+        c, m = self.cpu, self.memory
+        bps = np.array(sorted(self.breakpoints), dtype=np.uint32)
+        limit = interp.NO_CYCLE_LIMIT if max_cycles is None else int(max_cycles)
+        code = interp.run(c.regs, c.fpr, c.fpr_bits, c.vpr, c.vpr_bits, c.vctrl, c.counters,
+                          m.mem, m.mem16, m.mem32, m.memf32, m.ram_size, self._dc_word, self._dc_val,
+                          bps, self._trace, int(max_instructions), limit, self._event)
+        ev = self._event
+        return Event(EVENT_NAMES[int(code)], int(ev[1]), int(ev[2]), int(ev[3]))
+
+    def run(self, max_instructions: int | None = None, syscall_handler=None, progress=None,
+            raise_on_fault: bool = True) -> Event:
+        """Loop over events until one stops the run; returns that Event.
+
+        Syscalls go to syscall_handler(machine, code) (no handler: stop). Budget events
+        call progress(machine) between chunks (return Machine.STOP to stop). Faults raise
+        GuestFault with a full report (or are returned when raise_on_fault is False).
+        break, halt, breakpoint and the end of max_instructions stop the run."""
+        remaining = max_instructions
+        while True:
+            chunk = RUN_CHUNK if remaining is None else min(remaining, RUN_CHUNK)
+            before = self.instructions
+            event = self.step(chunk)
+            if remaining is not None:
+                remaining -= self.instructions - before
+            if event.kind == "syscall":
+                if syscall_handler is None or syscall_handler(self, event.value) is Machine.STOP:
+                    return event
+            elif event.kind == "budget":
+                if remaining is not None and remaining <= 0:
+                    return event
+                if progress is not None and progress(self) is Machine.STOP:
+                    return event
+            elif event.kind == "fault":
+                if raise_on_fault:
+                    raise self.fault(event)
+                return event
+            else:
+                return event
+
+    # --- faults ---
+    def recent_pcs(self) -> list[int]:
+        """The last executed instruction addresses, oldest first (up to TRACE_SIZE)."""
+        count = self.instructions
+        n = min(count, interp.TRACE_SIZE)
+        mask = interp.TRACE_SIZE - 1
+        return [int(self._trace[(count - n + i) & mask]) for i in range(n)]
+
+    def _read_word(self, addr):
+        try:
+            return self.memory.read_u32(addr)
+        except GuestMemoryError:
+            return None
+
+    def fault(self, event: Event) -> GuestFault:
+        """The GuestFault (report) for a fault event from step()/run()."""
+        word = self._read_word(event.pc)
+        return GuestFault(event.extra, event.pc, word, address=event.value, regs=self.cpu.regs,
+                          recent_pcs=self.recent_pcs(), symbol_lookup=self.symbol_lookup,
+                          read_word=self._read_word)
+
+
+__all__ = ["Machine", "Event", "GuestFault", "EV_SYSCALL", "EV_BREAK", "EV_FAULT", "EV_HALT",
+           "EV_BUDGET", "EV_BREAKPOINT"]
