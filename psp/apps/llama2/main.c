@@ -13,7 +13,7 @@
 typedef struct {
     char model[256], tokenizer[256], out[256], budget[256], stats[256], logits[256];
     char prompts[MAX_PROMPTS][512];
-    int n_prompts, steps, context, heap_kb, logits_steps, chat, osk;
+    int n_prompts, steps, context, heap_kb, logits_steps, chat, osk, clock;
     char kernel[16], stream[8];
     float temperature, topp;
     uint64_t seed;
@@ -81,6 +81,7 @@ static void set(Settings *s, const char *key, const char *val) {
     else if (!strcmp(key, "stream")) snprintf(s->stream, 8, "%s", val);
     else if (!strcmp(key, "mode")) s->chat = !strcmp(val, "chat");
     else if (!strcmp(key, "osk")) s->osk = atoi(val);
+    else if (!strcmp(key, "clock")) s->clock = atoi(val);
 }
 
 /* key=value lines; '#' starts a comment line; "\n" in a value is a newline. */
@@ -103,7 +104,7 @@ static void defaults(Settings *s) {
     strcpy(s->out, "llama2_out.txt"); strcpy(s->budget, "llama2_budget.txt"); strcpy(s->stats, "llama2_stats.txt");
     strcpy(s->kernel, "scalar"); strcpy(s->stream, "auto");
     s->steps = 256; s->context = 256; s->heap_kb = 24 * 1024;
-    s->temperature = 1.0f; s->topp = 0.9f; s->seed = 42;
+    s->temperature = 1.0f; s->topp = 0.9f; s->seed = 42; s->clock = 333;
 }
 
 static void read_config(const char *path) {
@@ -183,6 +184,7 @@ int llama2_main(const char *config_path, int argc, char **argv) {
     read_config(config_path);
     for (int i = 0; i < argc; i++) { snprintf(line, sizeof line, "%s", argv[i]); parse_line(&S, line); }
 
+    plat_set_clock(S.clock);
     uint64_t t_load = plat_ticks_us();
     path_join(path, S.model);
     if (model_open(&m, path, err)) return fail(err);

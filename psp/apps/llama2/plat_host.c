@@ -58,6 +58,8 @@ void *plat_heap(size_t want, size_t *got) {
 
 const char *plat_name(void) { return "host"; }
 
+void plat_set_clock(int mhz) { (void)mhz; }
+
 const Kernels *kernels_vfpu(void) { return NULL; }
 
 int llama2_main(const char *config_path, int argc, char **argv);

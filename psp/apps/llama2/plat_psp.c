@@ -149,6 +149,11 @@ void *plat_heap(size_t want, size_t *got) {
 
 const char *plat_name(void) { return "psp"; }
 
+/* The PLL runs at the CPU clock, the bus at half of it (333/166 as games use). */
+void plat_set_clock(int mhz) {
+    if (mhz > 0) scePowerSetClockFrequency(mhz, mhz, mhz / 2);
+}
+
 int llama2_main(const char *config_path, int argc, char **argv);
 
 int main(int argc, char **argv) {

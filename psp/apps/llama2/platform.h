@@ -25,6 +25,8 @@ void plat_text(const char *s, int color);               /* stdout + screen */
 int plat_prompt(const char *title, char *buf, int size);
 /* The one arena the engine allocates from: up to `want` bytes; *got tells how many. */
 void *plat_heap(size_t want, size_t *got);
+/* Set the CPU clock in MHz (333, 222...); the host ignores it. */
+void plat_set_clock(int mhz);
 /* Name of the machine for the budget report ("host", "psp"). */
 const char *plat_name(void);
 
