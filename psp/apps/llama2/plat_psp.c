@@ -36,11 +36,7 @@ typedef struct {
     int state, unk_60;
 } OskParams;
 
-int sceUtilityOskInitStart(OskParams *params);
-int sceUtilityOskShutdownStart(void);
-int sceUtilityOskUpdate(int n);
-int sceUtilityOskGetStatus(void);
-
+/* sceUtilityOsk{InitStart,GetStatus,Update,ShutdownStart} come from the SDK's import list. */
 enum { OSK_NONE = 0, OSK_INIT = 1, OSK_VISIBLE = 2, OSK_QUIT = 3, OSK_FINISHED = 4 };
 enum { OSK_CANCELLED = 1 };
 
