@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from allegrex.llama.host import sdk_libm_sources
+
 # A bare mirror of karpathy/llama2.c (the project's fetch tool puts it here), or $LLAMA2C_DIR (a checkout).
 MIRROR = Path("/work/.mirror/karpathy+llama2.c/repo")
 
@@ -28,7 +30,8 @@ def _source(name: str, dest: Path) -> Path | None:
 @pytest.fixture(scope="session")
 def llama2c(tmp_path_factory):
     """Builds of llama2.c's run.c and runq.c (never committed): gcc+glibc as in the brief, and
-    zig+musl, whose libm is the one our host build links, for the sampled comparisons."""
+    zig+musl with the libm our host build links (the SDK's once it exists), for the
+    sampled comparisons."""
     work = tmp_path_factory.mktemp("llama2c")
     built = {}
     for name in ("run.c", "runq.c"):
@@ -42,8 +45,9 @@ def llama2c(tmp_path_factory):
                               capture_output=True).returncode == 0:
                 built[f"{stem}-gcc"] = exe
         exe = work / f"{stem}-musl"
+        libm = [str(p) for p in sdk_libm_sources()]  # the same libm as our host build
         if subprocess.run([sys.executable, "-m", "ziglang", "cc", "-target", "x86_64-linux-musl", "-O2",
-                           "-ffp-contract=off", "-w", "-include", "stdint.h", "-o", str(exe), str(src), "-lm"],
+                           "-ffp-contract=off", "-w", "-include", "stdint.h", "-o", str(exe), str(src), *libm, "-lm"],
                           capture_output=True).returncode == 0:
             built[f"{stem}-musl"] = exe
     if not built:

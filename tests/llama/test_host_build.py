@@ -1,7 +1,7 @@
 """The host build of psp/apps/llama2 against llama2.c's own run.c and runq.c.
 
 At temperature 0 the text must equal run.c's (fp32) and runq.c's (q80) byte for byte.
-Sampling is compared with llama2.c built against the same libm (musl) as our host build:
+Sampling is compared with llama2.c built against the same libm as our host build:
 glibc's libm rounds a few expf results differently, which changes sampled text."""
 
 import pytest
