@@ -2,7 +2,6 @@
 calls until the HLE lands): arguments in the PSP's registers, and output identical to
 the host build of the same C."""
 
-import re
 import subprocess
 
 import numpy as np
@@ -10,7 +9,8 @@ import pytest
 
 from allegrex.sdk import build, build_host
 from psp_harness import run_program
-from sdk_paths import APPS, SDK
+from screen_model import expected_screen
+from sdk_paths import APPS
 
 
 def both(out_dir, name, **run_options):
@@ -62,37 +62,6 @@ def test_file_round_trip(out_dir):
     assert psp.stdout == host == "fileio ok errors=0\n"
     assert bytes(psp.files.files["ms0:/fileio.bin"]) == (out_dir / "ms0" / "fileio.bin").read_bytes()
     assert "ms0:/lines.txt" not in psp.files.files
-
-
-def read_font():
-    text = (SDK / "screen" / "font8x8.c").read_text()
-    rows = re.findall(r"\{(0x[0-9a-f]{2}(?:, 0x[0-9a-f]{2}){7})\}", text)
-    return [[int(b, 16) for b in row.split(", ")] for row in rows]
-
-
-def expected_screen(text, fg, bg, columns=60, rows=34):
-    """A second implementation of the console: character grid with wrap and scroll."""
-    grid, line = [], []
-    for ch in text:
-        if ch == "\n":
-            grid.append(line)
-            line = []
-            continue
-        if len(line) == columns:
-            grid.append(line)
-            line = []
-        line.append(ch)
-    grid.append(line)
-    grid = grid[-rows:]
-    font = read_font()
-    pixels = np.full((272, 480), bg, dtype=np.uint32)
-    for r, chars in enumerate(grid):
-        for c, ch in enumerate(chars):
-            glyph = font[ord(ch) - 0x20]
-            for y in range(8):
-                for x in range(8):
-                    pixels[r * 8 + y, c * 8 + x] = fg if glyph[y] & (0x80 >> x) else bg
-    return pixels
 
 
 def test_debug_screen_draws_wraps_and_scrolls(out_dir):
