@@ -80,3 +80,10 @@ def test_assembly_source_links_and_runs(out_dir):
     elf = build([APPS / "exercise" / "asm_main.c", APPS / "exercise" / "asm_sum.S"], out_dir / "asm.elf", elf=True)
     expected = sum(i * i - 50 for i in range(100))
     assert run_program(elf).stdout == f"sum={expected} empty=0\n"
+
+
+def test_soft_float_doubles_match_the_host_fpu(out_dir):
+    psp, host = both(out_dir, "softfloat")
+    assert len(host.splitlines()) == 6 * 600
+    for mine, theirs in zip(psp.stdout.splitlines(), host.splitlines()):
+        assert mine == theirs

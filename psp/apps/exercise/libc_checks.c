@@ -28,10 +28,10 @@ int main(void)
         char *end;
         double d = strtod(numbers[i], &end);
         errno = 0;
-        long l = strtol(numbers[i], NULL, 0);
+        long long l = strtoll(numbers[i], NULL, 0);
         unsigned long long bits;
         memcpy(&bits, &d, 8);
-        printf("strtod %016llx %d strtol %ld %d\n", bits, (int)(end - numbers[i]), l, errno == ERANGE);
+        printf("strtod %016llx %d strtoll %lld %d\n", bits, (int)(end - numbers[i]), l, errno == ERANGE);
     }
     int values[500];
     unsigned state = 99;
