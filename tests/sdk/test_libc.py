@@ -94,6 +94,13 @@ def test_qsort_bsearch_and_strings(host_lines):
     assert rest[4] == "atoi -123 0 16"
 
 
+def nan_as_word(line):
+    """NaN encodings differ by target (MIPS II uses the legacy quiet-NaN bit), so any
+    NaN compares as the word nan."""
+    return re.sub(r"\b[7f]ff(?!0{13})[0-9a-f]{13}\b", "nan", line)
+
+
 def test_psp_build_prints_the_same(out_dir, host_lines):
     elf = build([PROGRAM], out_dir / "libc_checks.elf", elf=True)
-    assert run_program(elf).stdout.splitlines() == host_lines
+    psp = run_program(elf).stdout.splitlines()
+    assert [nan_as_word(line) for line in psp] == [nan_as_word(line) for line in host_lines]
