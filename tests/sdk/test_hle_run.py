@@ -47,3 +47,10 @@ def test_heap_from_the_kernel_allocator(out_dir):
     stop, text, _ = run(eboot)
     assert stop.kind == "exit", stop.message
     assert "failures=0 misaligned=0" in text and "whole=yes" in text
+
+
+def test_vfpu_assembly_is_rewritten_assembled_and_run(out_dir):
+    sources = [APPS / "exercise" / "vfpu_main.c", APPS / "exercise" / "vfpu_dot.S"]
+    stop, text, _ = run(build(sources, out_dir / "vfpu_run" / "EBOOT.PBP"))
+    assert stop.kind == "exit", stop.message
+    assert text == "vfpu dot 5.500\n"   # 1*0.5 + 2*-1 + 3*2 + 4*0.25
