@@ -50,7 +50,10 @@ def _tree_digest(paths) -> str:
 
 
 def sdk_digest() -> str:
-    return _tree_digest([SDK, Path(__file__).parent])
+    """Everything a build depends on besides its own inputs: the SDK tree, this driver,
+    and the VFPU assembler that rewrites .S files."""
+    vfpu = sorted(p for p in (REPO / "vfpu").glob("*.py") if not p.name.startswith("_"))
+    return _digest(_tree_digest([SDK, Path(__file__).parent]), _tree_digest(vfpu) if vfpu else "")
 
 
 def _opt_flag(opt: str) -> str:
