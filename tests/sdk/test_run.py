@@ -1,11 +1,11 @@
-"""SDK programs running on the project's CPU (tests/sdk/psp_harness.py answers the OS
-calls until the HLE lands): arguments in the PSP's registers, and output identical to
-the host build of the same C."""
+"""SDK programs running on the project's CPU with the small OS of tests/sdk/psp_harness.py
+(it records the registers of every OS call and keeps these tests independent of the
+HLE): arguments in the PSP's registers, and output identical to the host build of the
+same C. tests/sdk/test_hle_run.py runs programs under the full simulator."""
 
 import subprocess
 
 import numpy as np
-import pytest
 
 from allegrex.sdk import build, build_host
 from psp_harness import run_program
