@@ -32,6 +32,10 @@ def main(argv=None) -> int:
     except AllegrexError as exc:
         print(f"allegrex {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`); not an error worth a traceback.
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print(f"allegrex {args.command}: interrupted", file=sys.stderr)
         return 130
