@@ -391,6 +391,7 @@ def sceKernelCreateThread(k, name: CStr, entry: Ptr, priority: int, stack_size: 
     if entry == 0 or not k.memory.is_valid(entry, 4):
         return codes.signed(codes.ILLEGAL_ENTRY)
     gp = int(k.cpu.regs[GP])
+    stack_size = (stack_size + 0xFF) & ~0xFF  # stacks come in 256-byte units
     thread = k.threads.create(name, entry, priority, stack_size, attr | 0x80000000, gp)
     block = k.sysmem.alloc_block(2, f"stack {name}", high=True, size=(stack_size + 0xFF) & ~0xFF)
     if block is None:
