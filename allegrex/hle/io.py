@@ -12,7 +12,7 @@ import time
 from allegrex.hle import codes, costs
 from allegrex.hle.kernel import HleStop
 from allegrex.hle.registry import CStr, Ptr, Raw, S64, U32, hle
-from allegrex.hle.sandbox import Sandbox, SandboxRefusal, UnknownDevice
+from allegrex.hle.sandbox import Sandbox, SandboxRefusal, UnknownDevice, Unmapped
 
 O_RDONLY, O_WRONLY, O_RDWR, O_NBLOCK, O_DIROPEN = 1, 2, 3, 4, 8
 O_APPEND, O_CREAT, O_TRUNC, O_EXCL = 0x100, 0x200, 0x400, 0x800
@@ -99,6 +99,11 @@ class IoManager:
         except SandboxRefusal as exc:
             self.refuse(str(exc))
             return codes.signed(REFUSED)
+        except Unmapped as exc:
+            device = str(exc).split(":")[0]
+            self.k.warn_once(("unmapped", device), f"{exc}: {device}:/ has no host folder "
+                             f"(pass --{device} DIR; only the program's own folder is mapped)")
+            return codes.signed(codes.NO_SUCH_DEVICE)
         except UnknownDevice as exc:
             device = str(exc).split()[1] if " " in str(exc) else ""
             if device.rstrip(":") not in ("disc0", "umd0", "umd1", "flash0", "flash1", "flash2", "host1"):
