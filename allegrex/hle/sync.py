@@ -34,6 +34,14 @@ def forget_waiter(wait: Wait, thread) -> None:
         obj.waiters.remove(thread)
 
 
+def waiter_left(k, obj) -> None:
+    """A waiter gave up (timeout): the ones queued behind it may be served now."""
+    if isinstance(obj, Semaphore):
+        _sema_wake(k, obj)
+    elif isinstance(obj, Mutex):
+        _mutex_hand_over(k, obj)
+
+
 def release_held_by(k, thread) -> None:
     """A thread that ends releases the mutexes it holds."""
     for obj in list(k.objects.values()):
@@ -101,6 +109,8 @@ def _sema(k, uid):
 
 def _sema_wake(k, sema) -> None:
     for t in sema.ordered_waiters():
+        if t.wait is None or t.wait.obj is not sema:
+            continue
         need = t.wait.data
         if need <= sema.count:
             sema.count -= need
@@ -174,11 +184,11 @@ def sceKernelWaitSemaCB(k, uid: int, need: int, timeout: Ptr) -> Raw:
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelPollSema(k, uid: int, need: int) -> int:
+    if need <= 0:
+        return codes.signed(codes.ILLEGAL_COUNT)
     sema = _sema(k, uid)
     if sema is None:
         return codes.signed(codes.NOT_FOUND_SEMAPHORE)
-    if need <= 0:
-        return codes.signed(codes.ILLEGAL_COUNT)
     if sema.count >= need and not sema.waiters:
         sema.count -= need
         return 0

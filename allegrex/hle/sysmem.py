@@ -285,6 +285,6 @@ def sceKernelFreeMemoryBlock(k, uid: int) -> int:
 def sceKernelGetMemoryBlockPtr(k, uid: int, out: Ptr) -> int:
     block = k.get(uid, Block)
     if block is None:
-        return codes.signed(codes.UNKNOWN_UID)
+        return 0  # measured: an unknown block answers 0 and writes nothing
     k.memory.write_u32(out, block.addr)
     return 0

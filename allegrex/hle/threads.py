@@ -51,7 +51,7 @@ class Thread:
         self.status = DORMANT
         self.wait: Wait | None = None
         self.context = None
-        self.exit_status = codes.signed(codes.THREAD_IS_NOT_DORMANT)  # what it reads before it ever exits
+        self.exit_status = codes.signed(codes.THREAD_ALREADY_DORMANT)  # what it reads before it ever runs
         self.wakeup_count = 0
         self.callbacks: list = []  # Callback objects owned by this thread
         self.cb_saved = None  # context to return to after a callback
@@ -220,6 +220,8 @@ class ThreadManager:
         if wait.kind in ("delay", "vblank"):
             result = 0
         self.wake(thread, result)
+        from allegrex.hle import sync
+        sync.waiter_left(self.k, wait.obj)  # a FIFO queue may now serve the next waiter
 
     def wake(self, thread: Thread, result: int) -> None:
         """End `thread`'s wait with `result` as the return value of its blocking call."""
@@ -645,6 +647,8 @@ def sceKernelResumeThread(k, uid: int) -> int:
     if uid == 0:
         return codes.signed(codes.ILLEGAL_THREAD)
     thread = k.get(uid, Thread)
+    if thread is k.threads.current:
+        return codes.signed(codes.ILLEGAL_THREAD)
     if thread is None:
         return codes.signed(codes.NOT_FOUND_THREAD)
     if not thread.status & SUSPENDED:
@@ -661,6 +665,8 @@ def sceKernelReleaseWaitThread(k, uid: int) -> int:
     if uid == 0:
         return codes.signed(codes.ILLEGAL_THREAD)
     thread = k.get(uid, Thread)
+    if thread is k.threads.current:
+        return codes.signed(codes.ILLEGAL_THREAD)
     if thread is None:
         return codes.signed(codes.NOT_FOUND_THREAD)
     if not thread.status & WAITING:
