@@ -284,6 +284,8 @@ class ThreadManager:
         cur = self.current
         if cur is thread:
             if thread is not None:
+                if thread in self.ready:
+                    self.ready.remove(thread)
                 thread.status = RUNNING
             return
         if cur is not None and cur.status not in (DORMANT, DEAD):
