@@ -567,9 +567,14 @@ def sceKernelDeleteLwMutex(k, workarea: Ptr) -> int:
     lw = k.get(w[LW_UID] & 0xFFFFFFFF, LwMutex)
     if lw is None:
         return codes.signed(codes.LWMUTEX_NOT_FOUND)
-    _delete(k, lw)
-    w[LW_UID] = 0
+    _delete(k, lw)  # the work area keeps the dead uid: later calls answer "not found"
     return 0
+
+
+def _dead(k, w) -> bool:
+    """A work area naming a kernel object that no longer exists (uid 0: a hand-made one)."""
+    uid = w[LW_UID] & 0xFFFFFFFF
+    return uid != 0 and k.get(uid, LwMutex) is None
 
 
 def _lw_lock(k, workarea, count, timeout, cb, try_errors=None):
@@ -579,6 +584,8 @@ def _lw_lock(k, workarea, count, timeout, cb, try_errors=None):
     w = _workarea(k, workarea)
     if w is None:
         return codes.signed(codes.ILLEGAL_ADDR)
+    if _dead(k, w):
+        return codes.signed(codes.LWMUTEX_NOT_FOUND)
     attr = w[LW_ATTR]
     if count > 1 and not attr & Mutex.ATTR_RECURSIVE:
         return codes.signed(codes.ILLEGAL_COUNT)
@@ -634,7 +641,8 @@ def sceKernelLockLwMutexCB(k, workarea: Ptr, count: int, timeout: Ptr) -> Raw:
 
 @hle("Kernel_Library", cost=costs.SYNC)
 def sceKernelTryLockLwMutex(k, workarea: Ptr, count: int) -> int:
-    return _lw_lock(k, workarea, count, 0, False, try_errors=codes.MUTEX_LOCKED)  # the old call answers like a mutex
+    r = _lw_lock(k, workarea, count, 0, False, try_errors=codes.MUTEX_LOCKED)
+    return codes.signed(codes.MUTEX_LOCKED) if r < 0 else r  # the pre-6.00 call has one failure code
 
 
 @hle("Kernel_Library", cost=costs.SYNC)
@@ -649,6 +657,8 @@ def sceKernelUnlockLwMutex(k, workarea: Ptr, count: int) -> int:
     w = _workarea(k, workarea)
     if w is None:
         return codes.signed(codes.ILLEGAL_ADDR)
+    if _dead(k, w):
+        return codes.signed(codes.LWMUTEX_NOT_FOUND)
     if count > 1 and not w[LW_ATTR] & Mutex.ATTR_RECURSIVE:
         return codes.signed(codes.ILLEGAL_COUNT)
     held = w[LW_COUNT]
