@@ -127,8 +127,6 @@ def sceKernelCreateSema(k, name: CStr, attr: U32, init: int, maximum: int, optio
         return codes.signed(codes.KERNEL_ERROR)
     if attr & ~0x1FF:
         return codes.signed(codes.ILLEGAL_ATTR)
-    if maximum <= 0 or init > maximum:
-        return codes.signed(codes.ILLEGAL_COUNT)
     sema = Semaphore(_name(name), attr, init, maximum)
     sema.uid = k.new_uid(sema)
     return sema.uid

@@ -137,7 +137,7 @@ class ThreadManager:
             sp -= (argsize + 0xF) & ~0xF
             k.memory.write(sp, k.memory.read(argp, argsize))
             argaddr = sp
-        ctx_regs[A0] = argsize & 0xFFFFFFFF
+        ctx_regs[A0] = argsize & 0xFFFFFFFF if argaddr else 0  # no argument block: the size reads 0
         ctx_regs[A1] = argaddr
         ctx_regs[GP] = thread.gp
         ctx_regs[SP] = sp
