@@ -660,7 +660,8 @@ def _source_fingerprint():
     from pathlib import Path
     root = Path(__file__).resolve().parent.parent.parent
     files = sorted(list((root / "allegrex" / "cpu").glob("*.py")) + [root / "allegrex" / "memory.py"]
-                   + list((root / "allegrex" / "timing").glob("*.py")) + list((root / "vfpu").glob("**/*.py")))
+                   + list((root / "allegrex" / "timing").glob("*.py")) + list((root / "vfpu").glob("**/*.py"))
+                   + list((root / "allegrex" / "timing").glob("*.csv")))
     digest = hashlib.sha256()
     for f in files:
         digest.update(f.name.encode())

@@ -36,13 +36,16 @@ def vfpu_row(text_name):
     return table.BY_NAME[text_name]
 
 
-def venc(text_name, d=None, s=None, t=None, imm=0):
+def venc(text_name, d=None, s=None, t=None, imm=None):
     """Word of VFPU instruction `text_name` (e.g. 'vadd.q') with 7-bit register numbers
-    placed as the timing model reads them (allegrex.timing.vfpu_classes)."""
+    placed as the timing model reads them (allegrex.timing.vfpu_classes); imm is None or
+    (value, bit position)."""
     from allegrex.timing import vfpu_classes as V
     row = vfpu_row(text_name)
     fd, fs, ft, *_ = V._fields(row)
-    w = row.match | (imm & ~row.mask & 0xFFFFFFFF)
+    w = row.match
+    if imm is not None:
+        w |= (imm[0] << imm[1]) & ~row.mask & 0xFFFFFFFF
     for value, field in ((d, fd), (s, fs), (t, ft)):
         if value is None:
             continue

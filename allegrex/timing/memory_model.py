@@ -18,6 +18,10 @@ State lives in the timing state array `tm` (see model.py for the layout).
 
 from numba import njit
 
+# No cache=True here: these functions are compiled into the run loop, whose cache is
+# flushed when any timing source changes (interp._flush_stale_cache); a separately
+# cached copy would keep stale constants.
+
 LINE_BITS = 6  # 64-byte lines
 CACHE_SETS = 128  # 16 KiB / 64 B / 2 ways
 CACHE_WAYS = 2
@@ -25,7 +29,7 @@ SET_MASK = CACHE_SETS - 1
 WAY_BYTES = CACHE_SETS << LINE_BITS  # 8 KiB: index ops pick the way with this address bit
 
 # Main memory (DDR SDRAM) model. MEASURED-fitted unless marked.
-MISS_CPU_CYCLES = 4  # CPU side of a fill: miss detection, refill, restart (fitted)
+MISS_CPU_CYCLES = 3  # CPU side of a fill: miss detection, refill, restart (fitted)
 BUS_FILL_CYCLES = 25  # bus cycles for a 64-byte fill from an open row (fitted: seq 6.40, lw 4.52)
 BUS_ROW_OPEN_CYCLES = 8  # extra bus cycles when the fill must open a new row (fitted: random 72.46)
 DRAM_BANKS = 4
@@ -45,7 +49,7 @@ VRAM_LO, VRAM_HI = 0x04000000, 0x04800000  # 2 MiB plus its mirrors
 REG_RAM, REG_SCRATCH, REG_VRAM, REG_UNCACHED = 0, 1, 2, 3
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def region(addr):
     if addr & UNCACHED_BIT:
         phys = addr & PHYS_MASK
@@ -62,13 +66,13 @@ def region(addr):
     return REG_RAM
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def bus_to_cpu(tm, ratio_slot, bus_cycles):
     """CPU cycles for `bus_cycles` at the clock ratio in force (tm[ratio_slot] = 256 x cpu/bus)."""
     return (bus_cycles * tm[ratio_slot] + 255) >> 8
 
 
-@njit(cache=True)
+@njit
 def dram_fill(tm, row_base, ratio_slot, phys, counters, row_miss_counter):
     """Bus cycles of a line fill from main RAM at `phys`, updating the open-row state."""
     bank = (phys >> DRAM_ROW_BITS) & (DRAM_BANKS - 1)
@@ -81,7 +85,7 @@ def dram_fill(tm, row_base, ratio_slot, phys, counters, row_miss_counter):
     return bus
 
 
-@njit(cache=True)
+@njit
 def cache_lookup(tm, tag_base, lru_base, line):
     """Way holding `line` (line = address >> 6), or -1. Marks it most recently used."""
     s = line & SET_MASK
@@ -95,7 +99,7 @@ def cache_lookup(tm, tag_base, lru_base, line):
     return -1
 
 
-@njit(cache=True)
+@njit
 def cache_victim(tm, tag_base, lru_base, line):
     """Way to refill for `line` (an invalid way first, else the LRU); marks it MRU."""
     s = line & SET_MASK

@@ -23,6 +23,10 @@ guest addresses tm[T_PROF_BASE] + 4*i, or an empty [4, 0] array when profiling i
 import numpy as np
 from numba import njit
 
+# No cache=True here: these functions are compiled into the run loop, whose cache is
+# flushed when any timing source changes (interp._flush_stale_cache); a separately
+# cached copy would keep stale constants.
+
 from allegrex.timing import counters as C
 from allegrex.timing import memory_model as M
 from allegrex.timing.classes import (ANNULLED_SLOT_PENALTY, F_BRANCH, F_CACHE, F_JUMP, F_LIKELY, F_LOAD,
@@ -50,7 +54,7 @@ CACHE_D_HIT_WB, CACHE_D_HIT_WB_INV, CACHE_D_CREATE_LOCK, CACHE_D_FILL, CACHE_D_F
     0x1A, 0x1B, 0x1C, 0x1E, 0x1F)
 
 
-@njit(cache=True)
+@njit
 def dcache_access(tm, counters, addr, is_store):
     """Stall cycles of one data access at guest `addr` (load or store)."""
     reg = M.region(addr)
@@ -88,7 +92,7 @@ def dcache_access(tm, counters, addr, is_store):
     return p
 
 
-@njit(cache=True)
+@njit
 def icache_fetch(tm, counters, pc):
     """Stall cycles to fetch from the line holding `pc` (called when a new line is entered)."""
     line = (pc & M.PHYS_MASK) >> M.LINE_BITS
@@ -104,7 +108,7 @@ def icache_fetch(tm, counters, pc):
     return p
 
 
-@njit(cache=True)
+@njit
 def cache_op(tm, counters, func, addr):
     """Memory cycles of a `cache` instruction (its effect on the cache state included)."""
     line = (addr & M.PHYS_MASK) >> M.LINE_BITS
@@ -153,7 +157,7 @@ def cache_op(tm, counters, func, addr):
     return cost
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def vpr_field(word, field):
     if field == FLD_VD:
         return word & 0x7F
@@ -166,7 +170,7 @@ def vpr_field(word, field):
     return ((word >> 16) & 0x1F) | ((word & 1) << 5)  # FLD_MEMQ
 
 
-@njit(cache=True)
+@njit
 def vfpu_row(tm, word, pc):
     """VFPU table row of `word` through a small memo keyed by the address (-1: unknown)."""
     slot = (pc >> 2) & (VMEMO_SIZE - 1)
@@ -184,7 +188,7 @@ def vfpu_row(tm, word, pc):
     return row
 
 
-@njit(cache=True)
+@njit
 def vfpu_account(tm, counters, word, pc, maddr, t):
     """Cycle after a VFPU instruction that may start at `t` (I-fetch already charged)."""
     row = vfpu_row(tm, word, pc)
@@ -273,7 +277,7 @@ def vfpu_account(tm, counters, word, pc, maddr, t):
     return t
 
 
-@njit(cache=True)
+@njit
 def account(tm, counters, prof, op, word, pc, maddr, taken, t):
     """Cycle at which the instruction after this one may start (see module doc)."""
     if tm[T_ENABLED] == 0:
