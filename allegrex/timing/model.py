@@ -229,6 +229,12 @@ def vfpu_account(tm, counters, word, pc, maddr, t):
     if ready > t:
         counters[stall_kind] += ready - t
         t = ready
+    frac = tm[T_FRAC] + (ROW_ISSUE_Q4[row] & 3)
+    if frac >= 4:  # a quarter-cycle issue cost adds up to a whole cycle: the op starts late
+        frac -= 4
+        t += 1
+        counters[C.STALL_STRUCTURAL] += 1
+    tm[T_FRAC] = frac
     mem = ROW_EXTRA[row, 4]
     is_load = mem == MEM_LOAD
     if is_load or mem == MEM_STORE:
@@ -263,17 +269,10 @@ def vfpu_account(tm, counters, word, pc, maddr, t):
         tm[T_READY + R_VCC_BRANCH] = t + VCMP_TO_BRANCH
         tm[T_KIND + R_VCC_BRANCH] = C.STALL_VFPU
         tm[T_READY + R_VCTRL + 3] = t + VCMP_TO_MFVC
-    q4 = ROW_ISSUE_Q4[row]
-    whole = q4 >> 2
+    whole = ROW_ISSUE_Q4[row] >> 2
     t += whole
     if whole > 1:
         counters[C.STALL_STRUCTURAL] += whole - 1
-    frac = tm[T_FRAC] + (q4 & 3)
-    if frac >= 4:
-        frac -= 4
-        t += 1
-        counters[C.STALL_STRUCTURAL] += 1
-    tm[T_FRAC] = frac
     return t
 
 
