@@ -43,8 +43,8 @@ from allegrex.timing.vfpu_classes import (CTRL_BITS8, CTRL_LOW4, FLD_MEMQ, FLD_M
                                           ROW_MASK, ROW_MATCH, ROW_OPS, VCMP_TO_BRANCH, VCMP_TO_MFVC,
                                           VEC_CELLS64)
 
-OS_TICK_US = 1000  # ESTIMATE: one batch of kernel interrupt work per millisecond
-OS_TICK_COST = 2850  # fitted: 0.85% of a millisecond at 333 MHz (reference loop figures)
+OS_TICK_US = 100  # ESTIMATE: kernel interrupt work, charged in 100 us slices (fine grain, same share)
+OS_TICK_COST = 285  # fitted: 0.85% of the time at 333 MHz (the reference loop figures)
 
 # cache instruction function codes (rt field). Allegrex codes as used by the PSP kernel's
 # cache routines; 0x04..0x0B act on the I-cache, 0x14..0x1F on the D-cache.
