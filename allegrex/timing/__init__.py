@@ -108,3 +108,12 @@ class Timing:
         for lo, n in ((T_DC_TAG, 2 * CACHE_SETS * CACHE_WAYS + CACHE_SETS), (T_IC_TAG, CACHE_SETS * CACHE_WAYS),
                       (T_DRAM_ROW, DRAM_BANKS)):
             self.tm[lo:lo + n] = fresh[lo:lo + n]
+
+
+def charge_hle(machine, cycles: int) -> None:
+    """Charge `cycles` of HLE work (one call) to the machine: the cycle counter, the
+    'syscalls' stall row and the call count. The HLE's dispatch calls this per call."""
+    c = machine.cpu.counters
+    c[counters.CYCLES] += cycles
+    c[counters.STALL_SYSCALL] += cycles
+    c[counters.HLE_CALLS] += 1
