@@ -32,15 +32,15 @@ class Profile:
     start_counters: np.ndarray = field(default=None)
 
     @classmethod
-    def start(cls, machine, image=None, base=None, size=None):
-        """Profile the image's code (or [base, base+size)) on `machine` from now on."""
+    def start(cls, machine, image=None, base=None, size=None, symbols=()):
+        """Profile the image's code (or [base, base+size) with `symbols`, a list of
+        (addr, size, name)) on `machine` from now on."""
+        syms = list(symbols)
         if image is not None:
             lo = min(s.vaddr for s in image.segments)
             hi = max(s.vaddr + len(s.data) for s in image.segments)
             base, size = lo, hi - lo
             syms = [(s.addr, s.size, s.name) for s in image.symbols]
-        else:
-            syms = []
         machine.timing.enable_profile(base, size)
         return cls(machine, base, size, sorted(syms), machine.cpu.counters.copy())
 
