@@ -127,7 +127,7 @@ class ElfFile:
         if shstrndx >= shnum:
             raise LoaderError(f"{self.what} section-name table index {shstrndx} is not one of its {shnum} sections")
         strtab = raw[shstrndx]
-        names = self.raw[strtab[4]:strtab[4] + strtab[5]] if strtab[1] != SHT_NOBITS else b""
+        names = self.raw[strtab[4]:strtab[4] + strtab[5]] if shstrndx and strtab[1] != SHT_NOBITS else b""
         return [Section(i, string_at(names, fields[0], f"{self.what} section {i} name"), *fields[1:])
                 for i, fields in enumerate(raw)]
 
@@ -150,8 +150,8 @@ class ElfFile:
 
 
 def string_at(table: bytes, offset: int, what: str) -> str:
-    """A NUL-terminated name from a string table; an empty name for offset 0."""
-    if offset == 0 and not table:
+    """A NUL-terminated name from a string table; names are empty without a table."""
+    if not table:
         return ""
     if offset >= len(table):
         raise LoaderError(f"{what} at string offset {offset} is outside its table ({len(table)} bytes)")

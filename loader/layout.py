@@ -3,6 +3,7 @@ from them: every access is bounds-checked and names what it was reading."""
 
 from __future__ import annotations
 
+import bisect
 import struct
 
 from loader.errors import LoaderError
@@ -27,14 +28,17 @@ class Layout:
     def __init__(self, segments: list[LoadedSegment]):
         self.segments = segments
         self.by_index = {s.index: s for s in segments}
-        ordered = sorted(segments, key=lambda s: s.vaddr)
-        for low, high in zip(ordered, ordered[1:]):
+        self.ordered = sorted((s for s in segments if len(s.memory)), key=lambda s: s.vaddr)  # empty ones hold nothing
+        for low, high in zip(self.ordered, self.ordered[1:]):
             if high.vaddr < low.end:
                 raise LoaderError(f"segments {low.index} and {high.index} overlap at 0x{high.vaddr:08x}")
+        self.starts = [s.vaddr for s in self.ordered]
 
     def locate(self, addr: int, size: int, what: str) -> tuple[LoadedSegment, int]:
-        for segment in self.segments:
-            if segment.vaddr <= addr and addr + size <= segment.end:
+        i = bisect.bisect_right(self.starts, addr) - 1
+        if i >= 0:
+            segment = self.ordered[i]
+            if addr + size <= segment.end:
                 return segment, addr - segment.vaddr
         raise LoaderError(f"{what} at 0x{addr & 0xFFFFFFFF:08x} is outside the loaded image")
 
@@ -48,7 +52,8 @@ class Layout:
     def write_u32(self, addr: int, value: int, what: str) -> None:
         segment, offset = self.locate(addr, 4, what)
         if offset + 4 > segment.filesz:
-            raise LoaderError(f"{what} at 0x{addr:08x} writes into the zero-filled (bss) part of segment {segment.index}")
+            raise LoaderError(f"{what} at 0x{addr:08x} writes into the zero-filled (bss) part "
+                              f"of segment {segment.index}")
         struct.pack_into("<I", segment.memory, offset, value & 0xFFFFFFFF)
 
     def cstring(self, addr: int, what: str) -> str:

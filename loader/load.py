@@ -16,6 +16,7 @@ from loader.symbols import read_symbols
 
 DEFAULT_PRX_BASE = 0x08804000  # where the PSP's loader puts a user PRX started as a game
 MODULE_INFO_SECTION = ".rodata.sceModuleInfo"
+MAX_BASE_ALIGN = 0x10000  # toolchains that ask for more than 64 KiB alignment are not honoured
 
 
 def load(source: str | Path | bytes, base: int | None = None) -> Image:
@@ -77,9 +78,10 @@ def load_elf(data: bytes, base: int | None = None, *, path: str | None = None, c
 def _prx_base(loads, base: int | None) -> int:
     low = min(ph.vaddr for ph in loads)
     high = max(ph.vaddr + ph.memsz for ph in loads)
-    if base is None:
-        align = loads[0].align if loads[0].align & (loads[0].align - 1) == 0 else 1
-        base = -(-DEFAULT_PRX_BASE // max(align, 1)) * max(align, 1)
+    if base is None:  # honour the first segment's alignment (a power of two, up to 64 KiB)
+        align = loads[0].align
+        align = align if 0 < align <= MAX_BASE_ALIGN and align & (align - 1) == 0 else 1
+        base = -(-DEFAULT_PRX_BASE // align) * align
     if base < 0 or base & 3:
         raise LoaderError(f"load base 0x{base & 0xFFFFFFFF:08x} is not a word-aligned address")
     if base + high > 1 << 32 or base + low < 0:
@@ -114,7 +116,8 @@ def _module_info(elf: ElfFile, layout: Layout):
         if section is None:
             return None
         if section.size < MODULE_INFO.size:
-            raise LoaderError(f"section {MODULE_INFO_SECTION} is {section.size} bytes, module info needs {MODULE_INFO.size}")
+            raise LoaderError(f"section {MODULE_INFO_SECTION} is {section.size} bytes, "
+                              f"module info needs {MODULE_INFO.size}")
         return read_module_info(layout, section.addr)
     offset = elf.program_headers[0].paddr & 0x7FFFFFFF
     for ph, segment in zip(elf.load_segments(), layout.segments):

@@ -58,7 +58,8 @@ def read_imports(layout: Layout, info: ModuleInfo) -> list[ImportLibrary]:
     for addr, (name_ptr, version, attributes, words, var_count, func_count) in _entries(
             layout, info.stub_top, info.stub_end, 5, "import"):
         name = layout.cstring(name_ptr, f"import library name (entry at 0x{addr:08x})")
-        nid_table, stub_table = layout.u32(addr + 12, "import NID table pointer"), layout.u32(addr + 16, "import stub table pointer")
+        nid_table = layout.u32(addr + 12, "import NID table pointer")
+        stub_table = layout.u32(addr + 16, "import stub table pointer")
         nids = _words(layout, nid_table, func_count, f"{name} import NID table")
         if func_count:  # the stubs must lie inside the image: HLE patches them
             layout.read(stub_table, 8 * func_count, f"{name} import stubs")
@@ -66,7 +67,8 @@ def read_imports(layout: Layout, info: ModuleInfo) -> list[ImportLibrary]:
         variables = []
         if var_count:
             if words < 6:
-                raise LoaderError(f"{name} import entry at 0x{addr:08x} has {var_count} variables but no variable table")
+                raise LoaderError(f"{name} import entry at 0x{addr:08x} has {var_count} variables "
+                                  "but no variable table")
             var_table = layout.u32(addr + 20, "import variable table pointer")
             pairs = _words(layout, var_table, 2 * var_count, f"{name} import variable table")
             variables = [ImportVariable(nid, name_for_nid(name, nid), ref) for ref, nid in zip(pairs[::2], pairs[1::2])]

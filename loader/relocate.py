@@ -58,6 +58,7 @@ def apply_rel(layout: Layout, entries: list[tuple[int, int]], where: str) -> int
     written, so a HI16 pairs with its LO16's original immediate. Returns the count."""
     resolved = [_resolve(layout, offset, info, f"{where} entry {i}") for i, (offset, info) in enumerate(entries)]
     originals = [None if r is None else _read_target(layout, r) for r in resolved]
+    next_lo = _next_lo16(resolved)
     patched = []
     for i, r in enumerate(resolved):
         if r is None:
@@ -71,7 +72,9 @@ def apply_rel(layout: Layout, entries: list[tuple[int, int]], where: str) -> int
         elif type_ in (R_MIPS_LO16, R_MIPS_16):
             op = relocate_lo16(op, relocate_to)
         elif type_ == R_MIPS_HI16:
-            lo = _paired_lo16(resolved, originals, i, what)
+            if next_lo[i] is None:
+                raise LoaderError(f"{what} has no R_MIPS_LO16 after it to complete the address")
+            lo = _s16(originals[next_lo[i]])
             target = ((op & 0xFFFF) << 16) + lo + relocate_to
             op = (op & 0xFFFF0000) | hi16_for(target)
         else:  # R_MIPS_GPREL16: gp moves with the module, so the offset stays right
@@ -108,12 +111,15 @@ def _read_target(layout: Layout, resolved) -> int:
     return struct.unpack_from("<I", segment.memory, offset)[0]
 
 
-def _paired_lo16(resolved, originals, i: int, what: str) -> int:
-    """Several HI16 may precede one LO16: the first later LO16 (or R_MIPS_16) completes them."""
-    for j in range(i + 1, len(resolved)):
-        if resolved[j] is not None and resolved[j][1] in (R_MIPS_LO16, R_MIPS_16):
-            return _s16(originals[j])
-    raise LoaderError(f"{what} has no R_MIPS_LO16 after it to complete the address")
+def _next_lo16(resolved) -> list[int | None]:
+    """For each entry, the index of the first later LO16 (or R_MIPS_16): several HI16
+    may precede one LO16, and it completes them all."""
+    following, upcoming = [None] * len(resolved), None
+    for i in range(len(resolved) - 1, -1, -1):
+        following[i] = upcoming
+        if resolved[i] is not None and resolved[i][1] in (R_MIPS_LO16, R_MIPS_16):
+            upcoming = i
+    return following
 
 
 # Types of the compressed form: its own numbering, mapped by the stream's type table.

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
+# ../shared beside the checkout; $ALLEGREX_SHARED overrides it (worktrees live one level deeper).
+SHARED = Path(os.environ.get("ALLEGREX_SHARED", ROOT.parent / "shared"))
 
 
 @pytest.fixture

@@ -1,6 +1,8 @@
 """`allegrex disasm FILE [--function NAME | --addr ADDR --count N]`: Allegrex assembly
 of a PSP executable, with symbolic registers, branch targets and symbol names."""
 
+import sys
+
 from allegrex.cpu.disasm import disassemble
 from allegrex.errors import AllegrexError
 
@@ -28,8 +30,11 @@ def run(args) -> int:
     import loader  # delivered by the loader issue: loader.load(path) -> Image
 
     image = loader.load(args.file)
-    for line in render(image, function=args.function, addr=args.addr, count=args.count):
-        print(line)
+    try:
+        for line in render(image, function=args.function, addr=args.addr, count=args.count):
+            print(line)
+    except BrokenPipeError:  # `allegrex disasm ... | head`
+        sys.stderr.close()
     return 0
 
 

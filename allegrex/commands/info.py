@@ -60,11 +60,13 @@ def summarize(image: Image) -> dict:
 
 
 def _symbol_name(image: Image, addr: int) -> str | None:
+    """The symbol (or, without a symbol table, the exported function) at addr."""
     found = image.symbol_at(addr)
-    if found is None:
-        return None
-    symbol, offset = found
-    return symbol.name if offset == 0 else f"{symbol.name}+0x{offset:x}"
+    if found is not None:
+        symbol, offset = found
+        return symbol.name if offset == 0 else f"{symbol.name}+0x{offset:x}"
+    exported = [e.name for lib in image.exports for e in lib.functions if e.addr == addr and e.name]
+    return exported[0] if exported else None
 
 
 def render(s: dict) -> list[str]:

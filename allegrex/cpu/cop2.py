@@ -6,18 +6,14 @@ Every word of the VFPU opcode space (COP2 except the bvf/bvt branches, opcodes 0
 run loop then advances PC as for any non-branch instruction), or an event code
 (allegrex.cpu.events.EV_*) after filling event[1] (value) and event[3] (extra).
 
-Until the VFPU lands this body reports a clean "VFPU instruction not available" fault.
-The VFPU implementation replaces the body (keep the signature; it is numba-compiled
-into the run loop, whose cache is refreshed automatically when this file changes).
+The body forwards to vfpu.exec.execute (decoded through vfpu/table.py).
 """
 
 from numba import njit
 
-from allegrex.cpu.events import EV_FAULT, FAULT_VFPU_UNAVAILABLE
+from vfpu.exec import execute as vfpu_execute
 
 
 @njit(cache=True)
 def execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event):
-    event[1] = word
-    event[3] = FAULT_VFPU_UNAVAILABLE
-    return EV_FAULT
+    return vfpu_execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event)

@@ -32,7 +32,7 @@ def _symbolize(addr, symbols):
 def _vfpu_text(word, pc):
     try:
         from vfpu import disasm as vdis  # delivered by the VFPU issue
-        return vdis.disassemble(word, pc)
+        return vdis.disassemble(word, pc) or f".word 0x{word:08x}  # VFPU?"
     except (ImportError, AttributeError, TypeError, ValueError, KeyError):
         return f".word 0x{word:08x}  # VFPU"
 

@@ -123,6 +123,33 @@ def float_to_word(x, mode):
     return np.int64(r) & 0xFFFFFFFF
 
 
+@njit(cache=True)
+def round_to_f32(d, err, mode):
+    """The float32 nearest the exact value d + err in the direction of FCR31's rounding
+    mode. d is a float64 result, err its rounding error (from TwoSum for add/sub; 0 for
+    mul, which is exact in float64, and for div/sqrt, whose float64 result cannot sit on
+    a float32 value unless exact, so comparing against d decides the direction)."""
+    f = np.float32(d)
+    fd = np.float64(f)
+    if d != d or mode == ROUND_NEAREST:
+        return f
+    if fd == d:
+        if err == 0.0:
+            return f
+        above = err < 0.0  # f lies above the exact value
+    else:
+        above = fd > d
+    if mode == ROUND_ZERO:
+        if (above and fd > 0.0) or (not above and fd < 0.0):
+            f = np.nextafter(f, np.float32(0.0))
+    elif mode == ROUND_UP:
+        if not above:
+            f = np.nextafter(f, np.float32(np.inf))
+    elif above:  # ROUND_DOWN
+        f = np.nextafter(f, np.float32(-np.inf))
+    return f
+
+
 @njit(cache=True, inline="always")
 def div_signed(a, b):
     """(lo, hi) of the Allegrex `div`: C truncation; b == 0 gives lo = -1 (a >= 0) or 1
@@ -540,16 +567,46 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
                 code, value, extra, event_pc = EV_FAULT, addr, FAULT_STORE, pc
                 break
             mem32[o >> 2] = fpr_bits[rt]
-        elif sem == S_ADD_S:
-            fpr[(word >> 6) & 31] = fpr[rd] + fpr[rt]
-        elif sem == S_SUB_S:
-            fpr[(word >> 6) & 31] = fpr[rd] - fpr[rt]
-        elif sem == S_MUL_S:
-            fpr[(word >> 6) & 31] = fpr[rd] * fpr[rt]
-        elif sem == S_DIV_S:
-            fpr[(word >> 6) & 31] = fpr[rd] / fpr[rt]
-        elif sem == S_SQRT_S:
-            fpr[(word >> 6) & 31] = np.sqrt(fpr[rd])
+        elif sem == S_ADD_S or sem == S_SUB_S or sem == S_MUL_S or sem == S_DIV_S or sem == S_SQRT_S:
+            rm = np.int64(regs[FCR31]) & 3
+            a32 = fpr[rd]
+            b32 = fpr[rt]
+            if rm == ROUND_NEAREST:  # the common case: native float32 arithmetic
+                if sem == S_ADD_S:
+                    r32 = a32 + b32
+                elif sem == S_SUB_S:
+                    r32 = a32 - b32
+                elif sem == S_MUL_S:
+                    r32 = a32 * b32
+                elif sem == S_DIV_S:
+                    r32 = a32 / b32
+                else:
+                    r32 = np.sqrt(a32)
+            else:  # directed rounding: compute wider, then round in the requested direction
+                a64 = np.float64(a32)
+                b64 = np.float64(b32)
+                err = 0.0
+                if sem == S_ADD_S or sem == S_SUB_S:
+                    if sem == S_SUB_S:
+                        b64 = -b64
+                    r64 = a64 + b64
+                    if r64 - r64 == 0.0:  # finite: TwoSum gives the exact rounding error
+                        bv = r64 - a64
+                        err = (a64 - (r64 - bv)) + (b64 - bv)
+                elif sem == S_MUL_S:
+                    r64 = a64 * b64
+                elif sem == S_DIV_S:
+                    r64 = a64 / b64
+                else:
+                    r64 = np.sqrt(a64)
+                r32 = round_to_f32(r64, err, rm)
+                if r64 == 0.0 and rm == ROUND_DOWN and (sem == S_ADD_S or sem == S_SUB_S):
+                    # IEEE: an exact zero sum is -0 when rounding down, unless both addends are +0
+                    a_pos = (np.int64(fpr_bits[rd]) >> 31) == 0
+                    b_pos = ((np.int64(fpr_bits[rt]) >> 31) == 0) == (sem == S_ADD_S)
+                    if not (a32 == 0.0 and b32 == 0.0 and a_pos and b_pos):
+                        r32 = np.float32(-0.0)
+            fpr[(word >> 6) & 31] = r32
         elif sem == S_ABS_S:
             fpr_bits[(word >> 6) & 31] = np.int64(fpr_bits[rd]) & 0x7FFFFFFF
         elif sem == S_MOV_S:
@@ -567,7 +624,9 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
         elif sem == S_CVT_W_S:
             fpr_bits[(word >> 6) & 31] = float_to_word(fpr[rd], np.int64(regs[FCR31]) & 3)
         elif sem == S_CVT_S_W:
-            fpr[(word >> 6) & 31] = np.float32(sx32(np.int64(fpr_bits[rd])))
+            # an int32 is exact in float64, so this rounds once, in FCR31's direction
+            fpr[(word >> 6) & 31] = round_to_f32(np.float64(sx32(np.int64(fpr_bits[rd]))), 0.0,
+                                                 np.int64(regs[FCR31]) & 3)
         elif sem == S_C_COND:
             a = fpr[rd]
             b = fpr[rt]

@@ -57,9 +57,15 @@ class CpuState:
     def reset_control(self):
         self.regs[FCR0] = 0x00003351  # the Allegrex FPU's implementation/revision id (pspautotests fcr.expected)
         self.regs[FCR31] = 0x00000E00  # what a PSP user thread starts with (pspautotests fcr.expected)
+        self.vctrl[:] = 0
         self.vctrl[VFPU_SPFX] = 0x000000E4  # identity swizzle x,y,z,w
         self.vctrl[VFPU_TPFX] = 0x000000E4
+        self.vctrl[VFPU_DPFX] = 0  # no saturation, no mask
         self.vctrl[VFPU_CC] = 0x3F
+        self.vctrl[VFPU_REV] = 0x7772CEAB  # read-only revision id seen on hardware
+        # Pseudo-random generator state after reset: 1.0 with low bits 1, 2, 4, 8, then 1.0.
+        self.vctrl[VFPU_RCX0:VFPU_RCX0 + 8] = (0x3F800001, 0x3F800002, 0x3F800004, 0x3F800008,
+                                               0x3F800000, 0x3F800000, 0x3F800000, 0x3F800000)
 
     @property
     def pc(self) -> int:

@@ -7,14 +7,15 @@ from __future__ import annotations
 import struct
 
 from loader.nids import nid_for_name
-from tests.loader.elfbuild import (ET_EXEC, ET_PRX, PT_PSP_REL2, SHT_NOBITS, SHT_PSP_REL, Memory, Sec, Seg,
-                                   build, rel, symtab)
+from tests.loader.elfbuild import (ET_EXEC, ET_PRX, PT_PSP_REL, PT_PSP_REL2, SHT_NOBITS, SHT_PSP_REL, Memory,
+                                   Sec, Seg, build, rel, symtab)
 
 R_16, R_32, R_26, R_HI16, R_LO16, R_GPREL16 = 1, 2, 4, 5, 6, 7
 
 # Relocation targets (module-relative): T_CARRY's low half crosses 0x8000 once the
 # default base 0x08804000 is added; T_NEG starts with a negative low half.
 T_PLAIN, T_CARRY, T_NEG, FUNC, JUMP = 0x0234, 0x4010, 0xFFF0, 0x0100, 0x0180
+T_MID = 0x7FF0
 DATA_VADDR = 0x400
 ENTRY = 0x40
 GP = 0x8400
@@ -132,8 +133,9 @@ def sample_prx() -> bytes:
 
 
 # The compressed stream's tables: flag index 1 sets the offset segment and base,
-# 2 relocates at base += delta, 3 also reads the HI16's low half, 4 reads a new base.
-A1_FLAGS = bytes([5, 0x00, 0x01, 0x11, 0x05])
+# 2 relocates at base += delta, 3 also reads the HI16's low half, 4 reads a new base,
+# 5 reuses the previous HI16's low half (several HI16 before one LO16).
+A1_FLAGS = bytes([6, 0x00, 0x01, 0x11, 0x05, 0x09])
 A1_TYPES = bytes([7, 2, 3, 4, 5, 6, 7])  # index 1: 32, 2: 26, 3: HI16, 4: LO16, 5: J26, 6: JAL26
 FLAG_BITS, SEG_BITS, TYPE_BITS = 3, 1, 3
 
@@ -153,6 +155,8 @@ def sample_prx_compressed() -> bytes:
     text, _ = code()
     text.u32(0x24, jal(JUMP))  # J26 forces a j whatever the word held
     text.u32(0x2C, j(FUNC))  # JAL26 forces a jal
+    # a low half big enough that dropping it would change the HI16 result
+    text.u32(0x10, lui(6, hi_lo(T_MID)[0]), lui(7, hi_lo(T_MID)[0]), lw(8, 6, hi_lo(T_MID)[1]))
     struct.pack_into("<HBB28sIIIII", text.data, 0x260, 0, 0, 1, b"Compressed", GP, 0, 0, 0, 0)
     data = Memory(0x10)
     data.u32(0x0, T_PLAIN, 0x8)
@@ -162,7 +166,8 @@ def sample_prx_compressed() -> bytes:
         a1_set_base(0, 0),
         a1_reloc(3, 0, 3, 0, lo(T_PLAIN)), a1_reloc(2, 0, 4, 4),
         a1_reloc(3, 0, 3, 4, lo(T_CARRY)), a1_reloc(2, 0, 4, 4),
-        a1_reloc(2, 0, 2, 0x10), a1_reloc(2, 0, 5, 8), a1_reloc(2, 0, 6, 8),
+        a1_reloc(3, 0, 3, 4, lo(T_MID)), a1_reloc(5, 0, 3, 4), a1_reloc(2, 0, 4, 4),
+        a1_reloc(2, 0, 2, 4), a1_reloc(2, 0, 5, 8), a1_reloc(2, 0, 6, 8),
         a1_set_base(1, 0), a1_reloc(2, 0, 1, 0), a1_reloc(4, 1, 1, 0, struct.pack("<I", 4)),
     ])
     seg0 = Seg(0, bytes(text.data), flags=5, windows=[(".text", 0, 0x260), (".rodata.sceModuleInfo", 0x260, 0x34)])
@@ -188,3 +193,18 @@ def sample_elf() -> bytes:
               windows=[(".text", 0, 0x40), (".rodata.sceModuleInfo", 0x40, 0x34), (".lib.stub", 0x80, 0x14)])
     syms = symtab([("_start", EXEC_BASE, 8, 0x12, 1), ("_gp", EXEC_BASE + 0x8000, 0, 0x10, 0xFFF1)])
     return build(ET_EXEC, EXEC_BASE, [seg], list(syms))
+
+
+def sample_prx_segment_relocations() -> bytes:
+    """The sample's code with its Elf32_Rel entries in a 0x700000A0 program header and
+    no section headers at all, as stripped modules come."""
+    text, relocs = code()
+    struct.pack_into("<HBB28sIIIII", text.data, 0x260, 0, 0, 1, b"Stripped", GP, 0, 0, 0, 0)
+    seg0 = Seg(0, bytes(text.data), flags=5)
+    seg1 = Seg(DATA_VADDR, bytes(0x10), memsz=0x10 + BSS_SIZE, flags=6)
+    table = b"".join(rel(offset, type_) for offset, type_ in relocs)
+    elf = bytearray(build(ET_PRX, ENTRY, [seg0, seg1, Seg(0, table, type=PT_PSP_REL, flags=0, align=1)],
+                          module_info_at=(0, 0x260)))
+    struct.pack_into("<I", elf, 32, 0)  # e_shoff
+    struct.pack_into("<HHH", elf, 46, 40, 0, 0)  # e_shentsize, e_shnum, e_shstrndx
+    return bytes(elf)

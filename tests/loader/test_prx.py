@@ -2,7 +2,6 @@
 each type, module info, imports, exports and symbols."""
 
 import io
-import struct
 
 import pytest
 from elftools.elf.elffile import ELFFile
@@ -134,7 +133,8 @@ def test_symbols_skip_sections_files_and_undefined(prx_bytes):
     base = 0x08900000
     image = loader.load(prx_bytes, base=base)
     assert image.symbols == [loader.Symbol("abs_value", 0x1234, 0), loader.Symbol("_start", base + ENTRY, 8),
-                             loader.Symbol("helper", base + FUNC, 8), loader.Symbol("counter", base + DATA_VADDR + 4, 4)]
+                             loader.Symbol("helper", base + FUNC, 8),
+                             loader.Symbol("counter", base + DATA_VADDR + 4, 4)]
     assert image.symbol_named("helper") == loader.Symbol("helper", base + FUNC, 8)
     assert image.symbol_named("undefined_fn") is None
 
@@ -152,3 +152,23 @@ def test_unrelocated_bytes_are_kept(prx_bytes):
     image = loader.load(prx_bytes)
     assert image.read(0x08804000 + 0x2A8, 17) == b"IoFileMgrForUser\x00"
     assert image.read(0x08804000 + DATA_VADDR + 0x300, 8) == bytes(8)  # bss reads as zero
+
+
+def test_default_base_honours_the_first_segments_alignment():
+    from tests.loader.elfbuild import ET_PRX, Seg, build
+    text = bytearray(0x100)
+    text[0x40:0x44] = (0x10000).to_bytes(4, "little")  # module info with empty library tables
+    module = build(ET_PRX, 0, [Seg(0, bytes(text), align=0x10000)], module_info_at=(0, 0x40))
+    assert loader.load(module).base == 0x08810000  # 0x08804000 rounded up to 64 KiB
+    assert loader.load(module, base=0x08804000).base == 0x08804000  # an explicit base is obeyed
+
+
+@pytest.mark.parametrize("base", [0x08804000, 0x0880C000])
+def test_stripped_module_relocated_by_a_relocation_segment(base):
+    image = loader.load(samples.sample_prx_segment_relocations(), base=base)
+    assert image.module_info.name == "Stripped" and image.symbols == []
+    assert effective(word(image, base + 0x08), word(image, base + 0x0C)) == base + T_CARRY
+    lo = word(image, base + 0x18)
+    assert effective(word(image, base + 0x10), lo) == effective(word(image, base + 0x14), lo) == base + T_NEG
+    op = word(image, base + 0x1C)
+    assert op & 0xFC000000 == 0x0C000000 and (op & 0x03FFFFFF) << 2 == (base + FUNC) & 0x0FFFFFFF

@@ -4,7 +4,7 @@ import pytest
 
 import loader
 from tests.loader import samples
-from tests.loader.samples import DATA_VADDR, FUNC, JUMP, T_CARRY, T_PLAIN
+from tests.loader.samples import DATA_VADDR, FUNC, JUMP, T_CARRY, T_MID, T_PLAIN
 from tests.loader.test_prx import effective
 
 
@@ -18,6 +18,14 @@ def test_compressed_hi16_lo16_with_carry(compressed, base):
     image = loader.load(compressed, base=base)
     assert effective(image.read_u32(base), image.read_u32(base + 4)) == base + T_PLAIN
     assert effective(image.read_u32(base + 8), image.read_u32(base + 0xC)) == base + T_CARRY
+
+
+@pytest.mark.parametrize("base", [0x08804000, 0x0880C000, 0x09000000])
+def test_compressed_hi16_reusing_the_previous_low_half(compressed, base):
+    image = loader.load(compressed, base=base)
+    lo = image.read_u32(base + 0x18)
+    for hi_at in (0x10, 0x14):
+        assert effective(image.read_u32(base + hi_at), lo) == base + T_MID
 
 
 @pytest.mark.parametrize("base", [0x08804000, 0x09000000])

@@ -88,3 +88,23 @@ def test_every_real_file_loads_with_named_common_imports(pspautotests):
             if lib.name in COMMON_LIBRARIES:
                 unknown |= {(lib.name, hex(f.nid), path.name) for f in lib.functions + lib.variables if f.name is None}
     assert not unknown
+
+
+@pytest.mark.parametrize("base", [0x08804000, 0x09000004])
+def test_relocated_jumps_land_inside_the_module(pspautotests, base):
+    """Every j/jal that .rel.text relocates must target the module's own code."""
+    jumps = 0
+    for path in existing(pspautotests, SAMPLES[:4]):
+        elf = ELFFile(io.BytesIO(path.read_bytes()))
+        rel = elf.get_section_by_name(".rel.text").data()
+        image = loader.load(path, base=base)
+        stubs = elf.get_section_by_name(".sceStub.text")  # the last code section
+        code_end = base + stubs["sh_addr"] + stubs["sh_size"]
+        for i in range(0, len(rel), 8):
+            offset, info = struct.unpack_from("<II", rel, i)
+            if info & 0xFF == 4:  # R_MIPS_26
+                op = image.read_u32(base + offset)
+                target = ((base + offset + 4) & 0xF0000000) | (op & 0x03FFFFFF) << 2
+                assert base <= target < code_end, (path.name, hex(offset))
+                jumps += 1
+    assert jumps > 1000

@@ -1,0 +1,136 @@
+"""`allegrex run FILE`: run a PSP program (EBOOT.PBP, PRX or ELF) headless.
+
+The guest's text goes to stdout; diagnostics and progress to stderr. Exit status:
+0 the program exited, 1 guest fault / unknown import / deadlock, 2 bad input,
+3 a --max-seconds or --timeout limit stopped it.
+"""
+
+import json
+import os
+import sys
+import time
+
+from allegrex.errors import AllegrexError
+from allegrex.hle.kernel import RunOptions
+
+MODELS = ("psp-1000", "psp-2000", "psp-3000")
+PROGRESS_EVERY_S = 2.0  # wall-clock seconds between progress lines
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser("run", help="run a PSP program (EBOOT.PBP, PRX, ELF) headless",
+                              description="Run a PSP program: its text on stdout, files in the mapped folders.")
+    p.add_argument("file", help="EBOOT.PBP, .prx or .elf")
+    p.add_argument("--model", choices=MODELS, default="psp-2000", help="PSP model (memory size); default psp-2000")
+    p.add_argument("--ms0", metavar="DIR", help="host folder mapped as ms0:/ (memory stick)")
+    p.add_argument("--host0", metavar="DIR", help="host folder mapped as host0:/")
+    p.add_argument("--input", metavar="FILE", help="button script: lines '<time> BUTTON[+BUTTON] [for <dur>]'")
+    p.add_argument("--press", metavar="B@T", action="append", default=[], help="press a button, e.g. CROSS@2s")
+    p.add_argument("--osk", metavar="TEXT", default="", help="text the on-screen keyboard returns")
+    p.add_argument("--msgdialog", choices=("yes", "no", "back"), default="yes", help="message dialog answer")
+    p.add_argument("--screenshot", metavar="FILE.png", help="write the displayed frame at exit")
+    p.add_argument("--frames", metavar="DIR", help="write displayed frames as PNG files")
+    p.add_argument("--frames-every", metavar="N", type=int, default=1, help="with --frames: every N-th vblank")
+    p.add_argument("--max-seconds", metavar="S", type=float, help="stop after S simulated seconds")
+    p.add_argument("--timeout", metavar="S", type=float, help="stop after S wall-clock seconds")
+    p.add_argument("--stats", action="store_true", help="print cycles, instructions, time and exit reason")
+    p.add_argument("--json", metavar="F", help="write the run report as JSON")
+    p.add_argument("--strict", action="store_true",
+                   help="refuse programs with unimplemented imports; stop on sandbox refusals")
+    p.add_argument("--epoch", type=int, default=None, help="wall-clock start in Unix seconds (default 2010-01-01)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    return p
+
+
+def options_from_args(args) -> RunOptions:
+    from allegrex.hle import ctrl
+    events = []
+    if args.input:
+        try:
+            with open(args.input, encoding="utf-8") as f:
+                events += ctrl.parse_script(f.read())
+        except OSError as exc:
+            raise AllegrexError(f"cannot read input script {args.input}: {exc.strerror}") from None
+    events += [ctrl.parse_press(spec) for spec in args.press]
+    for folder, flag in ((args.ms0, "--ms0"), (args.host0, "--host0")):
+        if folder and not os.path.isdir(folder):
+            raise AllegrexError(f"{flag} {folder}: not a folder")
+    opts = RunOptions(ms0=args.ms0, host0=args.host0, program_path=args.file, osk_text=args.osk,
+                      msgdialog_result=args.msgdialog, input_events=events, frames_dir=args.frames,
+                      frames_every=args.frames_every, strict=args.strict)
+    if args.epoch is not None:
+        opts.epoch = args.epoch
+    return opts
+
+
+def load_program(path: str, model: str, options: RunOptions):
+    """Machine + booted Kernel for the program at `path`."""
+    if not os.path.isfile(path):
+        raise AllegrexError(f"{path}: no such file")
+    try:
+        import loader
+        from allegrex.machine import Machine
+    except ImportError as exc:
+        raise AllegrexError(f"this checkout lacks the loader or the CPU ({exc.name})") from None
+    from allegrex.hle.boot import boot
+    try:
+        image = loader.load(path)
+    except AllegrexError:
+        raise
+    except Exception as exc:  # loader errors are LoaderError; anything else is reported plainly
+        if exc.__class__.__name__ == "LoaderError":
+            raise AllegrexError(f"{path}: {exc}") from None
+        raise
+    machine = Machine(model)
+    return machine, boot(machine, image, options)
+
+
+class Progress:
+    def __init__(self, stream):
+        self.stream = stream
+        self.start = time.monotonic()
+        self.last = self.start
+        self.shown = False
+
+    def __call__(self, kernel):
+        now = time.monotonic()
+        if now - self.last < PROGRESS_EVERY_S:
+            return
+        self.last = now
+        s = kernel.stats()
+        mips = s["instructions"] / max(now - self.start, 1e-9) / 1e6
+        print(f"allegrex: {s['simulated_seconds']:.3f} simulated s, {s['cycles']:,} cycles, "
+              f"{s['instructions']:,} instructions, {mips:.1f} MIPS", file=self.stream, flush=True)
+        self.shown = True
+
+
+def run(args) -> int:
+    options = options_from_args(args)
+    machine, kernel = load_program(args.file, args.model, options)
+    progress = None if args.quiet else Progress(sys.stderr)
+    wall_start = time.monotonic()
+    stop = kernel.run(max_seconds=args.max_seconds, timeout=args.timeout, progress=progress)
+    wall = time.monotonic() - wall_start
+    if args.screenshot:
+        kernel.display.save_png(args.screenshot)
+    report = kernel.stats()
+    report["program"] = args.file
+    report["model"] = args.model
+    report["wall_seconds"] = round(wall, 3)
+    report["exit_code"] = stop.exit_code
+    sys.stdout.flush()
+    if stop.kind not in ("exit", "threads-ended"):
+        print(f"allegrex run: {stop.message}", file=sys.stderr)
+    if args.stats:
+        print(f"exit: {stop.kind} ({stop.message.splitlines()[0]})\n"
+              f"cycles: {report['cycles']:,} (idle {report['idle_cycles']:,}, HLE {report['hle_cycles']:,})\n"
+              f"instructions: {report['instructions']:,}\n"
+              f"simulated time: {report['simulated_seconds']:.6f} s at {report['cpu_mhz']} MHz\n"
+              f"wall time: {wall:.2f} s", file=sys.stderr)
+    if args.json:
+        try:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump(report, f, indent=2)
+        except OSError as exc:
+            raise AllegrexError(f"cannot write {args.json}: {exc.strerror}") from None
+    return stop.exit_code

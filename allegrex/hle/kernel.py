@@ -1,0 +1,386 @@
+"""The Kernel: the OS state of one run and the loop that drives the CPU between events.
+
+It patches each import stub to `jr ra; syscall id`, answers syscalls by calling the
+registered HLE function, switches threads, turns simulated cycles into time, fires
+timers, and decides when the run stops (exit, fault, deadlock, limits).
+"""
+
+import heapq
+import sys
+import time as wallclock
+from dataclasses import dataclass, field
+
+from allegrex.cpu.state import CYCLES, INSTRUCTIONS, PC, NPC, GPR_NAMES
+from allegrex.errors import AllegrexError, GuestMemoryError
+from allegrex.hle import costs, registry
+
+SYSCALL_BASE = 0x1000  # first syscall code we hand out; codes are 20-bit fields
+JR_RA = 0x03E00008
+NOP = 0
+TRAMPOLINE_ADDR = 0x08000100  # kernel partition: internal return stubs (thread exit, callback return)
+TRAMPOLINE_LIMIT = 0x08001000
+VBLANK_HZ = 59.94006
+BOOT_CPU_MHZ = 222
+BOOT_BUS_MHZ = 111
+DEFAULT_EPOCH = 1262304000  # 2010-01-01 00:00:00 UTC: the settable, fixed wall-clock start
+
+
+def syscall_word(code: int) -> int:
+    return ((code & 0xFFFFF) << 6) | 0x0C
+
+
+class HleStop(AllegrexError):
+    """Raised inside an HLE call to stop the run (unknown import, strict-mode refusal)."""
+
+    def __init__(self, kind: str, message: str, exit_code: int = 1):
+        self.kind = kind
+        self.exit_code = exit_code
+        super().__init__(message)
+
+
+@dataclass
+class Stop:
+    kind: str  # exit, threads-ended, deadlock, fault, unknown-import, max-seconds, timeout, break, ...
+    message: str
+    exit_code: int = 0
+
+
+@dataclass
+class UnknownImport:
+    library: str
+    nid: int
+    name: str | None
+    stub_addr: int
+
+    def describe(self) -> str:
+        label = self.name or "unknown name"
+        return f"{self.library} 0x{self.nid:08X} ({label})"
+
+
+@dataclass
+class RunOptions:
+    ms0: str | None = None
+    host0: str | None = None
+    program_path: str | None = None  # host path of the program (for ms0:/PSP/GAME/<NAME>/)
+    osk_text: str = ""
+    msgdialog_result: str = "yes"
+    input_events: list = field(default_factory=list)  # from allegrex.hle.ctrl.parse_* helpers
+    frames_dir: str | None = None
+    frames_every: int = 1
+    strict: bool = False
+    epoch: int = DEFAULT_EPOCH
+    has_display: bool = False  # answer to the pspautotests emulator devctl
+    stdout: object = None
+    stderr: object = None
+
+
+class Clock:
+    """Simulated time from the cycle counter and the CPU clock in force. Changing the
+    clock rebases, so time stays continuous."""
+
+    def __init__(self, counters):
+        self.counters = counters
+        self.cpu_mhz = BOOT_CPU_MHZ
+        self.bus_mhz = BOOT_BUS_MHZ
+        self.base_cycles = 0
+        self.base_us = 0
+
+    @property
+    def cycles(self) -> int:
+        return int(self.counters[CYCLES])
+
+    def now_us(self) -> int:
+        return self.base_us + (self.cycles - self.base_cycles) // self.cpu_mhz
+
+    def seconds(self) -> float:
+        return self.base_us / 1e6 + (self.cycles - self.base_cycles) / (self.cpu_mhz * 1e6)
+
+    def cycles_at(self, us: int) -> int:
+        return self.base_cycles + (us - self.base_us) * self.cpu_mhz
+
+    def set_mhz(self, cpu_mhz: int, bus_mhz: int) -> None:
+        now = self.now_us()
+        self.base_cycles, self.base_us = self.cycles, now
+        self.cpu_mhz, self.bus_mhz = cpu_mhz, bus_mhz
+
+    def advance_to(self, us: int) -> int:
+        """Jump the cycle counter so that now_us() == us (idle time); returns cycles added."""
+        target = self.cycles_at(us)
+        added = max(0, target - self.cycles)
+        self.counters[CYCLES] += added
+        return added
+
+
+class Timers:
+    """Deadlines in simulated microseconds; each fires a Python callable once."""
+
+    def __init__(self):
+        self.heap = []
+        self.seq = 0
+
+    def add(self, deadline_us: int, action) -> list:
+        self.seq += 1
+        entry = [deadline_us, self.seq, action]
+        heapq.heappush(self.heap, entry)
+        return entry
+
+    @staticmethod
+    def cancel(entry) -> None:
+        if entry is not None:
+            entry[2] = None
+
+    def next_deadline(self):
+        while self.heap and self.heap[0][2] is None:
+            heapq.heappop(self.heap)
+        return self.heap[0][0] if self.heap else None
+
+    def pop_due(self, now_us: int):
+        while self.heap and (self.heap[0][2] is None or self.heap[0][0] <= now_us):
+            entry = heapq.heappop(self.heap)
+            if entry[2] is not None:
+                action, entry[2] = entry[2], None
+                yield action
+
+
+class Kernel:
+    def __init__(self, machine, options: RunOptions | None = None):
+        registry.load_all()
+        self.machine = machine
+        self.memory = machine.memory
+        self.cpu = machine.cpu
+        self.model = self.memory.model
+        self.options = options or RunOptions()
+        self.stdout = self.options.stdout or sys.stdout
+        self.stderr = self.options.stderr or sys.stderr
+        self.clock = Clock(self.cpu.counters)
+        self.timers = Timers()
+        self.stop: Stop | None = None
+        self.syscalls: list = []
+        self.unknown_imports: list[UnknownImport] = []
+        self.call_counts: dict[str, int] = {}
+        self.hle_cycles = 0
+        self.idle_cycles = 0
+        self.reported: set = set()
+        self.sandbox_refusals: list[str] = []
+        self.next_uid = 0x00100001
+        self.objects: dict[int, object] = {}
+        self.image = None
+        self.sdk_version = 0
+        self.compiler_version = 0
+        self._trampolines: dict[str, int] = {}
+        self._trampoline_next = TRAMPOLINE_ADDR
+        # library state, one object per group
+        from allegrex.hle import threads, sysmem, io, display, ctrl, utility
+        self.sysmem = sysmem.SysMem(self)
+        self.threads = threads.ThreadManager(self)
+        self.io = io.IoManager(self)
+        self.display = display.Display(self)
+        self.ctrl = ctrl.Ctrl(self)
+        self.utility = utility.Utility(self)
+
+    # --- object ids shared by all kernel objects ---
+    def new_uid(self, obj) -> int:
+        uid = self.next_uid
+        self.next_uid += 2
+        self.objects[uid] = obj
+        return uid
+
+    def get(self, uid: int, kind):
+        obj = self.objects.get(uid & 0xFFFFFFFF)
+        return obj if isinstance(obj, kind) else None
+
+    def free_uid(self, uid: int) -> None:
+        self.objects.pop(uid, None)
+
+    # --- messages ---
+    def warn(self, message: str) -> None:
+        print(f"allegrex: {message}", file=self.stderr)
+
+    def warn_once(self, key, message: str) -> None:
+        if key not in self.reported:
+            self.reported.add(key)
+            self.warn(message)
+
+    def request_stop(self, kind: str, message: str, exit_code: int = 0) -> None:
+        if self.stop is None:
+            self.stop = Stop(kind, message, exit_code)
+
+    # --- loading ---
+    def trampoline(self, name: str, func) -> int:
+        """Address of an internal `syscall` stub that calls func(kernel) (one per name)."""
+        if name not in self._trampolines:
+            addr = self._trampoline_next
+            if addr + 8 > TRAMPOLINE_LIMIT:
+                raise AllegrexError("out of trampoline space")
+            self._trampoline_next += 8
+            entry = registry.HleFunction("allegrex", name, 0, func, costs.TRAMPOLINE, [], "raw")
+            code = self._add_syscall(entry)
+            self.memory.write_u32(addr, syscall_word(code))
+            self.memory.write_u32(addr + 4, NOP)
+            self._trampolines[name] = addr
+        return self._trampolines[name]
+
+    def _add_syscall(self, entry) -> int:
+        self.syscalls.append(entry)
+        return SYSCALL_BASE + len(self.syscalls) - 1
+
+    def install_imports(self, imports) -> None:
+        """Patch every import stub to `jr ra; syscall id`; list unknown ones on stderr."""
+        for library in imports:
+            for function in library.functions:
+                entry = registry.lookup(library.name, function.nid)
+                if entry is None:
+                    entry = UnknownImport(library.name, function.nid, function.name, function.stub_addr)
+                    self.unknown_imports.append(entry)
+                code = self._add_syscall(entry)
+                self.memory.write_u32(function.stub_addr, JR_RA)
+                self.memory.write_u32(function.stub_addr + 4, syscall_word(code))
+            for variable in getattr(library, "variables", []) or []:
+                self.warn_once(("var", library.name), f"imported variables of {library.name} are not provided")
+        if self.unknown_imports:
+            self.warn(f"{len(self.unknown_imports)} imported function(s) not implemented "
+                      "(the run stops if one is called):")
+            for entry in self.unknown_imports:
+                self.warn(f"  {entry.describe()} stub at 0x{entry.stub_addr:08x}")
+            if self.options.strict:
+                raise HleStop("unknown-import", "--strict: the program imports functions allegrex does not provide")
+
+    # --- dispatch ---
+    def on_syscall(self, code: int) -> None:
+        index = code - SYSCALL_BASE
+        entry = self.syscalls[index] if 0 <= index < len(self.syscalls) else None
+        ra = int(self.cpu.regs[31])
+        if entry is None:
+            self.request_stop("fault", f"syscall 0x{code:x} at pc 0x{(int(self.cpu.regs[PC]) - 4) & 0xFFFFFFFF:08x}"
+                              " is not an import allegrex patched", 1)
+            return
+        if isinstance(entry, UnknownImport):
+            self.request_stop("unknown-import", f"called unimplemented import {entry.describe()} "
+                              f"from 0x{(ra - 8) & 0xFFFFFFFF:08x} (ra=0x{ra:08x})", 1)
+            return
+        self.cpu.counters[CYCLES] += entry.cost
+        self.hle_cycles += entry.cost
+        self.call_counts[entry.name] = self.call_counts.get(entry.name, 0) + 1
+        try:
+            args = entry.read_args(self.cpu, self.memory)
+            result = entry.func(self, *args)
+            entry.write_result(self.cpu, result)
+        except GuestMemoryError as exc:
+            self.request_stop("fault", f"{entry.library}.{entry.name} called from 0x{ra:08x}: {exc}", 1)
+        except HleStop as exc:
+            self.request_stop(exc.kind, f"{entry.library}.{entry.name} called from 0x{ra:08x}: {exc}",
+                              exc.exit_code)
+        except (ArithmeticError, ValueError, IndexError, KeyError, TypeError) as exc:
+            # a bug in allegrex's HLE, not in the guest: stop with a clear line, not a traceback
+            self.request_stop("hle-error", f"internal error in {entry.library}.{entry.name} called from "
+                              f"0x{ra:08x}: {exc.__class__.__name__}: {exc}", 1)
+        self.threads.reschedule()
+
+    def current_function_caller(self) -> int:
+        return int(self.cpu.regs[31])
+
+    # --- time ---
+    def now_us(self) -> int:
+        return self.clock.now_us()
+
+    def fire_timers(self) -> None:
+        for action in self.timers.pop_due(self.clock.now_us()):
+            action()
+
+    def idle_until_next_event(self) -> bool:
+        """Every thread waits: jump time to the next deadline. False when there is none."""
+        deadline = self.timers.next_deadline()
+        if deadline is None:
+            return False
+        added = self.clock.advance_to(deadline)
+        self.idle_cycles += added
+        self.fire_timers()
+        self.threads.reschedule()
+        return True
+
+    # --- the run loop ---
+    def run(self, max_seconds: float | None = None, timeout: float | None = None,
+            chunk: int = 4_000_000, progress=None) -> Stop:
+        """Run until something stops the program; returns why."""
+        start = wallclock.monotonic()
+        max_cycles = None
+        self.threads.reschedule()
+        while self.stop is None:
+            if self.threads.current is None:
+                if not self.threads.any_alive():
+                    self.request_stop("threads-ended", "every thread has exited", 0)
+                    break
+                if not self.idle_until_next_event():
+                    self.request_stop("deadlock", "deadlock: every thread waits and nothing can wake one\n"
+                                      + self.threads.describe_waits(), 1)
+                    break
+                continue
+            # run until the next timer deadline or the simulated-time limit, whichever is first
+            limit = None
+            deadline = self.timers.next_deadline()
+            cycles = self.clock.cycles
+            if deadline is not None:
+                limit = self.clock.cycles_at(deadline)
+            if max_seconds is not None:
+                max_cycles = self.clock.cycles_at(int(max_seconds * 1e6))
+                if cycles >= max_cycles:
+                    self.request_stop("max-seconds", f"stopped at the --max-seconds limit "
+                                      f"({max_seconds:g} simulated s)", 3)
+                    break
+                limit = max_cycles if limit is None else min(limit, max_cycles)
+            if limit is not None:
+                limit = max(limit, cycles + 1)
+            event = self.machine.step(chunk, max_cycles=limit)
+            kind = event.kind
+            if kind == "syscall":
+                self.on_syscall(event.code)
+            elif kind == "fault":
+                self.request_stop("fault", self.fault_report(event), 1)
+            elif kind == "break":
+                self.request_stop("break", self.fault_report(event, "break instruction"), 1)
+            elif kind == "halt":
+                self.request_stop("halt", f"the CPU halted at 0x{int(event.pc):08x}", 1)
+            self.fire_timers()
+            self.threads.reschedule()
+            if timeout is not None and wallclock.monotonic() - start > timeout:
+                self.request_stop("timeout", f"stopped at the --timeout limit ({timeout:g} wall-clock s)", 3)
+            if progress is not None:
+                progress(self)
+        self.io.flush_all()
+        return self.stop
+
+    def fault_report(self, event, what: str | None = None) -> str:
+        if event.kind == "fault" and hasattr(self.machine, "fault"):
+            report = str(self.machine.fault(event))  # the CPU's report: PC, instruction, registers, symbol
+            thread = self.threads.current
+            if thread is not None:
+                report += f"\n  in thread {thread.name!r} (uid 0x{thread.uid:x})"
+            return report
+        regs = self.cpu.regs
+        lines = [f"guest {what or 'fault'} at pc 0x{int(event.pc):08x}"
+                 + (f" (code {event.code})" if getattr(event, 'code', None) not in (None, 0) else "")]
+        thread = self.threads.current
+        if thread is not None:
+            lines.append(f"thread {thread.name!r} (uid 0x{thread.uid:x})")
+        for row in range(0, 32, 4):
+            lines.append("  ".join(f"{GPR_NAMES[i]:>4}={int(regs[i]):08x}" for i in range(row, row + 4)))
+        return "\n".join(lines)
+
+    # --- stats ---
+    def stats(self) -> dict:
+        counters = self.cpu.counters
+        return {
+            "exit_reason": self.stop.kind if self.stop else None,
+            "message": self.stop.message if self.stop else None,
+            "cycles": int(counters[CYCLES]),
+            "instructions": int(counters[INSTRUCTIONS]),
+            "idle_cycles": self.idle_cycles,
+            "hle_cycles": self.hle_cycles,
+            "simulated_seconds": round(self.clock.seconds(), 6),
+            "cpu_mhz": self.clock.cpu_mhz,
+            "bus_mhz": self.clock.bus_mhz,
+            "hle_calls": dict(sorted(self.call_counts.items(), key=lambda kv: -kv[1])),
+            "unknown_imports": [u.describe() for u in self.unknown_imports],
+            "sandbox_refusals": list(self.sandbox_refusals),
+            "frames_written": self.display.frames_written,
+        }

@@ -1,0 +1,238 @@
+"""Small libraries: program exit (LoadExecForUser, ModuleMgrForUser), caches and
+interrupt masking (UtilsForUser, Kernel_Library), power locks (sceSuspendForUser),
+and the GE (sceGe_user), which is out of scope: reported once, answered harmlessly."""
+
+from allegrex.hle import codes
+from allegrex.hle.registry import CStr, Ptr, U32, hle, alias
+from allegrex.hle import threads
+
+# --- exit ---
+LE = "LoadExecForUser"
+
+
+@hle(LE)
+def sceKernelExitGame(k) -> int:
+    k.request_stop("exit", "the program called sceKernelExitGame", 0)
+    return 0
+
+
+@hle(LE)
+def sceKernelExitGameWithStatus(k, status: int) -> int:
+    k.request_stop("exit", f"the program called sceKernelExitGameWithStatus({status})", 0)
+    return 0
+
+
+@hle(LE)
+def sceKernelRegisterExitCallback(k, cbid: int) -> int:
+    k.exit_callback = cbid  # notified only if the user asked to quit (never, headless)
+    return 0
+
+
+MM = "ModuleMgrForUser"
+
+
+@hle(MM)
+def sceKernelSelfStopUnloadModule(k, unknown: int, argsize: int, argp: Ptr) -> int:
+    k.request_stop("exit", "the program unloaded itself (sceKernelSelfStopUnloadModule)", 0)
+    return 0
+
+
+@hle(MM)
+def sceKernelStopUnloadSelfModule(k, argsize: int, argp: Ptr, status: Ptr, option: Ptr) -> int:
+    k.request_stop("exit", "the program unloaded itself (sceKernelStopUnloadSelfModule)", 0)
+    return 0
+
+
+@hle(MM)
+def sceKernelGetModuleIdByAddress(k, addr: Ptr) -> int:
+    return k.module_uid if getattr(k, "module_uid", 0) else codes.signed(0x8002012E)
+
+
+# --- caches: the simulator keeps no stale copies, so these only cost time ---
+UT = "UtilsForUser"
+for _name in ("sceKernelDcacheWritebackAll", "sceKernelDcacheWritebackInvalidateAll", "sceKernelIcacheInvalidateAll",
+              "sceKernelDcacheInvalidateAll"):
+    hle(UT, name=_name)(lambda k: 0)
+
+
+def _range_op(k, addr: Ptr, size: int) -> int:
+    return 0
+
+
+for _name in ("sceKernelDcacheWritebackRange", "sceKernelDcacheWritebackInvalidateRange",
+              "sceKernelDcacheInvalidateRange", "sceKernelIcacheInvalidateRange"):
+    hle(UT, name=_name)(_range_op)
+hle("UtilsForKernel", name="sceKernelIcacheInvalidateRange")(_range_op)
+
+
+# --- interrupts: nothing interrupts HLE guest code, but the mask state is kept ---
+KL = "Kernel_Library"
+
+
+@hle(KL)
+def sceKernelCpuSuspendIntr(k) -> int:
+    was = getattr(k, "intr_enabled", 1)
+    k.intr_enabled = 0
+    return was
+
+
+@hle(KL)
+def sceKernelCpuResumeIntr(k, flags: int) -> int:
+    k.intr_enabled = 1 if flags else 0
+    return 0
+
+
+@hle(KL)
+def sceKernelCpuResumeIntrWithSync(k, flags: int) -> int:
+    k.intr_enabled = 1 if flags else 0
+    return 0
+
+
+@hle(KL)
+def sceKernelIsCpuIntrSuspended(k, flags: int) -> int:
+    return 1 if flags == 0 else 0
+
+
+@hle(KL)
+def sceKernelIsCpuIntrEnable(k) -> int:
+    return getattr(k, "intr_enabled", 1)
+
+
+@hle(KL)
+def sceKernelMemset(k, addr: Ptr, value: int, size: U32) -> int:
+    if size:
+        k.memory.fill(addr, value, size)
+    return addr
+
+
+@hle(KL)
+def sce_paf_private_memcpy(k, dst: Ptr, src: Ptr, size: U32) -> int:
+    if size:
+        k.memory.write(dst, k.memory.read(src, size))
+    return dst
+
+
+alias(KL, "sceKernelGetThreadId", threads.sceKernelGetThreadId)
+
+
+IM = "InterruptManager"
+
+
+@hle(IM)
+def sceKernelRegisterSubIntrHandler(k, intr: int, sub: int, handler: Ptr, arg: Ptr) -> int:
+    k.warn_once(("intr", intr), f"interrupt handlers (interrupt {intr}) are registered but never called")
+    return 0
+
+
+@hle(IM)
+def sceKernelReleaseSubIntrHandler(k, intr: int, sub: int) -> int:
+    return 0
+
+
+@hle(IM)
+def sceKernelEnableSubIntr(k, intr: int, sub: int) -> int:
+    return 0
+
+
+@hle(IM)
+def sceKernelDisableSubIntr(k, intr: int, sub: int) -> int:
+    return 0
+
+
+# --- power locks ---
+SU = "sceSuspendForUser"
+for _name in ("sceKernelPowerLock", "sceKernelPowerUnlock", "sceKernelPowerTick"):
+    hle(SU, name=_name)(lambda k, arg: 0)
+
+
+# --- GE: out of scope, reported once ---
+GE = "sceGe_user"
+EDRAM_ADDR = 0x04000000
+EDRAM_SIZE = 0x00200000
+
+
+def _ge_reported(k) -> None:
+    k.warn_once("ge", "the program uses the GE (sceGe/sceGu): graphics commands are not executed")
+
+
+@hle(GE)
+def sceGeEdramGetAddr(k) -> int:
+    return EDRAM_ADDR
+
+
+@hle(GE)
+def sceGeEdramGetSize(k) -> int:
+    return EDRAM_SIZE
+
+
+@hle(GE)
+def sceGeListEnQueue(k, start: Ptr, stall: Ptr, cbid: int, arg: Ptr) -> int:
+    _ge_reported(k)
+    k.ge_lists = getattr(k, "ge_lists", 0) + 1
+    return k.ge_lists
+
+
+@hle(GE)
+def sceGeListEnQueueHead(k, start: Ptr, stall: Ptr, cbid: int, arg: Ptr) -> int:
+    return sceGeListEnQueue(k, start, stall, cbid, arg)
+
+
+@hle(GE)
+def sceGeListDeQueue(k, qid: int) -> int:
+    return 0
+
+
+@hle(GE)
+def sceGeListUpdateStallAddr(k, qid: int, stall: Ptr) -> int:
+    return 0
+
+
+@hle(GE)
+def sceGeListSync(k, qid: int, mode: int) -> int:
+    return 0
+
+
+@hle(GE)
+def sceGeDrawSync(k, mode: int) -> int:
+    return 0
+
+
+@hle(GE)
+def sceGeSetCallback(k, data: Ptr) -> int:
+    _ge_reported(k)
+    return 1
+
+
+@hle(GE)
+def sceGeUnsetCallback(k, cbid: int) -> int:
+    return 0
+
+
+alias(KL, "KL_sceKernelCheckThreadStack", threads.sceKernelCheckThreadStack, nid=0xD13BDE95)
+
+VOLATILE_ADDR = 0x08400000
+VOLATILE_SIZE = 0x00400000
+
+
+def _volatile_lock(k, kind: int, addr_out: Ptr, size_out: Ptr) -> int:
+    if getattr(k, "volatile_locked", False):
+        return codes.signed(0x802B0200)  # power: volatile memory already locked
+    k.volatile_locked = True
+    if addr_out:
+        k.memory.write_u32(addr_out, VOLATILE_ADDR)
+    if size_out:
+        k.memory.write_u32(size_out, VOLATILE_SIZE)
+    return 0
+
+
+def _volatile_unlock(k, kind: int) -> int:
+    if not getattr(k, "volatile_locked", False):
+        return codes.signed(0x802B0200)
+    k.volatile_locked = False
+    return 0
+
+
+for _lib, _prefix in ((SU, "sceKernelVolatileMem"), ("scePower", "scePowerVolatileMem")):
+    hle(_lib, name=f"{_prefix}Lock")(_volatile_lock)
+    hle(_lib, name=f"{_prefix}TryLock")(_volatile_lock)
+    hle(_lib, name=f"{_prefix}Unlock")(_volatile_unlock)

@@ -1,0 +1,325 @@
+"""Time: system time (ThreadManForUser), sceRtc ticks and dates, libc time (UtilsForUser).
+
+Everything derives from the simulated clock (Kernel.now_us, from cycles and the CPU
+clock in force) plus a fixed, settable epoch, so runs are reproducible. An RTC tick is
+a microsecond since 0001-01-01 00:00:00 UTC.
+"""
+
+import calendar
+import datetime as dt
+
+from allegrex.hle import codes, costs
+from allegrex.hle.registry import Ptr, S64, U32, U64, hle
+
+TICKS_PER_SECOND = 1_000_000
+EPOCH_TICKS = 62135596800 * TICKS_PER_SECOND  # 0001-01-01 -> 1970-01-01
+PSPTIME_SIZE = 16  # u16 year, month, day, hour, minute, second; u32 microsecond
+MAX_TICK = 315537897600 * TICKS_PER_SECOND  # 10000-01-01, past the last date the RTC can hold
+FILETIME_EPOCH_TICKS = (EPOCH_TICKS - 11644473600 * TICKS_PER_SECOND)  # 1601-01-01
+
+
+def wall_us(k) -> int:
+    """Microseconds since 1970 in the simulated world."""
+    return k.options.epoch * 1_000_000 + k.now_us()
+
+
+def current_tick(k) -> int:
+    return EPOCH_TICKS + wall_us(k)
+
+
+def tick_to_datetime(tick: int) -> dt.datetime:
+    return dt.datetime(1, 1, 1) + dt.timedelta(microseconds=tick)
+
+
+def datetime_to_tick(d: dt.datetime) -> int:
+    delta = d - dt.datetime(1, 1, 1)
+    return (delta.days * 86400 + delta.seconds) * TICKS_PER_SECOND + delta.microseconds
+
+
+def read_psptime(k, addr):
+    m = k.memory
+    fields = [m.read_u16(addr + 2 * i) for i in range(6)]
+    return fields + [m.read_u32(addr + 12)]
+
+
+def write_psptime(k, addr, d: dt.datetime) -> None:
+    data = b"".join(v.to_bytes(2, "little") for v in (d.year, d.month, d.day, d.hour, d.minute, d.second))
+    k.memory.write(addr, data + d.microsecond.to_bytes(4, "little"))
+
+
+# --- system time (ThreadManForUser) ---
+TM = "ThreadManForUser"
+
+
+@hle(TM)
+def sceKernelGetSystemTimeWide(k) -> U64:
+    return k.now_us()
+
+
+@hle(TM)
+def sceKernelGetSystemTimeLow(k) -> U32:
+    return k.now_us() & 0xFFFFFFFF
+
+
+@hle(TM)
+def sceKernelGetSystemTime(k, out: Ptr) -> int:
+    k.memory.write_u64(out, k.now_us())
+    return 0
+
+
+@hle(TM)
+def sceKernelUSec2SysClock(k, us: U32, out: Ptr) -> int:
+    k.memory.write_u64(out, us)
+    return 0
+
+
+@hle(TM)
+def sceKernelUSec2SysClockWide(k, us: U32) -> U64:
+    return us
+
+
+@hle(TM)
+def sceKernelSysClock2USec(k, clock: Ptr, hi: Ptr, lo: Ptr) -> int:
+    value = k.memory.read_u64(clock)
+    if hi:
+        k.memory.write_u32(hi, value // 1_000_000)
+    if lo:
+        k.memory.write_u32(lo, value % 1_000_000)
+    return 0
+
+
+@hle(TM)
+def sceKernelSysClock2USecWide(k, clock: U64, hi: Ptr, lo: Ptr) -> int:
+    if hi:
+        k.memory.write_u32(hi, (clock // 1_000_000) & 0xFFFFFFFF)
+    if lo:
+        k.memory.write_u32(lo, clock % 1_000_000)
+    return 0
+
+
+# --- libc time (UtilsForUser) ---
+UT = "UtilsForUser"
+
+
+@hle(UT)
+def sceKernelLibcTime(k, out: Ptr) -> int:
+    seconds = wall_us(k) // 1_000_000
+    if out:
+        k.memory.write_u32(out, seconds)
+    return seconds
+
+
+@hle(UT)
+def sceKernelLibcClock(k) -> int:
+    return k.now_us() & 0x7FFFFFFF
+
+
+@hle(UT)
+def sceKernelLibcGettimeofday(k, tv: Ptr, tz: Ptr) -> int:
+    us = wall_us(k)
+    if tv:
+        k.memory.write_u32(tv, us // 1_000_000)
+        k.memory.write_u32(tv + 4, us % 1_000_000)
+    if tz:
+        k.memory.write_u32(tz, 0)
+        k.memory.write_u32(tz + 4, 0)
+    return 0
+
+
+# --- sceRtc ---
+RTC = "sceRtc"
+
+
+@hle(RTC)
+def sceRtcGetTickResolution(k) -> int:
+    return TICKS_PER_SECOND
+
+
+@hle(RTC)
+def sceRtcGetCurrentTick(k, out: Ptr) -> int:
+    k.memory.write_u64(out, current_tick(k))
+    return 0
+
+
+@hle(RTC)
+def sceRtcGetCurrentClock(k, out: Ptr, tz_minutes: int) -> int:
+    d = tick_to_datetime(current_tick(k)) + dt.timedelta(minutes=tz_minutes)
+    write_psptime(k, out, d)
+    return 0
+
+
+@hle(RTC)
+def sceRtcGetCurrentClockLocalTime(k, out: Ptr) -> int:
+    write_psptime(k, out, tick_to_datetime(current_tick(k)))  # the simulated PSP's time zone is UTC
+    return 0
+
+
+@hle(RTC)
+def sceRtcIsLeapYear(k, year: int) -> int:
+    return 1 if calendar.isleap(year) else 0
+
+
+@hle(RTC)
+def sceRtcGetDaysInMonth(k, year: int, month: int) -> int:
+    if year <= 0 or not 1 <= month <= 12:
+        return codes.signed(0x80000101 + 0x100)  # SCE_ERROR_INVALID_VALUE-style for bad dates
+    return calendar.monthrange(year, month)[1]
+
+
+@hle(RTC)
+def sceRtcGetDayOfWeek(k, year: int, month: int, day: int) -> int:
+    try:
+        return (dt.date(year, month, day).weekday() + 1) % 7  # Sunday = 0
+    except ValueError:
+        return codes.signed(codes.INVALID_VALUE)
+
+
+def _check_valid(fields) -> int:
+    year, month, day, hour, minute, second, micro = fields
+    if year < 1 or year > 9999:
+        return -1
+    if month < 1 or month > 12:
+        return -2
+    if day < 1 or day > calendar.monthrange(year, month)[1]:
+        return -3
+    if hour > 23:
+        return -4
+    if minute > 59:
+        return -5
+    if second > 59:
+        return -6
+    if micro >= 1_000_000:
+        return -7
+    return 0
+
+
+@hle(RTC)
+def sceRtcCheckValid(k, time_ptr: Ptr) -> int:
+    return _check_valid(read_psptime(k, time_ptr))
+
+
+@hle(RTC)
+def sceRtcGetTick(k, time_ptr: Ptr, tick_ptr: Ptr) -> int:
+    fields = read_psptime(k, time_ptr)
+    if _check_valid(fields) < 0:
+        return codes.signed(codes.INVALID_VALUE)
+    year, month, day, hour, minute, second, micro = fields
+    k.memory.write_u64(tick_ptr, datetime_to_tick(dt.datetime(year, month, day, hour, minute, second, micro)))
+    return 0
+
+
+@hle(RTC)
+def sceRtcSetTick(k, time_ptr: Ptr, tick_ptr: Ptr) -> int:
+    tick = k.memory.read_u64(tick_ptr)
+    if tick >= MAX_TICK:
+        return codes.signed(codes.INVALID_VALUE)
+    write_psptime(k, time_ptr, tick_to_datetime(tick))
+    return 0
+
+
+@hle(RTC)
+def sceRtcCompareTick(k, a: Ptr, b: Ptr) -> int:
+    x, y = k.memory.read_u64(a), k.memory.read_u64(b)
+    return (x > y) - (x < y)
+
+
+def _tick_add(k, dst, src, delta_ticks) -> int:
+    k.memory.write_u64(dst, (k.memory.read_u64(src) + delta_ticks) & 0xFFFFFFFFFFFFFFFF)
+    return 0
+
+
+def _make_adder(unit, wide):
+    if wide:
+        def add(k, dst: Ptr, src: Ptr, amount: S64) -> int:
+            return _tick_add(k, dst, src, amount * unit)
+    else:
+        def add(k, dst: Ptr, src: Ptr, amount: int) -> int:
+            return _tick_add(k, dst, src, amount * unit)
+    return add
+
+
+for _name, _unit, _wide in (("Ticks", 1, True), ("Microseconds", 1, True), ("Seconds", TICKS_PER_SECOND, True),
+                            ("Minutes", 60 * TICKS_PER_SECOND, True), ("Hours", 3600 * TICKS_PER_SECOND, False),
+                            ("Days", 86400 * TICKS_PER_SECOND, False), ("Weeks", 7 * 86400 * TICKS_PER_SECOND, False)):
+    hle(RTC, name=f"sceRtcTickAdd{_name}")(_make_adder(_unit, _wide))
+
+
+def _add_months(k, dst, src, months) -> int:
+    d = tick_to_datetime(k.memory.read_u64(src))
+    total = d.year * 12 + (d.month - 1) + months
+    year, month = divmod(total, 12)
+    day = min(d.day, calendar.monthrange(year, month + 1)[1]) if 1 <= year <= 9999 else d.day
+    if not 1 <= year <= 9999:
+        return codes.signed(codes.INVALID_VALUE)
+    k.memory.write_u64(dst, datetime_to_tick(d.replace(year=year, month=month + 1, day=day)))
+    return 0
+
+
+@hle(RTC)
+def sceRtcTickAddMonths(k, dst: Ptr, src: Ptr, months: int) -> int:
+    return _add_months(k, dst, src, months)
+
+
+@hle(RTC)
+def sceRtcTickAddYears(k, dst: Ptr, src: Ptr, years: int) -> int:
+    return _add_months(k, dst, src, years * 12)
+
+
+@hle(RTC)
+def sceRtcGetTime_t(k, time_ptr: Ptr, out: Ptr) -> int:
+    year, month, day, hour, minute, second, _ = read_psptime(k, time_ptr)
+    k.memory.write_u32(out, calendar.timegm((year, month, day, hour, minute, second)) & 0xFFFFFFFF)
+    return 0
+
+
+@hle(RTC)
+def sceRtcSetTime_t(k, time_ptr: Ptr, t: U32) -> int:
+    write_psptime(k, time_ptr, tick_to_datetime(EPOCH_TICKS + t * TICKS_PER_SECOND))
+    return 0
+
+
+@hle(RTC)
+def sceRtcGetTime64_t(k, time_ptr: Ptr, out: Ptr) -> int:
+    year, month, day, hour, minute, second, _ = read_psptime(k, time_ptr)
+    k.memory.write_u64(out, calendar.timegm((year, month, day, hour, minute, second)) & 0xFFFFFFFFFFFFFFFF)
+    return 0
+
+
+@hle(RTC)
+def sceRtcSetTime64_t(k, time_ptr: Ptr, t: U64) -> int:
+    write_psptime(k, time_ptr, tick_to_datetime(EPOCH_TICKS + t * TICKS_PER_SECOND))
+    return 0
+
+
+@hle(RTC)
+def sceRtcGetDosTime(k, time_ptr: Ptr, out: Ptr) -> int:
+    year, month, day, hour, minute, second, _ = read_psptime(k, time_ptr)
+    if year < 1980:
+        k.memory.write_u32(out, 0)
+        return codes.signed(codes.INVALID_VALUE)
+    value = ((year - 1980) << 25) | (month << 21) | (day << 16) | (hour << 11) | (minute << 5) | (second >> 1)
+    k.memory.write_u32(out, value)
+    return 0
+
+
+@hle(RTC)
+def sceRtcSetDosTime(k, time_ptr: Ptr, dos: U32) -> int:
+    fields = (((dos >> 25) & 0x7F) + 1980, (dos >> 21) & 0xF, (dos >> 16) & 0x1F, (dos >> 11) & 0x1F,
+              (dos >> 5) & 0x3F, (dos & 0x1F) * 2)
+    data = b"".join(v.to_bytes(2, "little") for v in fields) + bytes(4)
+    k.memory.write(time_ptr, data)
+    return 0
+
+
+@hle(RTC)
+def sceRtcGetWin32FileTime(k, time_ptr: Ptr, out: Ptr) -> int:
+    year, month, day, hour, minute, second, micro = read_psptime(k, time_ptr)
+    tick = datetime_to_tick(dt.datetime(year, month, day, hour, minute, second, micro))
+    k.memory.write_u64(out, (tick - FILETIME_EPOCH_TICKS) * 10)
+    return 0
+
+
+@hle(RTC)
+def sceRtcSetWin32FileTime(k, time_ptr: Ptr, ft: U64) -> int:
+    write_psptime(k, time_ptr, tick_to_datetime(ft // 10 + FILETIME_EPOCH_TICKS))
+    return 0

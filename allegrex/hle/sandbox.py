@@ -1,0 +1,92 @@
+"""Guest paths to host paths, confined to the mapped folders.
+
+A guest path is `device:/a/b` or relative to the current directory. Devices map to
+host folders (ms0:/ -> --ms0, host0:/ -> --host0), and a mount can sit on a deeper guest
+prefix (ms0:/PSP/GAME/<NAME> -> the program's own folder). Anything that would leave the
+folder it maps into (a `..` above the device root, a symlink pointing outside, an
+unmapped device) is refused with a SandboxRefusal that names the path.
+"""
+
+import os
+from dataclasses import dataclass
+
+from allegrex.errors import AllegrexError
+
+DEVICE_ALIASES = {"fatms0": "ms0", "ms": "ms0", "fatms": "ms0"}
+
+
+class SandboxRefusal(AllegrexError):
+    def __init__(self, path: str, why: str):
+        self.path = path
+        self.why = why
+        super().__init__(f"refused guest path {path!r}: {why}")
+
+
+class UnknownDevice(AllegrexError):
+    pass
+
+
+@dataclass
+class Resolved:
+    guest: str  # normalised guest path, e.g. ms0:/PSP/GAME/HELLO/data.txt
+    device: str
+    host: str  # absolute host path inside a mapped folder
+
+
+def split_device(path: str):
+    """('ms0', '/a/b') for 'ms0:/a/b', (None, path) when there is no device prefix."""
+    colon = path.find(":")
+    slash = path.find("/")
+    if colon > 0 and (slash < 0 or colon < slash):
+        dev = path[:colon].lower()
+        # devices are a name plus an optional unit number, e.g. ms0, host0, fatms0
+        return DEVICE_ALIASES.get(dev, dev), path[colon + 1:]
+    return None, path
+
+
+class Sandbox:
+    def __init__(self):
+        self.mounts: list[tuple[str, tuple, str]] = []  # (device, guest parts prefix, host root)
+
+    def mount(self, device: str, guest_prefix: str, host_root: str) -> None:
+        parts = tuple(p for p in guest_prefix.split("/") if p)
+        root = os.path.realpath(host_root)
+        self.mounts.append((device, parts, root))
+        self.mounts.sort(key=lambda m: -len(m[1]))
+
+    def has_device(self, device: str) -> bool:
+        return any(m[0] == device for m in self.mounts)
+
+    def normalise(self, path: str, cwd: str) -> tuple[str, list[str]]:
+        device, rest = split_device(path)
+        if device is None:
+            if not cwd:
+                raise SandboxRefusal(path, "relative path and no current directory")
+            cdev, crest = split_device(cwd)
+            device = cdev
+            rest = rest if rest.startswith("/") else crest.rstrip("/") + "/" + rest
+        parts: list[str] = []
+        for part in rest.replace("\\", "/").split("/"):
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if not parts:
+                    raise SandboxRefusal(path, "'..' climbs above the device root")
+                parts.pop()
+                continue
+            parts.append(part)
+        return device, parts
+
+    def resolve(self, path: str, cwd: str) -> Resolved:
+        device, parts = self.normalise(path, cwd)
+        for mdev, prefix, root in self.mounts:
+            if mdev != device or tuple(p.lower() for p in parts[:len(prefix)]) != tuple(p.lower() for p in prefix):
+                continue
+            host = os.path.join(root, *parts[len(prefix):])
+            real = os.path.realpath(host)
+            if real != root and not real.startswith(root + os.sep):
+                raise SandboxRefusal(path, "it resolves outside the mapped folder (symbolic link)")
+            return Resolved(f"{device}:/" + "/".join(parts), device, real)
+        if self.has_device(device):
+            raise SandboxRefusal(path, f"no host folder is mapped at {device}:/{'/'.join(parts)}")
+        raise UnknownDevice(f"device {device}: is not mapped")

@@ -1,0 +1,725 @@
+"""Thread synchronisation objects of ThreadManForUser (and Kernel_Library's lightweight
+mutex): semaphores, event flags, mutexes, lightweight mutexes, message boxes.
+
+Every object keeps its waiting threads in arrival order; objects created with the
+priority attribute (0x100) wake the highest-priority waiter first.
+"""
+
+from allegrex.hle import codes, costs
+from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle, alias
+from allegrex.hle.threads import Wait, V0, Thread
+
+ATTR_PRIORITY = 0x100
+LIB = "ThreadManForUser"
+
+
+class SyncObject:
+    kind = "object"
+
+    def __init__(self, name, attr):
+        self.uid = 0
+        self.name = name
+        self.attr = attr
+        self.waiters: list[Thread] = []
+
+    def ordered_waiters(self) -> list:
+        if self.attr & ATTR_PRIORITY:
+            return sorted(self.waiters, key=lambda t: t.priority)  # stable: FIFO within a priority
+        return list(self.waiters)
+
+
+def forget_waiter(wait: Wait, thread) -> None:
+    obj = wait.obj
+    if isinstance(obj, SyncObject) and thread in obj.waiters:
+        obj.waiters.remove(thread)
+
+
+def release_held_by(k, thread) -> None:
+    """A thread that ends releases the mutexes it holds."""
+    for obj in list(k.objects.values()):
+        if isinstance(obj, Mutex) and obj.owner is thread:
+            obj.count = 0
+            obj.owner = None
+            _mutex_hand_over(k, obj)
+
+
+def _name(name) -> str:
+    return (name or "")[:31]
+
+
+def _wait_on(k, obj, kind, timeout_ptr, cb, data=None, provisional=0) -> None:
+    k.cpu.regs[V0] = provisional & 0xFFFFFFFF
+    wait = Wait(kind, obj=obj, cb=cb, timeout_ptr=timeout_ptr, data=data)
+    obj.waiters.append(k.threads.current)
+    k.threads.block(wait)
+
+
+def _delete(k, obj) -> None:
+    for t in obj.ordered_waiters():
+        k.threads.wake(t, codes.signed(codes.WAIT_DELETE))
+    k.free_uid(obj.uid)
+
+
+def _cancel(k, obj) -> int:
+    n = len(obj.waiters)
+    for t in obj.ordered_waiters():
+        k.threads.wake(t, codes.signed(codes.WAIT_CANCELLED))
+    return n
+
+
+def _status_block(size, name, words) -> bytes:
+    data = bytearray(size)
+    data[0:4] = size.to_bytes(4, "little")
+    raw = name.encode("latin-1")[:31]
+    data[4:4 + len(raw)] = raw
+    for i, v in enumerate(words):
+        data[36 + 4 * i:40 + 4 * i] = (v & 0xFFFFFFFF).to_bytes(4, "little")
+    return bytes(data)
+
+
+def _write_status(k, info, block: bytes) -> None:
+    """Write a status block, honouring the size the caller put in its first word."""
+    size = k.memory.read_u32(info)
+    if size:
+        k.memory.write(info, block[:min(size, len(block))])
+
+
+# ------------------------------------------------------------------ semaphores
+class Semaphore(SyncObject):
+    kind = "sema"
+
+    def __init__(self, name, attr, init, maximum):
+        super().__init__(name, attr)
+        self.init = init
+        self.count = init
+        self.max = maximum
+
+
+def _sema(k, uid):
+    return k.get(uid, Semaphore)
+
+
+def _sema_wake(k, sema) -> None:
+    for t in sema.ordered_waiters():
+        need = t.wait.data
+        if need <= sema.count:
+            sema.count -= need
+            k.threads.wake(t, 0)
+        elif not sema.attr & ATTR_PRIORITY:
+            break  # FIFO: later waiters do not overtake the first
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelCreateSema(k, name: CStr, attr: U32, init: int, maximum: int, option: Ptr) -> int:
+    if name is None:
+        return codes.signed(codes.KERNEL_ERROR)
+    if attr & ~0x1FF:
+        return codes.signed(codes.ILLEGAL_ATTR)
+    if maximum <= 0 or init > maximum:
+        return codes.signed(codes.ILLEGAL_COUNT)
+    sema = Semaphore(_name(name), attr, init, maximum)
+    sema.uid = k.new_uid(sema)
+    return sema.uid
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelDeleteSema(k, uid: int) -> int:
+    sema = _sema(k, uid)
+    if sema is None:
+        return codes.signed(codes.NOT_FOUND_SEMAPHORE)
+    _delete(k, sema)
+    return 0
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelSignalSema(k, uid: int, signal: int) -> int:
+    sema = _sema(k, uid)
+    if sema is None:
+        return codes.signed(codes.NOT_FOUND_SEMAPHORE)
+    if sema.count + signal - sum(t.wait.data for t in sema.waiters) > sema.max:
+        return codes.signed(codes.SEMA_OVERFLOW)
+    sema.count += signal
+    _sema_wake(k, sema)
+    return 0
+
+
+def _wait_sema(k, uid, need, timeout, cb):
+    sema = _sema(k, uid)
+    if sema is None:
+        return codes.signed(codes.NOT_FOUND_SEMAPHORE)
+    if need <= 0 or need > sema.max:
+        return codes.signed(codes.ILLEGAL_COUNT)
+    if sema.count >= need and not sema.waiters:
+        sema.count -= need
+        if cb:
+            k.threads.run_callbacks(k.threads.current)
+        return 0
+    _wait_on(k, sema, "sema", timeout, cb, data=need)
+    return None
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelWaitSema(k, uid: int, need: int, timeout: Ptr) -> Raw:
+    r = _wait_sema(k, uid, need, timeout, False)
+    if r is not None:
+        k.cpu.regs[V0] = r & 0xFFFFFFFF
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelWaitSemaCB(k, uid: int, need: int, timeout: Ptr) -> Raw:
+    r = _wait_sema(k, uid, need, timeout, True)
+    if r is not None:
+        k.cpu.regs[V0] = r & 0xFFFFFFFF
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelPollSema(k, uid: int, need: int) -> int:
+    sema = _sema(k, uid)
+    if sema is None:
+        return codes.signed(codes.NOT_FOUND_SEMAPHORE)
+    if need <= 0:
+        return codes.signed(codes.ILLEGAL_COUNT)
+    if sema.count >= need and not sema.waiters:
+        sema.count -= need
+        return 0
+    return codes.signed(codes.SEMA_ZERO)
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelCancelSema(k, uid: int, count: int, num_wait: Ptr) -> int:
+    sema = _sema(k, uid)
+    if sema is None:
+        return codes.signed(codes.NOT_FOUND_SEMAPHORE)
+    if count > sema.max:
+        return codes.signed(codes.ILLEGAL_COUNT)
+    if num_wait:
+        k.memory.write_u32(num_wait, len(sema.waiters))
+    _cancel(k, sema)
+    sema.count = sema.init if count < 0 else count
+    return 0
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelReferSemaStatus(k, uid: int, info: Ptr) -> int:
+    sema = _sema(k, uid)
+    if sema is None:
+        return codes.signed(codes.NOT_FOUND_SEMAPHORE)
+    _write_status(k, info, _status_block(56, sema.name, [sema.attr, sema.init, sema.count, sema.max,
+                                                          len(sema.waiters)]))
+    return 0
+
+
+# ------------------------------------------------------------------ event flags
+class EventFlag(SyncObject):
+    kind = "eventflag"
+    WAIT_MULTIPLE = 0x200
+
+    def __init__(self, name, attr, bits):
+        super().__init__(name, attr)
+        self.init = bits
+        self.bits = bits
+
+
+WAIT_AND, WAIT_OR, WAIT_CLEAR_ALL, WAIT_CLEAR_PATTERN = 0, 1, 0x20, 0x10
+
+
+def _flag_matches(bits, pattern, mode) -> bool:
+    if mode & WAIT_OR:
+        return bits & pattern != 0
+    return bits & pattern == pattern
+
+
+def _flag_consume(flag, pattern, mode) -> None:
+    if mode & WAIT_CLEAR_ALL:
+        flag.bits = 0
+    elif mode & WAIT_CLEAR_PATTERN:
+        flag.bits &= ~pattern
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelCreateEventFlag(k, name: CStr, attr: U32, bits: U32, option: Ptr) -> int:
+    if name is None:
+        return codes.signed(codes.KERNEL_ERROR)
+    if attr & 0x100 or attr >= 0x300:
+        return codes.signed(codes.ILLEGAL_ATTR)
+    flag = EventFlag(_name(name), attr, bits)
+    flag.uid = k.new_uid(flag)
+    return flag.uid
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelDeleteEventFlag(k, uid: int) -> int:
+    flag = k.get(uid, EventFlag)
+    if flag is None:
+        return codes.signed(codes.NOT_FOUND_EVENT_FLAG)
+    _delete(k, flag)
+    return 0
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelSetEventFlag(k, uid: int, bits: U32) -> int:
+    flag = k.get(uid, EventFlag)
+    if flag is None:
+        return codes.signed(codes.NOT_FOUND_EVENT_FLAG)
+    flag.bits |= bits
+    for t in flag.ordered_waiters():
+        pattern, mode, out = t.wait.data
+        if _flag_matches(flag.bits, pattern, mode):
+            if out:
+                k.memory.write_u32(out, flag.bits)
+            _flag_consume(flag, pattern, mode)
+            k.threads.wake(t, 0)
+    return 0
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelClearEventFlag(k, uid: int, bits: U32) -> int:
+    flag = k.get(uid, EventFlag)
+    if flag is None:
+        return codes.signed(codes.NOT_FOUND_EVENT_FLAG)
+    flag.bits &= bits
+    return 0
+
+
+def _wait_flag(k, uid, pattern, mode, out, timeout, cb, poll=False):
+    flag = k.get(uid, EventFlag)
+    if flag is None:
+        return codes.signed(codes.NOT_FOUND_EVENT_FLAG)
+    if mode & ~(WAIT_OR | WAIT_CLEAR_ALL | WAIT_CLEAR_PATTERN) or (mode & 0x30) == 0x30:
+        return codes.signed(codes.ILLEGAL_MODE)
+    if pattern == 0:
+        return codes.signed(codes.EVENT_FLAG_ILLEGAL_WAIT_PATTERN)
+    if flag.waiters and not flag.attr & EventFlag.WAIT_MULTIPLE:
+        return codes.signed(codes.EVENT_FLAG_NO_MULTI_PERM)
+    if _flag_matches(flag.bits, pattern, mode):
+        if out:
+            k.memory.write_u32(out, flag.bits)
+        _flag_consume(flag, pattern, mode)
+        return 0
+    if poll:
+        if out:
+            k.memory.write_u32(out, flag.bits)
+        return codes.signed(codes.EVENT_FLAG_POLL_FAILED)
+    _wait_on(k, flag, "eventflag", timeout, cb, data=(pattern, mode, out))
+    return None
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelWaitEventFlag(k, uid: int, pattern: U32, mode: U32, out: Ptr, timeout: Ptr) -> Raw:
+    r = _wait_flag(k, uid, pattern, mode, out, timeout, False)
+    if r is not None:
+        k.cpu.regs[V0] = r & 0xFFFFFFFF
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelWaitEventFlagCB(k, uid: int, pattern: U32, mode: U32, out: Ptr, timeout: Ptr) -> Raw:
+    r = _wait_flag(k, uid, pattern, mode, out, timeout, True)
+    if r is not None:
+        k.cpu.regs[V0] = r & 0xFFFFFFFF
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelPollEventFlag(k, uid: int, pattern: U32, mode: U32, out: Ptr) -> int:
+    return _wait_flag(k, uid, pattern, mode, out, 0, False, poll=True)
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelCancelEventFlag(k, uid: int, bits: U32, num_wait: Ptr) -> int:
+    flag = k.get(uid, EventFlag)
+    if flag is None:
+        return codes.signed(codes.NOT_FOUND_EVENT_FLAG)
+    if num_wait:
+        k.memory.write_u32(num_wait, len(flag.waiters))
+    _cancel(k, flag)
+    flag.bits = bits
+    return 0
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelReferEventFlagStatus(k, uid: int, info: Ptr) -> int:
+    flag = k.get(uid, EventFlag)
+    if flag is None:
+        return codes.signed(codes.NOT_FOUND_EVENT_FLAG)
+    _write_status(k, info, _status_block(52, flag.name, [flag.attr, flag.init, flag.bits, len(flag.waiters)]))
+    return 0
+
+
+# ------------------------------------------------------------------ mutexes
+class Mutex(SyncObject):
+    kind = "mutex"
+    ATTR_RECURSIVE = 0x200
+
+    def __init__(self, name, attr, count):
+        super().__init__(name, attr)
+        self.init = count
+        self.count = 0
+        self.owner = None
+
+
+def _mutex_hand_over(k, mutex) -> None:
+    waiters = mutex.ordered_waiters()
+    if mutex.count == 0 and waiters:
+        t = waiters[0]
+        mutex.owner = t
+        mutex.count = t.wait.data
+        k.threads.wake(t, 0)
+
+
+def _lock(k, mutex, count, timeout, cb, try_only, errors) -> int | None:
+    locked, overflow, recursive = errors
+    cur = k.threads.current
+    if count <= 0:
+        return codes.signed(codes.ILLEGAL_COUNT)
+    if count > 1 and not mutex.attr & Mutex.ATTR_RECURSIVE:
+        return codes.signed(codes.ILLEGAL_COUNT)
+    if mutex.count == 0:
+        mutex.owner = cur
+        mutex.count = count
+        return 0
+    if mutex.owner is cur:
+        if not mutex.attr & Mutex.ATTR_RECURSIVE:
+            return codes.signed(recursive)
+        mutex.count += count
+        return 0
+    if try_only:
+        return codes.signed(locked)
+    _wait_on(k, mutex, mutex.kind, timeout, cb, data=count)
+    return None
+
+
+def _unlock(k, mutex, count, errors) -> int:
+    unlocked, underflow = errors
+    if count <= 0:
+        return codes.signed(codes.ILLEGAL_COUNT)
+    if mutex.count == 0 or mutex.owner is not k.threads.current:
+        return codes.signed(unlocked)
+    if mutex.count < count:
+        return codes.signed(underflow)
+    mutex.count -= count
+    if mutex.count == 0:
+        mutex.owner = None
+        _mutex_hand_over(k, mutex)
+    return 0
+
+
+MUTEX_LOCK_ERRORS = (codes.MUTEX_LOCKED, codes.MUTEX_LOCK_OVERFLOW, codes.MUTEX_RECURSIVE_NOT_ALLOWED)
+MUTEX_UNLOCK_ERRORS = (codes.MUTEX_UNLOCKED, codes.MUTEX_UNLOCK_UNDERFLOW)
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelCreateMutex(k, name: CStr, attr: U32, count: int, option: Ptr) -> int:
+    if name is None:
+        return codes.signed(codes.KERNEL_ERROR)
+    if attr & ~0xBFF:
+        return codes.signed(codes.ILLEGAL_ATTR)
+    if count < 0 or (count > 1 and not attr & Mutex.ATTR_RECURSIVE):
+        return codes.signed(codes.ILLEGAL_COUNT)
+    mutex = Mutex(_name(name), attr, count)
+    mutex.uid = k.new_uid(mutex)
+    if count > 0:
+        mutex.owner = k.threads.current
+        mutex.count = count
+    return mutex.uid
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelDeleteMutex(k, uid: int) -> int:
+    mutex = k.get(uid, Mutex)
+    if mutex is None or isinstance(mutex, LwMutex):
+        return codes.signed(codes.MUTEX_NOT_FOUND)
+    _delete(k, mutex)
+    return 0
+
+
+def _lock_mutex(k, uid, count, timeout, cb, try_only=False):
+    mutex = k.get(uid, Mutex)
+    if mutex is None or isinstance(mutex, LwMutex):
+        return codes.signed(codes.MUTEX_NOT_FOUND)
+    return _lock(k, mutex, count, timeout, cb, try_only, MUTEX_LOCK_ERRORS)
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelLockMutex(k, uid: int, count: int, timeout: Ptr) -> Raw:
+    r = _lock_mutex(k, uid, count, timeout, False)
+    if r is not None:
+        k.cpu.regs[V0] = r & 0xFFFFFFFF
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelLockMutexCB(k, uid: int, count: int, timeout: Ptr) -> Raw:
+    r = _lock_mutex(k, uid, count, timeout, True)
+    if r is not None:
+        k.cpu.regs[V0] = r & 0xFFFFFFFF
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelTryLockMutex(k, uid: int, count: int) -> int:
+    return _lock_mutex(k, uid, count, 0, False, try_only=True)
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelUnlockMutex(k, uid: int, count: int) -> int:
+    mutex = k.get(uid, Mutex)
+    if mutex is None or isinstance(mutex, LwMutex):
+        return codes.signed(codes.MUTEX_NOT_FOUND)
+    return _unlock(k, mutex, count, MUTEX_UNLOCK_ERRORS)
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelCancelMutex(k, uid: int, count: int, num_wait: Ptr) -> int:
+    mutex = k.get(uid, Mutex)
+    if mutex is None:
+        return codes.signed(codes.MUTEX_NOT_FOUND)
+    if num_wait:
+        k.memory.write_u32(num_wait, len(mutex.waiters))
+    _cancel(k, mutex)
+    mutex.count = max(count, 0)
+    mutex.owner = k.threads.current if count > 0 else None
+    return 0
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelReferMutexStatus(k, uid: int, info: Ptr) -> int:
+    mutex = k.get(uid, Mutex)
+    if mutex is None:
+        return codes.signed(codes.MUTEX_NOT_FOUND)
+    owner = mutex.owner.uid if mutex.owner else -1
+    _write_status(k, info, _status_block(56, mutex.name, [mutex.attr, mutex.init, mutex.count, owner,
+                                                           len(mutex.waiters)]))
+    return 0
+
+
+# ------------------------------------------------------------------ lightweight mutexes
+# The lock state lives in a guest work area: lockLevel, lockThread, attr, numWaitThreads, uid.
+class LwMutex(Mutex):
+    kind = "lwmutex"
+
+    def __init__(self, name, attr, count, workarea):
+        super().__init__(name, attr, count)
+        self.workarea = workarea
+
+
+LW_LOCK_ERRORS = (codes.LWMUTEX_LOCKED, codes.LWMUTEX_LOCK_OVERFLOW, codes.LWMUTEX_RECURSIVE_NOT_ALLOWED)
+LW_UNLOCK_ERRORS = (codes.LWMUTEX_UNLOCKED, codes.LWMUTEX_UNLOCK_UNDERFLOW)
+
+
+def _lw_sync_out(k, lw) -> None:
+    """Mirror the lock state into the guest work area (programs read it directly)."""
+    m = k.memory
+    m.write_u32(lw.workarea, lw.count)
+    m.write_u32(lw.workarea + 4, lw.owner.uid if lw.owner else 0)
+    m.write_u32(lw.workarea + 8, lw.attr)
+    m.write_u32(lw.workarea + 12, len(lw.waiters))
+    m.write_u32(lw.workarea + 16, lw.uid)
+    m.write(lw.workarea + 20, bytes(12))  # the three pad words are cleared
+
+
+def _lw(k, workarea):
+    if not workarea or not k.memory.is_valid(workarea, 20):
+        return None
+    return k.get(k.memory.read_u32(workarea + 16), LwMutex)
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelCreateLwMutex(k, workarea: Ptr, name: CStr, attr: U32, count: int, option: Ptr) -> int:
+    if name is None or not workarea:
+        return codes.signed(codes.KERNEL_ERROR)
+    if attr & ~0xBFF:
+        return codes.signed(codes.ILLEGAL_ATTR)
+    if count < 0 or (count > 1 and not attr & Mutex.ATTR_RECURSIVE):
+        return codes.signed(codes.ILLEGAL_COUNT)
+    lw = LwMutex(_name(name), attr, count, workarea)
+    lw.uid = k.new_uid(lw)
+    if count > 0:
+        lw.owner = k.threads.current
+        lw.count = count
+    _lw_sync_out(k, lw)
+    return 0
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelDeleteLwMutex(k, workarea: Ptr) -> int:
+    lw = _lw(k, workarea)
+    if lw is None:
+        return codes.signed(codes.LWMUTEX_NOT_FOUND)
+    _delete(k, lw)
+    k.memory.fill(workarea, 0, 20)
+    return 0
+
+
+def _lock_lw(k, workarea, count, timeout, cb, try_only=False):
+    lw = _lw(k, workarea)
+    if lw is None:
+        return codes.signed(codes.LWMUTEX_NOT_FOUND)
+    r = _lock(k, lw, count, timeout, cb, try_only, LW_LOCK_ERRORS)
+    _lw_sync_out(k, lw)
+    return r
+
+
+@hle("Kernel_Library", cost=costs.SYNC)
+def sceKernelLockLwMutex(k, workarea: Ptr, count: int, timeout: Ptr) -> Raw:
+    r = _lock_lw(k, workarea, count, timeout, False)
+    if r is not None:
+        k.cpu.regs[V0] = r & 0xFFFFFFFF
+
+
+@hle("Kernel_Library", cost=costs.SYNC)
+def sceKernelLockLwMutexCB(k, workarea: Ptr, count: int, timeout: Ptr) -> Raw:
+    r = _lock_lw(k, workarea, count, timeout, True)
+    if r is not None:
+        k.cpu.regs[V0] = r & 0xFFFFFFFF
+
+
+@hle("Kernel_Library", cost=costs.SYNC)
+def sceKernelTryLockLwMutex(k, workarea: Ptr, count: int) -> int:
+    return _lock_lw(k, workarea, count, 0, False, try_only=True)
+
+
+@hle("Kernel_Library", cost=costs.SYNC)
+def sceKernelTryLockLwMutex_600(k, workarea: Ptr, count: int) -> int:
+    return _lock_lw(k, workarea, count, 0, False, try_only=True)
+
+
+@hle("Kernel_Library", cost=costs.SYNC)
+def sceKernelUnlockLwMutex(k, workarea: Ptr, count: int) -> int:
+    lw = _lw(k, workarea)
+    if lw is None:
+        return codes.signed(codes.LWMUTEX_NOT_FOUND)
+    r = _unlock(k, lw, count, LW_UNLOCK_ERRORS)
+    _lw_sync_out(k, lw)
+    return r
+
+
+@hle("Kernel_Library", cost=costs.SYNC)
+def sceKernelReferLwMutexStatus(k, workarea: Ptr, info: Ptr) -> int:
+    lw = _lw(k, workarea)
+    if lw is None:
+        return codes.signed(codes.LWMUTEX_NOT_FOUND)
+    owner = lw.owner.uid if lw.owner else -1
+    _write_status(k, info, _status_block(64, lw.name, [lw.attr, lw.uid, workarea, lw.init, lw.count, owner,
+                                                        len(lw.waiters)]))
+    return 0
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelReferLwMutexStatusByID(k, uid: int, info: Ptr) -> int:
+    lw = k.get(uid, LwMutex)
+    if lw is None:
+        return codes.signed(codes.LWMUTEX_NOT_FOUND)
+    return sceKernelReferLwMutexStatus(k, lw.workarea, info)
+
+
+# ------------------------------------------------------------------ message boxes
+class Mbx(SyncObject):
+    kind = "mbx"
+
+    def __init__(self, name, attr):
+        super().__init__(name, attr)
+        self.messages: list[int] = []  # guest addresses of message headers (first word: next link)
+
+
+MBX_ATTR_MSG_PRIORITY = 0x400
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelCreateMbx(k, name: CStr, attr: U32, option: Ptr) -> int:
+    if name is None:
+        return codes.signed(codes.KERNEL_ERROR)
+    if attr & ~0x5FF:
+        return codes.signed(codes.ILLEGAL_ATTR)
+    mbx = Mbx(_name(name), attr)
+    mbx.uid = k.new_uid(mbx)
+    return mbx.uid
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelDeleteMbx(k, uid: int) -> int:
+    mbx = k.get(uid, Mbx)
+    if mbx is None:
+        return codes.signed(codes.NOT_FOUND_MESSAGE_BOX)
+    _delete(k, mbx)
+    return 0
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelSendMbx(k, uid: int, msg: Ptr) -> int:
+    mbx = k.get(uid, Mbx)
+    if mbx is None:
+        return codes.signed(codes.NOT_FOUND_MESSAGE_BOX)
+    waiters = mbx.ordered_waiters()
+    if waiters:
+        t = waiters[0]
+        k.memory.write_u32(t.wait.data, msg)
+        k.threads.wake(t, 0)
+        return 0
+    if mbx.attr & MBX_ATTR_MSG_PRIORITY:
+        prio = k.memory.read_u8(msg + 4)
+        pos = len(mbx.messages)
+        for i, other in enumerate(mbx.messages):
+            if k.memory.read_u8(other + 4) > prio:
+                pos = i
+                break
+        mbx.messages.insert(pos, msg)
+    else:
+        mbx.messages.append(msg)
+    _mbx_relink(k, mbx)
+    return 0
+
+
+def _mbx_relink(k, mbx) -> None:
+    for a, b in zip(mbx.messages, mbx.messages[1:] + [0]):
+        k.memory.write_u32(a, b)
+
+
+def _receive(k, uid, out, timeout, cb, poll=False):
+    mbx = k.get(uid, Mbx)
+    if mbx is None:
+        return codes.signed(codes.NOT_FOUND_MESSAGE_BOX)
+    if mbx.messages:
+        k.memory.write_u32(out, mbx.messages.pop(0))
+        _mbx_relink(k, mbx)
+        return 0
+    if poll:
+        return codes.signed(codes.MESSAGEBOX_NO_MESSAGE)
+    _wait_on(k, mbx, "mbx", timeout, cb, data=out)
+    return None
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelReceiveMbx(k, uid: int, out: Ptr, timeout: Ptr) -> Raw:
+    r = _receive(k, uid, out, timeout, False)
+    if r is not None:
+        k.cpu.regs[V0] = r & 0xFFFFFFFF
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelReceiveMbxCB(k, uid: int, out: Ptr, timeout: Ptr) -> Raw:
+    r = _receive(k, uid, out, timeout, True)
+    if r is not None:
+        k.cpu.regs[V0] = r & 0xFFFFFFFF
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelPollMbx(k, uid: int, out: Ptr) -> int:
+    return _receive(k, uid, out, 0, False, poll=True)
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelCancelReceiveMbx(k, uid: int, num_wait: Ptr) -> int:
+    mbx = k.get(uid, Mbx)
+    if mbx is None:
+        return codes.signed(codes.NOT_FOUND_MESSAGE_BOX)
+    if num_wait:
+        k.memory.write_u32(num_wait, len(mbx.waiters))
+    _cancel(k, mbx)
+    return 0
+
+
+@hle(LIB, cost=costs.SYNC)
+def sceKernelReferMbxStatus(k, uid: int, info: Ptr) -> int:
+    mbx = k.get(uid, Mbx)
+    if mbx is None:
+        return codes.signed(codes.NOT_FOUND_MESSAGE_BOX)
+    first = mbx.messages[0] if mbx.messages else 0
+    _write_status(k, info, _status_block(52, mbx.name, [mbx.attr, len(mbx.waiters), len(mbx.messages), first]))
+    return 0

@@ -1,0 +1,837 @@
+"""Threads (ThreadManForUser): creation, the PSP scheduler, waits, sleep/wakeup, delays,
+callbacks. Sync objects (semaphores, flags, mutexes, message boxes) live in sync.py.
+
+Scheduling rules as on the PSP: the ready thread with the lowest priority number runs;
+equal priorities run in FIFO order with no time slicing; a thread runs until it waits,
+exits, or a higher-priority thread becomes ready (then it goes back to the front of its
+priority's queue). A thread that waits gives the CPU to the next ready thread.
+"""
+
+from allegrex.cpu.state import PC, NPC, CpuState
+from allegrex.hle import codes, costs
+from allegrex.hle.registry import CStr, Ptr, Raw, U32, U64, hle
+
+RUNNING, READY, WAITING, SUSPENDED, DORMANT, DEAD = 1, 2, 4, 8, 16, 32
+WAITING_SUSPENDED = WAITING | SUSPENDED
+ATTR_NO_FILLSTACK = 0x00100000
+ATTR_CLEAR_STACK = 0x00200000
+MIN_STACK = 0x200
+LOWEST_PRIORITY, HIGHEST_PRIORITY = 0x7F, 0x08
+A0, A1, A2, A3, GP, SP, FP, RA, K0 = 4, 5, 6, 7, 28, 29, 30, 31, 26
+V0 = 2
+THREAD_INFO_SIZE = 104
+
+
+class Wait:
+    """Why a thread waits: kind (sleep, delay, sema...), the object, an optional timeout
+    pointer and deadline, whether callbacks may run meanwhile, and kind-specific data."""
+
+    def __init__(self, kind, obj=None, cb=False, timeout_ptr=0, data=None):
+        self.kind = kind
+        self.obj = obj
+        self.cb = cb
+        self.timeout_ptr = timeout_ptr
+        self.data = data
+        self.timer = None
+        self.deadline = None
+
+
+class Thread:
+    def __init__(self, name, entry, priority, stack_size, attr, gp):
+        self.uid = 0
+        self.name = name
+        self.entry = entry
+        self.priority = priority
+        self.init_priority = priority
+        self.attr = attr
+        self.stack_size = stack_size
+        self.stack_block = None
+        self.stack_addr = 0
+        self.gp = gp
+        self.status = DORMANT
+        self.wait: Wait | None = None
+        self.context = None
+        self.exit_status = codes.signed(codes.THREAD_IS_NOT_DORMANT)  # what it reads before it ever exits
+        self.wakeup_count = 0
+        self.callbacks: list = []  # Callback objects owned by this thread
+        self.cb_saved = None  # context to return to after a callback
+        self.in_callback = None
+        self.run_clocks = 0
+        self.deleted_on_exit = False
+
+
+class Callback:
+    def __init__(self, name, func, common, owner):
+        self.uid = 0
+        self.name = name
+        self.func = func
+        self.common = common
+        self.owner = owner
+        self.notify_count = 0
+        self.notify_arg = 0
+
+
+class ThreadManager:
+    def __init__(self, kernel):
+        self.k = kernel
+        self.threads: list[Thread] = []
+        self.ready: list[Thread] = []
+        self.current: Thread | None = None
+        self.dispatch_suspended = False
+
+    # --- queries ---
+    def any_alive(self) -> bool:
+        return any(t.status not in (DORMANT, DEAD) for t in self.threads)
+
+    def describe_waits(self) -> str:
+        lines = []
+        for t in self.threads:
+            if t.status & WAITING and t.wait is not None:
+                obj = t.wait.obj
+                what = getattr(obj, "name", None)
+                lines.append(f"  thread {t.name!r} waits: {t.wait.kind}" + (f" on {what!r}" if what else ""))
+        return "\n".join(lines)
+
+    # --- context helpers ---
+    def regs_of(self, thread: Thread):
+        """The register array holding `thread`'s registers (live CPU when running)."""
+        if thread is self.current and thread.in_callback is None:
+            return self.k.cpu.regs
+        if thread.in_callback is not None:
+            return thread.cb_saved[0] if thread.cb_saved is not None else self.k.cpu.regs
+        return thread.context[0]
+
+    def set_result(self, thread: Thread, value: int) -> None:
+        if thread.in_callback is not None:
+            thread.cb_saved[0][V0] = value & 0xFFFFFFFF
+        elif thread is self.current:
+            self.k.cpu.regs[V0] = value & 0xFFFFFFFF
+        else:
+            thread.context[0][V0] = value & 0xFFFFFFFF
+
+    # --- lifecycle ---
+    def create(self, name, entry, priority, stack_size, attr, gp) -> Thread:
+        thread = Thread(name, entry, priority, stack_size, attr, gp)
+        thread.uid = self.k.new_uid(thread)
+        self.threads.append(thread)
+        return thread
+
+    def start(self, thread: Thread, argsize: int, argp: int) -> None:
+        k = self.k
+        size = (thread.stack_size + 0xFF) & ~0xFF
+        if thread.stack_block is None:
+            block = k.sysmem.alloc_block(2, f"stack {thread.name}", high=True, size=size)
+            if block is None:
+                raise MemoryError
+            thread.stack_block = block
+            thread.stack_addr = block.addr
+        if not thread.attr & ATTR_NO_FILLSTACK:
+            k.memory.fill(thread.stack_addr, 0xFF, size)
+        k.memory.write_u32(thread.stack_addr, thread.uid)  # the firmware marks the stack bottom with the uid
+        top = thread.stack_addr + size
+        sp = top - 64
+        # a new thread starts from the reset state (FCR0/FCR31, VFPU prefixes and control)
+        ctx_regs, fpr, vpr, vctrl = CpuState().save_context()
+        argaddr = 0
+        if argp and argsize > 0:
+            sp -= (argsize + 0xF) & ~0xF
+            k.memory.write(sp, k.memory.read(argp, argsize))
+            argaddr = sp
+        ctx_regs[A0] = argsize & 0xFFFFFFFF
+        ctx_regs[A1] = argaddr
+        ctx_regs[GP] = thread.gp
+        ctx_regs[SP] = sp
+        ctx_regs[FP] = sp
+        ctx_regs[K0] = top - 64
+        ctx_regs[RA] = k.trampoline("thread-return", _thread_returned)
+        ctx_regs[PC] = thread.entry
+        ctx_regs[NPC] = thread.entry + 4
+        thread.context = (ctx_regs, fpr, vpr, vctrl)
+        thread.priority = thread.init_priority
+        thread.wakeup_count = 0
+        thread.exit_status = codes.signed(codes.THREAD_IS_NOT_DORMANT)
+        thread.wait = None
+        self.make_ready(thread)
+        k.cpu.counters[0] += costs.THREAD_CREATE
+
+    def make_ready(self, thread: Thread, front: bool = False) -> None:
+        thread.status = READY
+        if thread in self.ready:
+            self.ready.remove(thread)
+        if front:
+            self.ready.insert(0, thread)
+        else:
+            self.ready.append(thread)
+
+    def exit(self, thread: Thread, status: int) -> None:
+        """The thread ends (returned, exited or terminated): dormant, waiters on its end woken."""
+        if thread is self.current:
+            self.current = None
+        if thread in self.ready:
+            self.ready.remove(thread)
+        self.cancel_wait(thread)
+        thread.status = DORMANT
+        thread.exit_status = status
+        thread.in_callback = None
+        thread.cb_saved = None
+        from allegrex.hle import sync
+        sync.release_held_by(self.k, thread)
+        for other in self.threads:
+            if other.status & WAITING and other.wait and other.wait.kind == "thread-end" and other.wait.obj is thread:
+                self.wake(other, status)
+
+    def delete(self, thread: Thread) -> None:
+        thread.status = DEAD
+        if thread.stack_block is not None:
+            self.k.sysmem.free_block(thread.stack_block)
+            thread.stack_block = None
+        for cb in thread.callbacks:
+            self.k.free_uid(cb.uid)
+        self.threads.remove(thread)
+        self.k.free_uid(thread.uid)
+
+    # --- waiting ---
+    def block(self, wait: Wait, thread: Thread | None = None, timeout_us: int | None = None) -> None:
+        """Put the current thread (or `thread`) into `wait`; the caller has already set the
+        provisional v0. A timeout pointer in wait.timeout_ptr or timeout_us arms a deadline."""
+        k = self.k
+        thread = thread or self.current
+        if wait.timeout_ptr:
+            # like delays, very short timeouts take a minimum time on the PSP (estimate)
+            timeout_us = max(k.memory.read_u32(wait.timeout_ptr), MIN_DELAY_US)
+        if timeout_us is not None:
+            wait.deadline = k.now_us() + max(timeout_us, 0)
+            wait.timer = k.timers.add(wait.deadline, lambda t=thread, w=wait: self._timed_out(t, w))
+        thread.wait = wait
+        if thread in self.ready:
+            self.ready.remove(thread)
+        if thread.status & SUSPENDED:
+            thread.status = WAITING_SUSPENDED
+        else:
+            thread.status = WAITING
+        if wait.cb and self.pending_callbacks(thread):
+            self.run_callbacks(thread)
+
+    def _timed_out(self, thread: Thread, wait: Wait) -> None:
+        if thread.wait is not wait:
+            return
+        wait.timer = None
+        result = codes.signed(codes.WAIT_TIMEOUT)
+        if wait.kind in ("delay", "vblank"):
+            result = 0
+        self.wake(thread, result)
+
+    def wake(self, thread: Thread, result: int) -> None:
+        """End `thread`'s wait with `result` as the return value of its blocking call."""
+        wait = thread.wait
+        if wait is None:
+            return
+        k = self.k
+        if wait.timer is not None:
+            k.timers.cancel(wait.timer)
+        if wait.timeout_ptr and wait.deadline is not None:
+            left = max(0, wait.deadline - k.now_us())
+            if k.memory.is_valid(wait.timeout_ptr, 4):
+                k.memory.write_u32(wait.timeout_ptr, left)
+        from allegrex.hle import sync
+        sync.forget_waiter(wait, thread)
+        thread.wait = None
+        self.set_result(thread, result)
+        if thread.in_callback is not None:
+            return  # becomes ready when its callback returns
+        if thread.status == WAITING_SUSPENDED:
+            thread.status = SUSPENDED
+        elif thread.status & WAITING:
+            self.make_ready(thread)
+
+    def cancel_wait(self, thread: Thread) -> None:
+        wait = thread.wait
+        if wait is None:
+            return
+        if wait.timer is not None:
+            self.k.timers.cancel(wait.timer)
+        from allegrex.hle import sync
+        sync.forget_waiter(wait, thread)
+        thread.wait = None
+
+    # --- the scheduler ---
+    def best_ready(self):
+        if not self.ready:
+            return None
+        return min(self.ready, key=lambda t: t.priority)
+
+    def reschedule(self) -> None:
+        cur = self.current
+        if cur is not None and cur.status == RUNNING:
+            if self.dispatch_suspended:
+                return
+            best = self.best_ready()
+            if best is None or best.priority >= cur.priority:
+                return
+            self.make_ready(cur, front=True)  # preempted: first in line at its priority
+        self.switch_to(self.best_ready())
+
+    def yield_current(self) -> None:
+        """Current thread to the back of its priority queue (sceKernelRotateThreadReadyQueue)."""
+        cur = self.current
+        if cur is not None and cur.status == RUNNING:
+            self.make_ready(cur)
+
+    def switch_to(self, thread: Thread | None) -> None:
+        k = self.k
+        cur = self.current
+        if cur is thread:
+            if thread is not None:
+                thread.status = RUNNING
+            return
+        if cur is not None and cur.status not in (DORMANT, DEAD):
+            cur.context = k.cpu.save_context()
+        self.current = thread
+        if thread is None:
+            return
+        self.ready.remove(thread)
+        thread.status = RUNNING
+        k.cpu.load_context(thread.context)
+        k.cpu.counters[0] += costs.THREAD_SWITCH
+
+    # --- callbacks ---
+    def pending_callbacks(self, thread: Thread) -> list:
+        return [cb for cb in thread.callbacks if cb.notify_count > 0]
+
+    def run_callbacks(self, thread: Thread) -> bool:
+        """Make `thread` run its first pending callback now (it keeps its wait)."""
+        pending = self.pending_callbacks(thread)
+        if not pending or thread.in_callback is not None:
+            return False
+        cb = pending[0]
+        k = self.k
+        if thread is self.current:
+            saved = k.cpu.save_context()
+        else:
+            saved = thread.context
+        regs, fpr, vpr, vctrl = (a.copy() for a in saved)
+        thread.cb_saved = saved
+        count, arg = cb.notify_count, cb.notify_arg
+        cb.notify_count = 0
+        cb.notify_arg = 0
+        regs[A0] = count
+        regs[A1] = arg & 0xFFFFFFFF
+        regs[A2] = cb.common & 0xFFFFFFFF
+        regs[SP] = (int(regs[SP]) - 0x40) & 0xFFFFFFFF
+        regs[RA] = k.trampoline("callback-return", _callback_returned)
+        regs[PC] = cb.func
+        regs[NPC] = cb.func + 4
+        thread.in_callback = cb
+        if thread is self.current:
+            k.cpu.load_context((regs, fpr, vpr, vctrl))
+            thread.status = RUNNING
+        else:
+            thread.context = (regs, fpr, vpr, vctrl)
+            self.make_ready(thread)
+        return True
+
+    def notify(self, cb: Callback, arg: int) -> None:
+        cb.notify_count += 1
+        cb.notify_arg = arg
+        owner = cb.owner
+        if owner.status & WAITING and owner.wait is not None and owner.wait.cb:
+            self.run_callbacks(owner)
+
+
+def _thread_returned(k) -> None:
+    """A thread's entry function returned: its v0 is the exit status."""
+    t = k.threads.current
+    status = codes.signed(int(k.cpu.regs[V0]))
+    k.threads.exit(t, status)
+    if t.deleted_on_exit:
+        k.threads.delete(t)
+
+
+def _callback_returned(k) -> None:
+    tm = k.threads
+    t = tm.current
+    cb = t.in_callback
+    result = int(k.cpu.regs[V0])
+    if cb is not None and result != 0 and cb in t.callbacks:  # a non-zero return deletes the callback
+        t.callbacks.remove(cb)
+        k.free_uid(cb.uid)
+    saved = t.cb_saved
+    t.in_callback = None
+    t.cb_saved = None
+    k.cpu.load_context(saved)
+    if t.wait is not None and tm.pending_callbacks(t):
+        tm.run_callbacks(t)
+        return
+    if t.wait is not None and t.wait.kind == "check-callbacks":
+        tm.wake(t, 1)
+    if t.wait is not None:
+        t.status = WAITING
+        t.context = k.cpu.save_context()
+        tm.current = None
+    else:
+        t.status = RUNNING
+
+
+def current(k) -> Thread:
+    return k.threads.current
+
+
+# ---------------------------------------------------------------- thread calls
+LIB = "ThreadManForUser"
+
+
+@hle(LIB, cost=costs.THREAD_CREATE)
+def sceKernelCreateThread(k, name: CStr, entry: Ptr, priority: int, stack_size: int, attr: U32, option: Ptr) -> int:
+    if name is None:
+        return codes.signed(codes.KERNEL_ERROR)
+    if stack_size < MIN_STACK:
+        return codes.signed(codes.ILLEGAL_STACK_SIZE)
+    if priority < HIGHEST_PRIORITY or priority > LOWEST_PRIORITY:
+        return codes.signed(codes.ILLEGAL_PRIORITY)
+    if entry == 0 or not k.memory.is_valid(entry, 4):
+        return codes.signed(codes.ILLEGAL_ENTRY)
+    gp = int(k.cpu.regs[GP])
+    thread = k.threads.create(name, entry, priority, stack_size, attr | 0x80000000, gp)
+    block = k.sysmem.alloc_block(2, f"stack {name}", high=True, size=(stack_size + 0xFF) & ~0xFF)
+    if block is None:
+        k.threads.delete(thread)
+        return codes.signed(codes.NO_MEMORY)
+    thread.stack_block = block
+    thread.stack_addr = block.addr
+    return thread.uid
+
+
+def _thread(k, uid):
+    if uid == 0:
+        return k.threads.current
+    return k.get(uid, Thread)
+
+
+@hle(LIB, cost=costs.THREAD_CREATE)
+def sceKernelStartThread(k, uid: int, argsize: int, argp: Ptr) -> int:
+    if uid == 0:
+        return codes.signed(codes.ILLEGAL_THREAD)
+    thread = k.get(uid, Thread)
+    if thread is None:
+        return codes.signed(codes.NOT_FOUND_THREAD)
+    if thread.status != DORMANT:
+        return codes.signed(codes.THREAD_IS_NOT_DORMANT)
+    k.threads.start(thread, argsize, argp)
+    return 0
+
+
+@hle(LIB, cost=costs.THREAD_SWITCH)
+def sceKernelExitThread(k, status: int) -> Raw:
+    t = k.threads.current
+    k.threads.exit(t, status)
+
+
+@hle(LIB, cost=costs.THREAD_SWITCH)
+def _sceKernelExitThread(k, status: int) -> Raw:
+    sceKernelExitThread(k, status)
+
+
+@hle(LIB, cost=costs.THREAD_SWITCH)
+def sceKernelExitDeleteThread(k, status: int) -> Raw:
+    t = k.threads.current
+    k.threads.exit(t, status)
+    k.threads.delete(t)
+
+
+@hle(LIB)
+def sceKernelDeleteThread(k, uid: int) -> int:
+    if uid == 0:
+        return codes.signed(codes.ILLEGAL_THREAD)
+    thread = k.get(uid, Thread)
+    if thread is None or thread is k.threads.current:
+        return codes.signed(codes.NOT_FOUND_THREAD if thread is None else codes.ILLEGAL_THREAD)
+    if thread.status != DORMANT:
+        return codes.signed(codes.THREAD_IS_NOT_DORMANT)
+    k.threads.delete(thread)
+    return 0
+
+
+@hle(LIB)
+def sceKernelTerminateThread(k, uid: int) -> int:
+    if uid == 0:
+        return codes.signed(codes.ILLEGAL_THREAD)
+    thread = k.get(uid, Thread)
+    if thread is None:
+        return codes.signed(codes.NOT_FOUND_THREAD)
+    if thread is k.threads.current:
+        return codes.signed(codes.ILLEGAL_THREAD)
+    if thread.status == DORMANT:
+        return codes.signed(codes.THREAD_ALREADY_DORMANT)
+    k.threads.exit(thread, codes.signed(codes.THREAD_IS_TERMINATED))
+    return 0
+
+
+@hle(LIB)
+def sceKernelTerminateDeleteThread(k, uid: int) -> int:
+    if uid == 0:
+        return codes.signed(codes.ILLEGAL_THREAD)
+    thread = k.get(uid, Thread)
+    if thread is None:
+        return codes.signed(codes.NOT_FOUND_THREAD)
+    if thread is k.threads.current:
+        return codes.signed(codes.ILLEGAL_THREAD)
+    if thread.status != DORMANT:
+        k.threads.exit(thread, codes.signed(codes.THREAD_IS_TERMINATED))
+    k.threads.delete(thread)
+    return 0
+
+
+@hle(LIB)
+def sceKernelGetThreadId(k) -> int:
+    return k.threads.current.uid
+
+
+@hle(LIB)
+def sceKernelGetThreadCurrentPriority(k) -> int:
+    return k.threads.current.priority
+
+
+@hle(LIB)
+def sceKernelChangeThreadPriority(k, uid: int, priority: int) -> int:
+    thread = _thread(k, uid)
+    if thread is None:
+        return codes.signed(codes.NOT_FOUND_THREAD)
+    if priority == 0:
+        priority = k.threads.current.priority
+    if priority < HIGHEST_PRIORITY or priority > LOWEST_PRIORITY:
+        return codes.signed(codes.ILLEGAL_PRIORITY)
+    if thread.status == DORMANT:
+        return codes.signed(codes.THREAD_ALREADY_DORMANT)
+    thread.priority = priority
+    if thread.status == READY:
+        k.threads.make_ready(thread)  # moves to the back of its new priority
+    return 0
+
+
+@hle(LIB)
+def sceKernelRotateThreadReadyQueue(k, priority: int) -> int:
+    cur = k.threads.current
+    if priority == 0 or priority == cur.priority:
+        k.threads.yield_current()
+    else:
+        same = [t for t in k.threads.ready if t.priority == priority]
+        if same:
+            k.threads.make_ready(same[0])
+    return 0
+
+
+@hle(LIB)
+def sceKernelGetThreadExitStatus(k, uid: int) -> int:
+    if uid == 0:
+        return codes.signed(codes.NOT_FOUND_THREAD)
+    thread = _thread(k, uid)
+    if thread is None:
+        return codes.signed(codes.NOT_FOUND_THREAD)
+    if thread.status != DORMANT:
+        return codes.signed(codes.THREAD_IS_NOT_DORMANT)
+    return thread.exit_status
+
+
+@hle(LIB)
+def sceKernelChangeCurrentThreadAttr(k, clear: U32, set_: U32) -> int:
+    t = k.threads.current
+    t.attr = (t.attr & ~clear) | set_
+    return 0
+
+
+@hle(LIB)
+def sceKernelReferThreadStatus(k, uid: int, info: Ptr) -> int:
+    thread = _thread(k, uid)
+    if thread is None:
+        return codes.signed(codes.NOT_FOUND_THREAD)
+    if not info:
+        return codes.signed(codes.ILLEGAL_ADDR)
+    size = k.memory.read_u32(info)
+    m = k.memory
+    data = bytearray(THREAD_INFO_SIZE)
+    data[0:4] = THREAD_INFO_SIZE.to_bytes(4, "little")
+    name = thread.name.encode("latin-1")[:31]
+    data[4:4 + len(name)] = name
+    fields = [thread.attr, thread.status, thread.entry, thread.stack_addr, thread.stack_size, thread.gp,
+              thread.init_priority, thread.priority,
+              _wait_type(thread), thread.wait.obj.uid if thread.wait and hasattr(thread.wait.obj, "uid") else 0,
+              thread.wakeup_count, thread.exit_status & 0xFFFFFFFF, thread.run_clocks & 0xFFFFFFFF,
+              thread.run_clocks >> 32, 0, 0, 0]
+    for i, value in enumerate(fields):
+        data[36 + 4 * i:40 + 4 * i] = (value & 0xFFFFFFFF).to_bytes(4, "little")
+    m.write(info, bytes(data[:min(size, THREAD_INFO_SIZE)] if size else data[:4]))
+    return 0
+
+
+def _wait_type(thread) -> int:
+    if thread.wait is None:
+        return 0
+    return {"sleep": 1, "delay": 2, "sema": 3, "eventflag": 4, "mbx": 5, "vpl": 6, "fpl": 7,
+            "msgpipe": 8, "thread-end": 9, "mutex": 13, "lwmutex": 14}.get(thread.wait.kind, 0)
+
+
+# --- sleep / wakeup ---
+def _sleep(k, cb: bool) -> int:
+    t = k.threads.current
+    if t.wakeup_count > 0:
+        t.wakeup_count -= 1
+        if cb:
+            k.threads.run_callbacks(t)
+        return 0
+    k.cpu.regs[V0] = 0
+    k.threads.block(Wait("sleep", cb=cb))
+    return None
+
+
+@hle(LIB, cost=costs.THREAD_SWITCH)
+def sceKernelSleepThread(k) -> Raw:
+    r = _sleep(k, False)
+    if r is not None:
+        k.cpu.regs[V0] = r
+
+
+@hle(LIB, cost=costs.THREAD_SWITCH)
+def sceKernelSleepThreadCB(k) -> Raw:
+    r = _sleep(k, True)
+    if r is not None:
+        k.cpu.regs[V0] = r
+
+
+@hle(LIB)
+def sceKernelWakeupThread(k, uid: int) -> int:
+    thread = _thread(k, uid)
+    if thread is None:
+        return codes.signed(codes.NOT_FOUND_THREAD)
+    if thread.status & WAITING and thread.wait and thread.wait.kind == "sleep":
+        k.threads.wake(thread, 0)
+    else:
+        thread.wakeup_count += 1
+    return 0
+
+
+@hle(LIB)
+def sceKernelCancelWakeupThread(k, uid: int) -> int:
+    thread = _thread(k, uid)
+    if thread is None:
+        return codes.signed(codes.NOT_FOUND_THREAD)
+    count, thread.wakeup_count = thread.wakeup_count, 0
+    return count
+
+
+@hle(LIB)
+def sceKernelSuspendThread(k, uid: int) -> int:
+    if uid == 0:
+        return codes.signed(codes.ILLEGAL_THREAD)
+    thread = k.get(uid, Thread)
+    if thread is None:
+        return codes.signed(codes.NOT_FOUND_THREAD)
+    if thread is k.threads.current:
+        return codes.signed(codes.ILLEGAL_THREAD)
+    if thread.status & SUSPENDED:
+        return codes.signed(codes.THREAD_ALREADY_SUSPEND)
+    if thread.status == DORMANT:
+        return codes.signed(codes.THREAD_ALREADY_DORMANT)
+    if thread.status == READY:
+        k.threads.ready.remove(thread)
+        thread.status = SUSPENDED
+    else:
+        thread.status |= SUSPENDED
+    return 0
+
+
+@hle(LIB)
+def sceKernelResumeThread(k, uid: int) -> int:
+    if uid == 0:
+        return codes.signed(codes.ILLEGAL_THREAD)
+    thread = k.get(uid, Thread)
+    if thread is None:
+        return codes.signed(codes.NOT_FOUND_THREAD)
+    if not thread.status & SUSPENDED:
+        return codes.signed(codes.THREAD_IS_NOT_SUSPEND)
+    if thread.status == WAITING_SUSPENDED:
+        thread.status = WAITING
+    else:
+        k.threads.make_ready(thread)
+    return 0
+
+
+@hle(LIB)
+def sceKernelReleaseWaitThread(k, uid: int) -> int:
+    if uid == 0:
+        return codes.signed(codes.ILLEGAL_THREAD)
+    thread = k.get(uid, Thread)
+    if thread is None:
+        return codes.signed(codes.NOT_FOUND_THREAD)
+    if not thread.status & WAITING:
+        return codes.signed(codes.THREAD_IS_NOT_WAIT)
+    k.threads.wake(thread, codes.signed(codes.WAIT_STATUS_RELEASED))
+    return 0
+
+
+# --- delays ---
+def _delay(k, us: int, cb: bool) -> None:
+    k.cpu.regs[V0] = 0
+    us = max(us, 0)
+    # the firmware never waits less than ~200 us for a delay (measured: tiny delays still yield)
+    k.threads.block(Wait("delay", cb=cb), timeout_us=max(us, MIN_DELAY_US))
+
+
+MIN_DELAY_US = 200
+
+
+@hle(LIB, cost=costs.THREAD_SWITCH)
+def sceKernelDelayThread(k, us: U32) -> Raw:
+    _delay(k, us, False)
+
+
+@hle(LIB, cost=costs.THREAD_SWITCH)
+def sceKernelDelayThreadCB(k, us: U32) -> Raw:
+    _delay(k, us, True)
+
+
+@hle(LIB, cost=costs.THREAD_SWITCH)
+def sceKernelDelaySysClockThread(k, clock: Ptr) -> Raw:
+    _delay(k, k.memory.read_u64(clock), False)
+
+
+@hle(LIB, cost=costs.THREAD_SWITCH)
+def sceKernelDelaySysClockThreadCB(k, clock: Ptr) -> Raw:
+    _delay(k, k.memory.read_u64(clock), True)
+
+
+# --- waiting for another thread ---
+def _wait_end(k, uid, timeout_ptr, cb) -> int | None:
+    thread = k.get(uid, Thread)
+    if thread is None:
+        return codes.signed(codes.NOT_FOUND_THREAD)
+    if thread is k.threads.current:
+        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    if thread.status == DORMANT:
+        return thread.exit_status
+    k.cpu.regs[V0] = 0
+    k.threads.block(Wait("thread-end", obj=thread, cb=cb, timeout_ptr=timeout_ptr))
+    return None
+
+
+@hle(LIB)
+def sceKernelWaitThreadEnd(k, uid: int, timeout: Ptr) -> Raw:
+    r = _wait_end(k, uid, timeout, False)
+    if r is not None:
+        k.cpu.regs[V0] = r & 0xFFFFFFFF
+
+
+@hle(LIB)
+def sceKernelWaitThreadEndCB(k, uid: int, timeout: Ptr) -> Raw:
+    r = _wait_end(k, uid, timeout, True)
+    if r is not None:
+        k.cpu.regs[V0] = r & 0xFFFFFFFF
+
+
+# --- callbacks ---
+@hle(LIB)
+def sceKernelCreateCallback(k, name: CStr, func: Ptr, common: Ptr) -> int:
+    if name is None or func == 0:
+        return codes.signed(codes.KERNEL_ERROR)
+    t = k.threads.current
+    cb = Callback(name, func, common, t)
+    cb.uid = k.new_uid(cb)
+    t.callbacks.append(cb)
+    return cb.uid
+
+
+@hle(LIB)
+def sceKernelDeleteCallback(k, uid: int) -> int:
+    cb = k.get(uid, Callback)
+    if cb is None:
+        return codes.signed(codes.NOT_FOUND_CALLBACK)
+    if cb in cb.owner.callbacks:
+        cb.owner.callbacks.remove(cb)
+    k.free_uid(uid)
+    return 0
+
+
+@hle(LIB)
+def sceKernelNotifyCallback(k, uid: int, arg: int) -> int:
+    cb = k.get(uid, Callback)
+    if cb is None:
+        return codes.signed(codes.NOT_FOUND_CALLBACK)
+    k.threads.notify(cb, arg)
+    return 0
+
+
+@hle(LIB)
+def sceKernelCancelCallback(k, uid: int) -> int:
+    cb = k.get(uid, Callback)
+    if cb is None:
+        return codes.signed(codes.NOT_FOUND_CALLBACK)
+    cb.notify_count = 0
+    cb.notify_arg = 0
+    return 0
+
+
+@hle(LIB)
+def sceKernelGetCallbackCount(k, uid: int) -> int:
+    cb = k.get(uid, Callback)
+    return codes.signed(codes.NOT_FOUND_CALLBACK) if cb is None else cb.notify_count
+
+
+@hle(LIB)
+def sceKernelCheckCallback(k) -> Raw:
+    t = k.threads.current
+    k.cpu.regs[V0] = 0
+    if k.threads.pending_callbacks(t):
+        k.threads.block(Wait("check-callbacks", cb=True))
+
+
+@hle(LIB)
+def sceKernelReferCallbackStatus(k, uid: int, info: Ptr) -> int:
+    cb = k.get(uid, Callback)
+    if cb is None:
+        return codes.signed(codes.NOT_FOUND_CALLBACK)
+    data = bytearray(56)
+    data[0:4] = (56).to_bytes(4, "little")
+    name = cb.name.encode("latin-1")[:31]
+    data[4:4 + len(name)] = name
+    for i, v in enumerate([cb.owner.uid, cb.func, cb.common, cb.notify_count, cb.notify_arg]):
+        data[36 + 4 * i:40 + 4 * i] = (v & 0xFFFFFFFF).to_bytes(4, "little")
+    k.memory.write(info, bytes(data))
+    return 0
+
+
+# --- dispatch control ---
+@hle(LIB)
+def sceKernelSuspendDispatchThread(k) -> int:
+    was = 0 if k.threads.dispatch_suspended else 1
+    k.threads.dispatch_suspended = True
+    return was
+
+
+@hle(LIB)
+def sceKernelResumeDispatchThread(k, state: int) -> int:
+    k.threads.dispatch_suspended = state == 0
+    return 0
+
+
+@hle(LIB)
+def sceKernelCheckThreadStack(k) -> int:
+    t = k.threads.current
+    return int(k.cpu.regs[SP]) - t.stack_addr
+
+
+@hle(LIB)
+def sceKernelGetThreadStackFreeSize(k, uid: int) -> int:
+    t = _thread(k, uid)
+    if t is None:
+        return codes.signed(codes.NOT_FOUND_THREAD)
+    # free = bytes still holding the 0xFF fill from the bottom up
+    data = k.memory.read(t.stack_addr + 4, t.stack_size - 4)
+    return len(data) - len(data.lstrip(b"\xff"))
+
+
+@hle(LIB)
+def sceKernelGetThreadmanIdType(k, uid: int) -> int:
+    from allegrex.hle import sync
+    obj = k.objects.get(uid & 0xFFFFFFFF)
+    types = {Thread: 1, sync.Semaphore: 2, sync.EventFlag: 3, sync.Mbx: 4, Callback: 8, sync.Mutex: 12,
+             sync.LwMutex: 13}
+    return types.get(type(obj), codes.signed(codes.ILLEGAL_ARGUMENT))

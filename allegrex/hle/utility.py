@@ -1,0 +1,105 @@
+"""sceUtility dialogs answered headlessly: the on-screen keyboard returns `--osk TEXT`,
+message dialogs answer as configured (`yes`, `no` or `back`). Both walk the real status
+sequence: INIT(1) -> VISIBLE(2) -> QUIT(3) after an update -> FINISHED(4) after
+ShutdownStart -> NONE(0)."""
+
+from allegrex.hle import codes
+from allegrex.hle.registry import Ptr, hle
+
+NONE, INIT, VISIBLE, QUIT, FINISHED = 0, 1, 2, 3, 4
+LIB = "sceUtility"
+RESULT_OFFSET = 28  # pspUtilityDialogCommon.result
+COMMON_SIZE = 48
+OSK_RESULT_CHANGED = 2
+MSG_BUTTONS = {"yes": 1, "no": 2, "back": 3}
+ERROR_WRONG_STATUS = 0x80110001  # a dialog call in the wrong state
+
+
+class Dialog:
+    def __init__(self):
+        self.status = NONE
+        self.params = 0
+        self.kind = None
+
+
+class Utility:
+    def __init__(self, kernel):
+        self.k = kernel
+        self.dialog = Dialog()
+
+    def start(self, kind, params) -> int:
+        d = self.dialog
+        if d.status != NONE:
+            return codes.signed(ERROR_WRONG_STATUS)
+        d.kind, d.params, d.status = kind, params, INIT
+        return 0
+
+    def get_status(self, kind) -> int:
+        d = self.dialog
+        if d.kind != kind:
+            return NONE
+        status = d.status
+        if status == INIT:
+            d.status = VISIBLE
+        elif status == FINISHED:
+            d.status = NONE
+            d.kind = None
+        return status
+
+    def update(self, kind) -> int:
+        d = self.dialog
+        if d.kind != kind or d.status != VISIBLE:
+            return codes.signed(ERROR_WRONG_STATUS)
+        self.finish(kind)
+        d.status = QUIT
+        return 0
+
+    def shutdown(self, kind) -> int:
+        d = self.dialog
+        if d.kind != kind or d.status != QUIT:
+            return codes.signed(ERROR_WRONG_STATUS)
+        d.status = FINISHED
+        return 0
+
+    def finish(self, kind) -> None:
+        m = self.k.memory
+        p = self.dialog.params
+        m.write_u32(p + RESULT_OFFSET, 0)
+        if kind == "osk":
+            count = m.read_u32(p + COMMON_SIZE)
+            data = m.read_u32(p + COMMON_SIZE + 4)
+            text = self.k.options.osk_text
+            for i in range(max(count, 1) if count else 0):
+                entry = data + 52 * i
+                limit = m.read_u32(entry + 48)  # outtextlimit, in characters
+                out = m.read_u32(entry + 40)
+                chars = text[:max(limit - 1, 0)] if limit else text
+                encoded = chars.encode("utf-16-le") + b"\0\0"
+                if out:
+                    m.write(out, encoded)
+                m.write_u32(entry + 36, len(chars) + 1)  # outtextlength
+                m.write_u32(entry + 44, OSK_RESULT_CHANGED)
+            m.write_u32(p + COMMON_SIZE + 8, 0)
+        elif kind == "msg":
+            button = MSG_BUTTONS.get(self.k.options.msgdialog_result, 1)
+            m.write_u32(p + COMMON_SIZE + 12 + 512 + 4, button)
+
+
+for _kind, _prefix in (("osk", "sceUtilityOsk"), ("msg", "sceUtilityMsgDialog")):
+    def _make(kind):
+        def init_start(k, params: Ptr) -> int:
+            return k.utility.start(kind, params)
+
+        def get_status(k) -> int:
+            return k.utility.get_status(kind)
+
+        def update(k, n: int) -> int:
+            return k.utility.update(kind)
+
+        def shutdown(k) -> int:
+            return k.utility.shutdown(kind)
+        return init_start, get_status, update, shutdown
+
+    _fns = _make(_kind)
+    for _suffix, _fn in zip(("InitStart", "GetStatus", "Update", "ShutdownStart"), _fns):
+        hle(LIB, name=f"{_prefix}{_suffix}")(_fn)

@@ -1,0 +1,125 @@
+"""Run the llama2 port's VFPU matmul kernels (psp/apps/llama2/matmul_vfpu.S) alone on the
+simulated CPU: assemble them, put weights and activations in guest RAM, call one kernel
+and read back the outputs and the cycle count. For tests (against numpy versions of the
+scalar kernels) and for cycles-per-weight figures."""
+
+from __future__ import annotations
+
+import struct
+import subprocess
+import sys
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from allegrex.llama.errors import LlamaError
+from allegrex.llama.host import APP_DIR
+
+CODE_BASE = 0x08804000
+DATA_BASE = 0x08900000
+BREAK_WORD = 0x0000000D  # `break 0`: the kernel returns here
+
+
+@lru_cache(maxsize=1)
+def assemble_kernels() -> tuple[bytes, dict[str, int]]:
+    """(.text bytes, offset of each global function) of matmul_vfpu.S."""
+    from elftools.elf.elffile import ELFFile
+    from vfpu.asm import rewrite_vfpu_lines
+
+    source = (APP_DIR / "matmul_vfpu.S").read_text()
+    with tempfile.TemporaryDirectory() as tmp:
+        src, obj = Path(tmp, "matmul_vfpu.S"), Path(tmp, "matmul_vfpu.o")
+        src.write_text(rewrite_vfpu_lines(source))
+        cmd = [sys.executable, "-m", "ziglang", "cc", "-target", "mipsel-freestanding-none", "-mcpu=mips2",
+               "-c", str(src), "-o", str(obj)]
+        result = subprocess.run(cmd, capture_output=True, text=True)
+        if result.returncode:
+            raise LlamaError(f"assembling matmul_vfpu.S failed:\n{result.stderr}")
+        with open(obj, "rb") as f:
+            elf = ELFFile(f)
+            text = elf.get_section_by_name(".text").data()
+            symbols = {s.name: s["st_value"] for s in elf.get_section_by_name(".symtab").iter_symbols()
+                       if s["st_info"]["bind"] == "STB_GLOBAL" and s["st_info"]["type"] == "STT_FUNC"}
+    return bytes(text), symbols
+
+
+class KernelRun:
+    """One call of a kernel: the outputs and the cycles and instructions it took."""
+
+    def __init__(self, out: np.ndarray, cycles: int, instructions: int):
+        self.out, self.cycles, self.instructions = out, cycles, instructions
+
+
+def _run(function: str, fields: list, blobs: list[bytes], out_count: int, model: str = "psp-2000") -> KernelRun:
+    from allegrex.machine import Machine
+
+    text, symbols = assemble_kernels()
+    if function not in symbols:
+        raise LlamaError(f"matmul_vfpu.S has no function {function}")
+    m = Machine(model)
+    m.load_raw(CODE_BASE, text + struct.pack("<I", BREAK_WORD))
+    addr, addrs = DATA_BASE + 64, []
+    for blob in blobs:
+        m.memory.write(addr, blob)
+        addrs.append(addr)
+        addr = (addr + len(blob) + 15) & ~15
+    out_addr = addr
+    words = []
+    for f in fields:
+        if isinstance(f, tuple):
+            words.append(out_addr if f[0] == "out" else addrs[f[1]])
+        else:
+            words.append(int(f))
+    m.memory.write(DATA_BASE, struct.pack(f"<{len(words)}I", *words))
+    regs = m.cpu.regs
+    regs[4] = DATA_BASE                          # a0: the argument block
+    regs[31] = CODE_BASE + len(text)             # ra: the break after the code
+    regs[29] = DATA_BASE - 0x100                 # sp (unused by the kernels)
+    m.cpu.jump(CODE_BASE + symbols[function])
+    c0, i0 = m.cycles, m.instructions
+    event = m.step(500_000_000)
+    if event.kind != "break":
+        raise LlamaError(f"{function} stopped with {event.kind} at 0x{event.pc:08x} (value 0x{event.value:x})")
+    out = np.frombuffer(m.memory.read(out_addr, out_count * 4), dtype="<f4").copy()
+    return KernelRun(out, m.cycles - c0, m.instructions - i0)
+
+
+def run_q80(wq: np.ndarray, ws: np.ndarray, xq: np.ndarray, xs: np.ndarray, group_size: int,
+            wide: bool | None = None, model: str = "psp-2000") -> KernelRun:
+    """out = W @ x as the q80 kernels compute it; rows a multiple of 4."""
+    d, n = wq.shape
+    if d % 4 or n % 4 or group_size % 4:
+        raise LlamaError("the VFPU q80 kernels take rows in fours and lengths in multiples of 4")
+    if wide is None:
+        wide = n % 16 == 0 and group_size % 16 == 0
+    groups = n // group_size
+    fields = [("blob", 0), ("blob", 1), ("blob", 2), ("blob", 3), ("out",), n, d, groups,
+              group_size // 16 if wide else group_size // 4, groups * 4]
+    blobs = [wq.astype(np.int8).tobytes(), ws.astype("<f4").tobytes(),
+             xq.astype("<f4").tobytes(), xs.astype("<f4").tobytes()]
+    return _run("vfpu_q80_rows16" if wide else "vfpu_q80_rows4", fields, blobs, d, model)
+
+
+def run_fp32(w: np.ndarray, x: np.ndarray, model: str = "psp-2000") -> KernelRun:
+    d, n = w.shape
+    if d % 4 or n % 4:
+        raise LlamaError("the VFPU fp32 kernel takes rows in fours and lengths in multiples of 4")
+    fields = [("blob", 0), 0, ("blob", 1), 0, ("out",), n * 4, d, 1, n // 4, 0]
+    return _run("vfpu_fp32_rows4", fields, [w.astype("<f4").tobytes(), x.astype("<f4").tobytes()], d, model)
+
+
+# ----------------------------------------------------------------------------- references
+
+def scalar_q80(wq, ws, xq, xs, group_size) -> np.ndarray:
+    """runq.c's matmul in float32, operation for operation: val += ((float)isum * ws) * xs."""
+    d, n = wq.shape
+    groups = n // group_size
+    isum = (wq.astype(np.int32).reshape(d, groups, group_size)
+            * xq.astype(np.int32).reshape(1, groups, group_size)).sum(axis=2)
+    val = np.zeros(d, dtype=np.float32)
+    ws = ws.reshape(d, groups).astype(np.float32)
+    for g in range(groups):
+        val = (val + (isum[:, g].astype(np.float32) * ws[:, g]) * np.float32(xs[g])).astype(np.float32)
+    return val

@@ -1,0 +1,165 @@
+"""Simulated MIPS of the allegrex run loop vs Unicorn on the same machine code.
+
+    PYTHONPATH=. python benchmarks/sim_speed.py [--elements N] [--repeat R]
+
+Two hand-assembled kernels: an int8 dot product (lb/lb/mult/mflo/addu) and a float
+multiply-accumulate loop (lwc1/lwc1/mul.s/add.s). Each is measured
+  - cold: a fresh process with an empty numba cache (compile included),
+  - warm: a fresh process with the numba cache filled (load + run),
+  - steady: the run loop alone, already compiled (MIPS = simulated instructions / s),
+and Unicorn (MIPS32 LE, QEMU TCG JIT) runs the identical words in the same process.
+"""
+
+import argparse
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CODE = 0x08804000
+A = 0x08900000
+B = 0x08A00000
+
+
+def _r(name):
+    from allegrex.cpu.state import GPR_NAMES
+    return GPR_NAMES.index(name)
+
+
+def _enc(name, **f):
+    from allegrex.cpu.decode import OP_INDEX, TABLE
+    row = TABLE[OP_INDEX[name]]
+    w = row.match
+    for key, shift in (("rs", 21), ("rt", 16), ("rd", 11), ("ft", 16), ("fs", 11), ("fd", 6)):
+        if key in f:
+            v = f[key]
+            w |= ((_r(v) if isinstance(v, str) else v) & 31) << shift
+    w |= f.get("imm", 0) & 0xFFFF
+    w |= (f.get("code", 0) & 0xFFFFF) << 6
+    return w
+
+
+def kernel(kind, elements, repeat):
+    """Machine code: `repeat` passes over `elements` items; ends with `break`.
+    s0 = passes left; a0/a1 = the two arrays; v0 (int) or $f3 (float) accumulates."""
+    setup = [_enc("lui", rt="s0", imm=repeat >> 16), _enc("ori", rt="s0", rs="s0", imm=repeat & 0xFFFF)]
+    outer = [_enc("lui", rt="a0", imm=A >> 16), _enc("lui", rt="a1", imm=B >> 16),
+             _enc("lui", rt="a2", imm=elements >> 16), _enc("ori", rt="a2", rs="a2", imm=elements & 0xFFFF)]
+    if kind == "int8":
+        body = [_enc("lb", rt="t0", rs="a0"), _enc("lb", rt="t1", rs="a1"),
+                _enc("addiu", rt="a0", rs="a0", imm=1), _enc("addiu", rt="a1", rs="a1", imm=1),
+                _enc("mult", rs="t0", rt="t1"), _enc("mflo", rd="t2"),
+                _enc("addiu", rt="a2", rs="a2", imm=-1)]
+        tail = [_enc("addu", rd="v0", rs="v0", rt="t2")]
+    else:
+        body = [_enc("lwc1", ft=0, rs="a0"), _enc("lwc1", ft=1, rs="a1"),
+                _enc("addiu", rt="a0", rs="a0", imm=4), _enc("addiu", rt="a1", rs="a1", imm=4),
+                _enc("mul.s", fd=2, fs=0, ft=1), _enc("addiu", rt="a2", rs="a2", imm=-1)]
+        tail = [_enc("add.s", fd=3, fs=3, ft=2)]
+    inner = body + [_enc("bne", rs="a2", rt="zero", imm=-(len(body) + 1))] + tail
+    close = [_enc("addiu", rt="s0", rs="s0", imm=-1)]
+    loop_len = len(outer) + len(inner) + len(close)
+    close += [_enc("bne", rs="s0", rt="zero", imm=-(loop_len + 1)), 0, _enc("break")]
+    words = [_enc("ctc1", rt="zero", rd=31)] + setup + outer + inner + close
+    return words
+
+
+def data(kind, elements):
+    import numpy as np
+    rng = np.random.default_rng(1)
+    if kind == "int8":
+        a = rng.integers(-128, 128, elements, dtype=np.int8)
+        b = rng.integers(-128, 128, elements, dtype=np.int8)
+    else:
+        a = rng.standard_normal(elements).astype(np.float32)
+        b = rng.standard_normal(elements).astype(np.float32)
+    return a.tobytes(), b.tobytes()
+
+
+def run_allegrex(kind, elements, repeat):
+    """(instructions, seconds in the run loop, result) for one full run."""
+    from allegrex.machine import Machine
+    m = Machine("psp-2000")
+    words = kernel(kind, elements, repeat)
+    a, b = data(kind, elements)
+    m.load_raw(A, a)
+    m.load_raw(B, b)
+    m.load_raw(CODE, struct.pack(f"<{len(words)}I", *words), entry=CODE)
+    t = time.perf_counter()
+    ev = m.run(max_instructions=10**12)
+    dt = time.perf_counter() - t
+    assert ev.kind == "break", ev
+    result = int(m.cpu.regs[2]) if kind == "int8" else float(m.cpu.fpr[3])
+    return m.instructions, dt, result
+
+
+def run_unicorn(kind, elements, repeat):
+    import unicorn
+    from unicorn import mips_const as M
+    words = kernel(kind, elements, repeat)
+    a, b = data(kind, elements)
+    uc = unicorn.Uc(unicorn.UC_ARCH_MIPS, unicorn.UC_MODE_MIPS32 | unicorn.UC_MODE_LITTLE_ENDIAN)
+    uc.mem_map(0x08800000, 0x400000)
+    uc.mem_write(A, a)
+    uc.mem_write(B, b)
+    code = struct.pack(f"<{len(words)}I", *words)
+    uc.mem_write(CODE, code)
+    t = time.perf_counter()
+    uc.emu_start(CODE, CODE + 4 * (len(words) - 1))  # stop at the break
+    dt = time.perf_counter() - t
+    if kind == "int8":
+        result = uc.reg_read(M.UC_MIPS_REG_V0) & 0xFFFFFFFF
+    else:
+        result = struct.unpack("<f", struct.pack("<I", uc.reg_read(M.UC_MIPS_REG_F3) & 0xFFFFFFFF))[0]
+    return dt, result
+
+
+def child(kind, elements, repeat):
+    """One fresh process: time from start to finished run (imports + compile/load + run)."""
+    t0 = time.perf_counter()
+    n, dt, result = run_allegrex(kind, elements, repeat)
+    print(json.dumps({"total": time.perf_counter() - t0, "loop": dt, "instructions": n}))
+
+
+def fresh_process(kind, elements, repeat, cache_dir=None):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    if cache_dir:
+        env["NUMBA_CACHE_DIR"] = cache_dir
+    out = subprocess.run([sys.executable, __file__, "--child", kind, "--elements", str(elements),
+                          "--repeat", str(repeat)], env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--elements", type=int, default=65536)
+    parser.add_argument("--repeat", type=int, default=60)
+    parser.add_argument("--child", choices=["int8", "float"])
+    args = parser.parse_args()
+    if args.child:
+        child(args.child, args.elements, args.repeat)
+        return
+    sys.path.insert(0, str(ROOT))
+    print(f"{'kernel':<7} {'instr':>11} {'cold s':>7} {'warm s':>7} {'allegrex MIPS':>14} "
+          f"{'unicorn MIPS':>13} {'ratio':>6}  results agree")
+    for kind in ("int8", "float"):
+        with tempfile.TemporaryDirectory() as empty_cache:
+            cold = fresh_process(kind, args.elements, 1, cache_dir=empty_cache)
+        fresh_process(kind, args.elements, 1)  # fill the default cache
+        warm = fresh_process(kind, args.elements, 1)
+        n, dt, ours = run_allegrex(kind, args.elements, args.repeat)
+        udt, theirs = run_unicorn(kind, args.elements, args.repeat)
+        agree = ours == theirs
+        print(f"{kind:<7} {n:>11,} {cold['total']:>7.2f} {warm['total']:>7.2f} {n / dt / 1e6:>14.1f} "
+              f"{n / udt / 1e6:>13.1f} {udt / dt:>6.2f}  {agree}")
+    print("cold/warm: seconds for a fresh process to import, compile or load the run loop and run one pass "
+          f"({args.elements} elements); MIPS: {args.repeat} passes, run loop only.")
+
+
+if __name__ == "__main__":
+    main()

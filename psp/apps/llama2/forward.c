@@ -1,0 +1,126 @@
+/* The transformer forward pass: RMSNorm, GQA attention with RoPE over the KV cache,
+ * SwiGLU feed-forward; llama2.c's run.c/runq.c arithmetic, operation for operation. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "llama2.h"
+
+enum { T_WQ, T_WK, T_WV, T_WO, T_W1, T_W2, T_W3 };
+
+static void rmsnorm(float *o, const float *x, const float *weight, int size) {
+    float ss = 0.0f;
+    for (int j = 0; j < size; j++) ss += x[j] * x[j];
+    ss /= size;
+    ss += 1e-5f;
+    ss = 1.0f / sqrtf(ss);
+    for (int j = 0; j < size; j++) o[j] = weight[j] * (ss * x[j]);
+}
+
+void softmax(float *x, int size) {
+    float max_val = x[0];
+    for (int i = 1; i < size; i++) if (x[i] > max_val) max_val = x[i];
+    float sum = 0.0f;
+    for (int i = 0; i < size; i++) { x[i] = expf(x[i] - max_val); sum += x[i]; }
+    for (int i = 0; i < size; i++) x[i] /= sum;
+}
+
+/* Prepare the input once (quantize for q80), then run the kernel over all rows. */
+static void matmul(Model *m, float *out, Act *a, float *x, int n, const Mat *w, int d, int prepared) {
+    a->f = x;
+    if (m->q80) {
+        if (!prepared) quantize_act(a, x, n, m->kernels != &kernels_scalar);
+        m->kernels->q80(out, a, w, n, d);
+    } else {
+        m->kernels->fp32(out, a, w, n, d);
+    }
+}
+
+/* cos/sin of pos * freq for each pair in a head: the same values run.c computes per element. */
+static void rope_table(Model *m, int pos) {
+    int head_size = m->c.dim / m->c.n_heads;
+    for (int i = 0; i < head_size; i += 2) {
+        float freq = 1.0f / powf(10000.0f, i / (float)head_size);
+        float val = pos * freq;
+        m->rope_cos[i / 2] = cosf(val);
+        m->rope_sin[i / 2] = sinf(val);
+    }
+}
+
+static void attention(Model *m, int l, int pos) {
+    const Config *p = &m->c;
+    int dim = p->dim, kv_dim = p->dim * p->n_kv_heads / p->n_heads, kv_mul = p->n_heads / p->n_kv_heads;
+    int head_size = dim / p->n_heads;
+    size_t loff = (size_t)l * m->context * kv_dim;
+    for (int h = 0; h < p->n_heads; h++) {
+        const float *q = m->q + h * head_size;
+        float *att = m->att + h * m->context;
+        for (int t = 0; t <= pos; t++) {
+            const float *k = m->key_cache + loff + (size_t)t * kv_dim + (h / kv_mul) * head_size;
+            float score = 0.0f;
+            for (int i = 0; i < head_size; i++) score += q[i] * k[i];
+            score /= sqrtf(head_size);
+            att[t] = score;
+        }
+        softmax(att, pos + 1);
+        float *xb = m->xb + h * head_size;
+        memset(xb, 0, head_size * sizeof(float));
+        for (int t = 0; t <= pos; t++) {
+            const float *v = m->value_cache + loff + (size_t)t * kv_dim + (h / kv_mul) * head_size;
+            float a = att[t];
+            for (int i = 0; i < head_size; i++) xb[i] += a * v[i];
+        }
+    }
+}
+
+float *forward(Model *m, int token, int pos, char *err) {
+    const Config *p = &m->c;
+    float *x = m->x;
+    int dim = p->dim, hidden_dim = p->hidden_dim;
+    int kv_dim = p->dim * p->n_kv_heads / p->n_heads, head_size = dim / p->n_heads;
+    if (model_embedding_row(m, token, x)) { snprintf(err, MAX_ERR, "read error in the model file (embedding)"); return NULL; }
+    rope_table(m, pos);
+    for (int l = 0; l < p->n_layers; l++) {
+        if (model_stream_layer(m, l)) { snprintf(err, MAX_ERR, "read error in the model file (layer %d)", l); return NULL; }
+        rmsnorm(m->xb, x, m->rms_att + (size_t)l * dim, dim);
+        size_t loff = (size_t)l * m->context * kv_dim;
+        float *k = m->key_cache + loff + (size_t)pos * kv_dim;
+        float *v = m->value_cache + loff + (size_t)pos * kv_dim;
+        matmul(m, m->q, &m->ax, m->xb, dim, layer_mat(m, T_WQ, l), dim, 0);
+        matmul(m, k, &m->ax, m->xb, dim, layer_mat(m, T_WK, l), kv_dim, 1);
+        matmul(m, v, &m->ax, m->xb, dim, layer_mat(m, T_WV, l), kv_dim, 1);
+        for (int i = 0; i < dim; i += 2) {
+            float fcr = m->rope_cos[(i % head_size) / 2], fci = m->rope_sin[(i % head_size) / 2];
+            int rotn = i < kv_dim ? 2 : 1;
+            for (int r = 0; r < rotn; r++) {
+                float *vec = r == 0 ? m->q : k;
+                float v0 = vec[i], v1 = vec[i + 1];
+                vec[i] = v0 * fcr - v1 * fci;
+                vec[i + 1] = v0 * fci + v1 * fcr;
+            }
+        }
+        attention(m, l, pos);
+        matmul(m, m->xb2, &m->ax, m->xb, dim, layer_mat(m, T_WO, l), dim, 0);
+        for (int i = 0; i < dim; i++) x[i] += m->xb2[i];
+        rmsnorm(m->xb, x, m->rms_ffn + (size_t)l * dim, dim);
+        matmul(m, m->hb, &m->ax, m->xb, dim, layer_mat(m, T_W1, l), hidden_dim, 0);
+        matmul(m, m->hb2, &m->ax, m->xb, dim, layer_mat(m, T_W3, l), hidden_dim, 1);
+        for (int i = 0; i < hidden_dim; i++) {
+            float val = m->hb[i];
+            val *= (1.0f / (1.0f + expf(-val)));
+            val *= m->hb2[i];
+            m->hb[i] = val;
+        }
+        matmul(m, m->xb, &m->ah, m->hb, hidden_dim, layer_mat(m, T_W2, l), dim, 0);
+        for (int i = 0; i < dim; i++) x[i] += m->xb[i];
+    }
+    rmsnorm(x, x, m->rms_final, dim);
+    if (m->streaming) {
+        m->ax.f = x;
+        if (m->q80) quantize_act(&m->ax, x, dim, m->kernels != &kernels_scalar);
+        if (model_classifier_streamed(m, &m->ax, m->logits)) { snprintf(err, MAX_ERR, "read error in the model file (classifier)"); return NULL; }
+    } else {
+        matmul(m, m->logits, &m->ax, x, dim, &m->wcls, p->vocab_size, 0);
+    }
+    return m->logits;
+}

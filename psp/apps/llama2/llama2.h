@@ -1,0 +1,118 @@
+/* llama2 on the PSP: a portable C99 inference engine for llama2.c checkpoints
+ * (legacy fp32 and q80 version 2) with swappable matmul kernels. */
+#ifndef LLAMA2_H
+#define LLAMA2_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MAX_ERR 256
+#define MAX_LAYERS 64
+
+typedef struct {
+    int dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size, seq_len;
+} Config;
+
+/* A weight matrix (rows x cols): fp32 values, or int8 values with one scale per group. */
+typedef struct {
+    void *w;        /* float* (fp32) or int8_t* (q80); 16-byte aligned */
+    float *s;       /* q80 scales, one per group; NULL for fp32 */
+    int64_t file_w; /* where the values start in the checkpoint */
+    int64_t file_s; /* where the scales start (q80) */
+} Mat;
+
+/* The input vector of a matmul, prepared once for all rows. */
+typedef struct {
+    float *f;       /* fp32 values */
+    int8_t *q;      /* q80: quantized values */
+    float *qf;      /* q80: the same int8 values as floats (for the VFPU kernel) */
+    float *s;       /* q80: one scale per group */
+} Act;
+
+typedef void (*MatmulFn)(float *out, const Act *x, const Mat *w, int n, int d);
+
+typedef struct {
+    const char *name;
+    MatmulFn fp32;
+    MatmulFn q80;
+} Kernels;
+
+extern int g_group_size;                     /* q80 group size (runq.c's GS) */
+extern const Kernels kernels_scalar;
+const Kernels *kernels_vfpu(void);           /* NULL where there is no VFPU */
+void quantize_act(Act *a, const float *x, int n, int want_floats);
+
+/* Memory arena: one block; every allocation is 16-byte aligned and counted by category. */
+enum { MEM_WEIGHTS, MEM_KV, MEM_STATE, MEM_TOKENIZER, MEM_STREAM, MEM_CATEGORIES };
+typedef struct {
+    uint8_t *base;
+    size_t size, used;
+    size_t by_category[MEM_CATEGORIES];
+} Arena;
+void *arena_alloc(Arena *a, size_t bytes, int category);
+size_t align16(size_t n);
+
+typedef struct {
+    Config c;
+    int q80, shared_classifier, group_size;
+    int streaming;                /* 1: layer weights are read per forward into a rolling buffer */
+    int context;                  /* KV cache length (<= seq_len) */
+    int fd;                       /* checkpoint kept open when streaming */
+    int64_t file_size;
+    /* weights */
+    float *rms_att, *rms_ffn, *rms_final;   /* (layer, dim), (layer, dim), (dim) */
+    Mat emb;                                /* (vocab, dim) */
+    Mat wcls;                               /* classifier; == emb when shared */
+    Mat *wq, *wk, *wv, *wo, *w1, *w2, *w3;  /* per layer */
+    Mat stream[7];                          /* streaming: the current layer's tensors */
+    int stream_layer;
+    uint64_t stream_us;                     /* time spent reading weights per forward */
+    int64_t stream_bytes;
+    /* run state */
+    float *x, *xb, *xb2, *hb, *hb2, *q, *att, *logits, *key_cache, *value_cache;
+    float *rope_cos, *rope_sin;
+    Act ax, ah;                             /* prepared inputs of length dim / hidden_dim */
+    const Kernels *kernels;
+} Model;
+
+/* Budget: what each part needs, for the report and the "does not fit" message. */
+typedef struct {
+    size_t weights, kv_cache, run_state, tokenizer, stream_buffer, heap, free_after;
+    int streaming;
+} Budget;
+
+int model_open(Model *m, const char *path, char *err);
+void model_budget(const Model *m, int context, size_t tokenizer_bytes, Budget *b);
+int model_load(Model *m, Arena *a, int context, int streaming, char *err);
+float *forward(Model *m, int token, int pos, char *err);
+int chunked_read(int fd, void *dst, size_t bytes);
+const Mat *layer_mat(Model *m, int t, int l);
+int model_stream_layer(Model *m, int l);
+int model_embedding_row(Model *m, int token, float *x);
+int model_classifier_streamed(Model *m, const Act *x, float *logits);
+
+typedef struct {
+    char **vocab;
+    float *scores;
+    int *sorted;            /* ids sorted by piece */
+    int vocab_size, max_token_length;
+    unsigned char byte_pieces[512];
+    char *buf;              /* merge scratch */
+} Tokenizer;
+
+size_t tokenizer_bytes(const char *path, int vocab_size, char *err);
+int tokenizer_load(Tokenizer *t, Arena *a, const char *path, int vocab_size, char *err);
+int tokenizer_encode(Tokenizer *t, const char *text, int bos, int *tokens, int max_tokens, char *err);
+const char *tokenizer_decode(Tokenizer *t, int prev_token, int token);
+int piece_is_printable(const char *piece);
+
+typedef struct { float prob; int index; } ProbIndex;
+typedef struct {
+    int vocab_size;
+    ProbIndex *probindex;
+    float temperature, topp;
+    uint64_t rng_state;
+} Sampler;
+int sample(Sampler *s, float *logits);
+
+#endif

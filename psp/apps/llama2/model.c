@@ -1,0 +1,331 @@
+/* Checkpoints: find every tensor in the file, size the budget, read weights in chunks
+ * into the arena (or leave them on the memory stick and stream them per layer). */
+#include <stdio.h>
+#include <string.h>
+
+#include "llama2.h"
+#include "platform.h"
+
+#define Q80_MAGIC 0x616b3432u
+#define Q80_HEADER 256
+#define READ_CHUNK (64 * 1024)
+
+size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
+
+void *arena_alloc(Arena *a, size_t bytes, int category) {
+    size_t need = align16(bytes);
+    if (a->used + need > a->size) return NULL;
+    void *p = a->base + a->used;
+    memset(p, 0, need);
+    a->used += need;
+    a->by_category[category] += need;
+    return p;
+}
+
+int chunked_read(int fd, void *dst, size_t bytes) {
+    uint8_t *p = dst;
+    while (bytes > 0) {
+        int want = bytes > READ_CHUNK ? READ_CHUNK : (int)bytes;
+        int got = plat_read(fd, p, want);
+        if (got <= 0) return -1;
+        p += got;
+        bytes -= (size_t)got;
+    }
+    return 0;
+}
+
+static int64_t rd_i32(const uint8_t *b) {
+    return (int32_t)((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
+}
+
+/* Bytes of a matrix of n values: fp32, or int8 plus one float per group. */
+static int64_t mat_bytes(const Model *m, int64_t n) {
+    return m->q80 ? n + n / m->group_size * 4 : n * 4;
+}
+
+/* Lays out one matrix per layer (or one matrix) starting at *off. */
+static void place(Model *m, Mat *mats, int count, int64_t n, int64_t *off) {
+    for (int i = 0; i < count; i++) {
+        mats[i].file_w = *off;
+        mats[i].file_s = m->q80 ? *off + n : 0;
+        if (!m->q80) *off += n * 4;
+        else *off += mat_bytes(m, n);
+    }
+}
+
+static int check_config(const Config *c, char *err) {
+    if (c->dim <= 0 || c->hidden_dim <= 0 || c->n_layers <= 0 || c->n_heads <= 0 || c->n_kv_heads <= 0
+        || c->vocab_size <= 0 || c->seq_len <= 0 || c->dim > 65536 || c->hidden_dim > 262144
+        || c->n_layers > MAX_LAYERS || c->vocab_size > 1000000 || c->seq_len > 1000000
+        || c->dim % c->n_heads || c->n_heads % c->n_kv_heads || (c->dim / c->n_heads) % 2) {
+        snprintf(err, MAX_ERR, "not a llama2.c checkpoint: bad header (dim %d, hidden %d, layers %d, heads %d, "
+                 "kv heads %d, vocab %d, seq %d)", c->dim, c->hidden_dim, c->n_layers, c->n_heads,
+                 c->n_kv_heads, c->vocab_size, c->seq_len);
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads the header, finds every tensor and checks the file is exactly as long as it says. */
+int model_open(Model *m, const char *path, char *err) {
+    uint8_t h[Q80_HEADER];
+    memset(m, 0, sizeof *m);
+    m->fd = plat_open(path);
+    if (m->fd < 0) { snprintf(err, MAX_ERR, "cannot open model %s", path); return -1; }
+    m->file_size = plat_size(m->fd);
+    if (m->file_size < 28 || chunked_read(m->fd, h, m->file_size < Q80_HEADER ? 28 : Q80_HEADER)) {
+        snprintf(err, MAX_ERR, "model %s is truncated: %lld bytes is too short for a header", path, (long long)m->file_size);
+        return -1;
+    }
+    const uint8_t *ci = h;
+    int64_t off = 28;
+    if ((uint32_t)rd_i32(h) == Q80_MAGIC) {
+        if (rd_i32(h + 4) != 2) {
+            snprintf(err, MAX_ERR, "model %s: ak42 version %d, only version 2 (q80) is supported", path, (int)rd_i32(h + 4));
+            return -1;
+        }
+        m->q80 = 1;
+        ci = h + 8;
+        m->shared_classifier = h[36];
+        m->group_size = (int)rd_i32(h + 37);
+        off = Q80_HEADER;
+    }
+    Config *c = &m->c;
+    int *fields = &c->dim;
+    for (int i = 0; i < 7; i++) fields[i] = (int)rd_i32(ci + 4 * i);
+    if (!m->q80) {
+        m->shared_classifier = c->vocab_size > 0;
+        if (c->vocab_size < 0) c->vocab_size = -c->vocab_size;
+    }
+    if (check_config(c, err)) return -1;
+    if (m->q80 && (m->group_size <= 0 || c->dim % m->group_size || c->hidden_dim % m->group_size)) {
+        snprintf(err, MAX_ERR, "model %s: group size %d must divide dim %d and hidden_dim %d",
+                 path, m->group_size, c->dim, c->hidden_dim);
+        return -1;
+    }
+    int64_t L = c->n_layers, d = c->dim, hd = c->hidden_dim, kv = (int64_t)c->dim * c->n_kv_heads / c->n_heads;
+    int64_t norms_att = off, norms_ffn, norm_final;
+    if (m->q80) {
+        norms_ffn = off + L * d * 4; norm_final = norms_ffn + L * d * 4; off = norm_final + d * 4;
+        place(m, &m->emb, 1, (int64_t)c->vocab_size * d, &off);
+    } else {
+        place(m, &m->emb, 1, (int64_t)c->vocab_size * d, &off);
+        norms_att = off; off += L * d * 4;
+    }
+    static Mat layer_mats[7][MAX_LAYERS];  /* where each layer's matrices are (file and RAM) */
+    m->wq = layer_mats[0]; m->wk = layer_mats[1]; m->wv = layer_mats[2]; m->wo = layer_mats[3];
+    m->w1 = layer_mats[4]; m->w2 = layer_mats[5]; m->w3 = layer_mats[6];
+    place(m, m->wq, (int)L, d * d, &off);
+    place(m, m->wk, (int)L, kv * d, &off);
+    place(m, m->wv, (int)L, kv * d, &off);
+    place(m, m->wo, (int)L, d * d, &off);
+    if (!m->q80) { norms_ffn = off; off += L * d * 4; }
+    place(m, m->w1, (int)L, hd * d, &off);
+    place(m, m->w2, (int)L, d * hd, &off);
+    place(m, m->w3, (int)L, hd * d, &off);
+    if (!m->q80) {
+        norm_final = off; off += d * 4;
+        off += (int64_t)c->seq_len * (d / c->n_heads) * 4;   /* the two unused RoPE tables */
+    }
+    if (m->shared_classifier) m->wcls = m->emb;
+    else place(m, &m->wcls, 1, (int64_t)c->vocab_size * d, &off);
+    if (off != m->file_size) {
+        snprintf(err, MAX_ERR, "model %s is %s: the header needs %lld bytes, the file has %lld",
+                 path, off > m->file_size ? "truncated" : "too long", (long long)off, (long long)m->file_size);
+        return -1;
+    }
+    /* remember where the norms are: stash in the Mats' spare slots */
+    m->stream[0].file_w = norms_att; m->stream[1].file_w = norms_ffn; m->stream[2].file_w = norm_final;
+    return 0;
+}
+
+static size_t layer_bytes(const Model *m) {
+    const Config *c = &m->c;
+    int64_t d = c->dim, hd = c->hidden_dim, kv = (int64_t)c->dim * c->n_kv_heads / c->n_heads;
+    int64_t sizes[7] = {d * d, kv * d, kv * d, d * d, hd * d, d * hd, hd * d};
+    size_t total = 0;
+    for (int t = 0; t < 7; t++) total += align16((size_t)mat_bytes(m, sizes[t])) + 16;
+    return total;
+}
+
+static size_t run_state_bytes(const Model *m, int context) {
+    const Config *c = &m->c;
+    size_t d = c->dim, hd = c->hidden_dim, f = sizeof(float);
+    size_t n = 0;
+    n += 3 * align16(d * f) + 2 * align16(hd * f) + align16(d * f);         /* x xb xb2 hb hb2 q */
+    n += align16((size_t)c->n_heads * context * f) + align16(c->vocab_size * f);  /* att logits */
+    n += 2 * align16((d / c->n_heads) / 2 * f);                               /* rope */
+    n += align16(c->vocab_size * sizeof(ProbIndex));                          /* sampler */
+    if (m->q80) n += 2 * (align16(d) + align16(d * f) + align16(d / m->group_size * f))
+                   + 2 * (align16(hd) + align16(hd * f) + align16(hd / m->group_size * f));
+    return n + 64 * 16;
+}
+
+void model_budget(const Model *m, int context, size_t tokenizer_bytes, Budget *b) {
+    const Config *c = &m->c;
+    size_t norms = align16((size_t)c->n_layers * c->dim * 4) * 2 + align16(c->dim * 4);
+    size_t emb = align16(c->vocab_size * (size_t)c->dim * (m->q80 ? 1 : 4))
+               + (m->q80 ? align16((size_t)c->vocab_size * c->dim / m->group_size * 4) : 0);
+    size_t kv = (size_t)c->dim * c->n_kv_heads / c->n_heads;
+    b->weights = norms + (size_t)c->n_layers * layer_bytes(m) + emb * (m->shared_classifier ? 1 : 2);
+    b->kv_cache = 2 * align16((size_t)c->n_layers * context * kv * 4);
+    b->run_state = run_state_bytes(m, context);
+    b->tokenizer = tokenizer_bytes;
+    b->stream_buffer = layer_bytes(m);
+    size_t row = align16(c->dim * (size_t)(m->q80 ? 1 : 4)) + align16(c->dim * 4);
+    if (b->stream_buffer < row) b->stream_buffer = row;
+    b->streaming = 0;
+}
+
+static int read_at(Model *m, void *dst, int64_t off, size_t bytes) {
+    if (plat_seek(m->fd, off)) return -1;
+    return chunked_read(m->fd, dst, bytes);
+}
+
+/* Reads one matrix of n values into freshly allocated arena memory. */
+static int load_mat(Model *m, Arena *a, Mat *w, int64_t n, char *err) {
+    w->w = arena_alloc(a, (size_t)(m->q80 ? n : n * 4), MEM_WEIGHTS);
+    if (m->q80) w->s = arena_alloc(a, (size_t)(n / m->group_size * 4), MEM_WEIGHTS);
+    if (!w->w || (m->q80 && !w->s)) { snprintf(err, MAX_ERR, "out of arena while loading weights"); return -1; }
+    if (read_at(m, w->w, w->file_w, (size_t)(m->q80 ? n : n * 4))
+        || (m->q80 && read_at(m, w->s, w->file_s, (size_t)(n / m->group_size * 4)))) {
+        snprintf(err, MAX_ERR, "read error in the model file");
+        return -1;
+    }
+    return 0;
+}
+
+static float *alloc_f(Arena *a, size_t n) { return arena_alloc(a, n * sizeof(float), MEM_STATE); }
+
+static void alloc_act(Arena *a, Act *x, int n, int gs) {
+    x->q = arena_alloc(a, (size_t)n, MEM_STATE);
+    x->qf = alloc_f(a, (size_t)n);
+    x->s = alloc_f(a, (size_t)(n / gs));
+}
+
+int model_load(Model *m, Arena *a, int context, int streaming, char *err) {
+    Config *c = &m->c;
+    int64_t L = c->n_layers, d = c->dim, hd = c->hidden_dim, kv = (int64_t)c->dim * c->n_kv_heads / c->n_heads;
+    m->context = context;
+    m->streaming = streaming;
+    g_group_size = m->q80 ? m->group_size : 1;
+    int64_t norms[3] = {m->stream[0].file_w, m->stream[1].file_w, m->stream[2].file_w};
+    m->rms_att = arena_alloc(a, (size_t)(L * d * 4), MEM_WEIGHTS);
+    m->rms_ffn = arena_alloc(a, (size_t)(L * d * 4), MEM_WEIGHTS);
+    m->rms_final = arena_alloc(a, (size_t)(d * 4), MEM_WEIGHTS);
+    if (!m->rms_att || !m->rms_ffn || !m->rms_final
+        || read_at(m, m->rms_att, norms[0], (size_t)(L * d * 4)) || read_at(m, m->rms_ffn, norms[1], (size_t)(L * d * 4))
+        || read_at(m, m->rms_final, norms[2], (size_t)(d * 4))) {
+        snprintf(err, MAX_ERR, "cannot read the norm weights");
+        return -1;
+    }
+    int64_t sizes[7] = {d * d, kv * d, kv * d, d * d, hd * d, d * hd, hd * d};
+    Mat *mats[7] = {m->wq, m->wk, m->wv, m->wo, m->w1, m->w2, m->w3};
+    memset(m->stream, 0, sizeof m->stream);
+    if (!streaming) {
+        if (load_mat(m, a, &m->emb, c->vocab_size * d, err)) return -1;
+        if (m->shared_classifier) m->wcls = m->emb;
+        else if (load_mat(m, a, &m->wcls, c->vocab_size * d, err)) return -1;
+        for (int t = 0; t < 7; t++)
+            for (int l = 0; l < L; l++)
+                if (load_mat(m, a, &mats[t][l], sizes[t], err)) return -1;
+    } else {
+        /* one rolling buffer holding one layer's seven matrices */
+        for (int t = 0; t < 7; t++) {
+            m->stream[t].w = arena_alloc(a, (size_t)(m->q80 ? sizes[t] : sizes[t] * 4), MEM_STREAM);
+            if (m->q80) m->stream[t].s = arena_alloc(a, (size_t)(sizes[t] / m->group_size * 4), MEM_STREAM);
+            if (!m->stream[t].w || (m->q80 && !m->stream[t].s)) {
+                snprintf(err, MAX_ERR, "out of arena for the streaming buffer"); return -1;
+            }
+        }
+        m->stream_layer = -1;
+    }
+    m->x = alloc_f(a, d); m->xb = alloc_f(a, d); m->xb2 = alloc_f(a, d); m->q = alloc_f(a, d);
+    m->hb = alloc_f(a, hd); m->hb2 = alloc_f(a, hd);
+    m->att = alloc_f(a, (size_t)c->n_heads * context);
+    m->logits = alloc_f(a, c->vocab_size);
+    m->rope_cos = alloc_f(a, (d / c->n_heads) / 2);
+    m->rope_sin = alloc_f(a, (d / c->n_heads) / 2);
+    if (m->q80) { alloc_act(a, &m->ax, (int)d, m->group_size); alloc_act(a, &m->ah, (int)hd, m->group_size); }
+    m->key_cache = arena_alloc(a, (size_t)(L * context * kv * 4), MEM_KV);
+    m->value_cache = arena_alloc(a, (size_t)(L * context * kv * 4), MEM_KV);
+    if (!m->x || !m->xb || !m->xb2 || !m->q || !m->hb || !m->hb2 || !m->att || !m->logits || !m->rope_sin
+        || !m->key_cache || !m->value_cache || (m->q80 && (!m->ax.s || !m->ah.s))) {
+        snprintf(err, MAX_ERR, "out of arena for the run state and KV cache");
+        return -1;
+    }
+    return 0;
+}
+
+/* Streaming: read layer l's seven matrices into the rolling buffer. */
+static int stream_layer(Model *m, int l) {
+    if (m->stream_layer == l) return 0;
+    Mat *mats[7] = {m->wq, m->wk, m->wv, m->wo, m->w1, m->w2, m->w3};
+    const Config *c = &m->c;
+    int64_t d = c->dim, hd = c->hidden_dim, kv = (int64_t)c->dim * c->n_kv_heads / c->n_heads;
+    int64_t sizes[7] = {d * d, kv * d, kv * d, d * d, hd * d, d * hd, hd * d};
+    uint64_t t0 = plat_ticks_us();
+    for (int t = 0; t < 7; t++) {
+        size_t wb = (size_t)(m->q80 ? sizes[t] : sizes[t] * 4);
+        if (read_at(m, m->stream[t].w, mats[t][l].file_w, wb)) return -1;
+        m->stream_bytes += (int64_t)wb;
+        if (m->q80) {
+            size_t sb = (size_t)(sizes[t] / m->group_size * 4);
+            if (read_at(m, m->stream[t].s, mats[t][l].file_s, sb)) return -1;
+            m->stream_bytes += (int64_t)sb;
+        }
+    }
+    m->stream_us += plat_ticks_us() - t0;
+    m->stream_layer = l;
+    return 0;
+}
+
+/* The current Mat of tensor t at layer l: resident, or the rolling buffer's copy. */
+const Mat *layer_mat(Model *m, int t, int l) {
+    Mat *mats[7] = {m->wq, m->wk, m->wv, m->wo, m->w1, m->w2, m->w3};
+    return m->streaming ? &m->stream[t] : &mats[t][l];
+}
+
+int model_stream_layer(Model *m, int l) { return m->streaming ? stream_layer(m, l) : 0; }
+
+/* Row `token` of the embedding into x (dequantized when q80). */
+int model_embedding_row(Model *m, int token, float *x) {
+    int d = m->c.dim, gs = m->group_size;
+    if (m->streaming) {
+        /* borrow the w1 slot of the rolling buffer: it is refilled before its next use */
+        m->stream_layer = -1;
+        if (m->q80) {
+            int8_t *q = m->stream[4].w; float *s = m->stream[4].s;
+            if (read_at(m, q, m->emb.file_w + (int64_t)token * d, (size_t)d)
+                || read_at(m, s, m->emb.file_s + (int64_t)token * (d / gs) * 4, (size_t)(d / gs) * 4)) return -1;
+            for (int i = 0; i < d; i++) x[i] = q[i] * s[i / gs];
+        } else if (read_at(m, x, m->emb.file_w + (int64_t)token * d * 4, (size_t)d * 4)) return -1;
+        return 0;
+    }
+    if (m->q80) {
+        const int8_t *q = (const int8_t *)m->emb.w + (size_t)token * d;
+        const float *s = m->emb.s + (size_t)token * (d / gs);
+        for (int i = 0; i < d; i++) x[i] = q[i] * s[i / gs];
+    } else {
+        memcpy(x, (const float *)m->emb.w + (size_t)token * d, (size_t)d * sizeof(float));
+    }
+    return 0;
+}
+
+/* Streaming: the classifier in chunks of rows through the rolling buffer (w1's slot and beyond). */
+int model_classifier_streamed(Model *m, const Act *x, float *logits) {
+    int d = m->c.dim, gs = m->group_size, vocab = m->c.vocab_size;
+    int64_t hd = m->c.hidden_dim;
+    int rows = (int)hd;  /* w1's slot holds hidden_dim rows of dim values */
+    m->stream_layer = -1;
+    for (int r0 = 0; r0 < vocab; r0 += rows) {
+        int n = vocab - r0 < rows ? vocab - r0 : rows;
+        Mat chunk = m->stream[4];
+        size_t wb = (size_t)n * d * (m->q80 ? 1 : 4);
+        if (read_at(m, chunk.w, m->wcls.file_w + (int64_t)r0 * d * (m->q80 ? 1 : 4), wb)) return -1;
+        if (m->q80 && read_at(m, chunk.s, m->wcls.file_s + (int64_t)r0 * (d / gs) * 4, (size_t)n * (d / gs) * 4)) return -1;
+        m->stream_bytes += (int64_t)wb;
+        (m->q80 ? m->kernels->q80 : m->kernels->fp32)(logits + r0, x, &chunk, d, n);
+    }
+    return 0;
+}

@@ -1,0 +1,83 @@
+/* Types used by the PSP OS interfaces declared in imports.txt (sizes as on the PSP). */
+#ifndef PSPTYPES_H
+#define PSPTYPES_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
+typedef int64_t s64;
+
+typedef int SceUID;
+typedef unsigned int SceSize;
+typedef int SceMode;
+typedef long long SceOff;
+typedef int SceInt32;
+typedef unsigned int SceUInt;
+typedef unsigned int SceUInt32;
+typedef long long SceInt64;
+typedef unsigned long long SceUInt64;
+
+/* Entry point of a thread: receives the argument block given to sceKernelStartThread. */
+typedef int (*SceKernelThreadEntry)(SceSize args, void *argp);
+
+typedef struct ScePspDateTime {
+    unsigned short year, month, day, hour, minute, second;
+    unsigned int microsecond;
+} ScePspDateTime;
+
+typedef struct SceIoStat {
+    SceMode st_mode;
+    unsigned int st_attr;
+    SceOff st_size;
+    ScePspDateTime st_ctime, st_atime, st_mtime;
+    unsigned int st_private[6];
+} SceIoStat;
+
+typedef struct SceIoDirent {
+    SceIoStat d_stat;
+    char d_name[256];
+    void *d_private;
+    int dummy;
+} SceIoDirent;
+
+typedef struct SceCtrlData {
+    unsigned int TimeStamp;
+    unsigned int Buttons;
+    unsigned char Lx, Ly;
+    unsigned char Rsrv[6];
+} SceCtrlData;
+
+/* sceIoOpen flags and sceIoLseek origins. */
+#define PSP_O_RDONLY 0x0001
+#define PSP_O_WRONLY 0x0002
+#define PSP_O_RDWR   0x0003
+#define PSP_O_APPEND 0x0100
+#define PSP_O_CREAT  0x0200
+#define PSP_O_TRUNC  0x0400
+#define PSP_O_EXCL   0x0800
+#define PSP_SEEK_SET 0
+#define PSP_SEEK_CUR 1
+#define PSP_SEEK_END 2
+
+/* Thread attributes (PSP_MAIN_THREAD_ATTR): a thread using the VFPU needs PSP_THREAD_ATTR_VFPU. */
+#define PSP_THREAD_ATTR_VFPU 0x00004000
+#define PSP_THREAD_ATTR_USER 0x80000000
+
+/* sceKernelAllocPartitionMemory: partition 2 is user memory; types place the block. */
+#define PSP_MEMORY_PARTITION_USER 2
+#define PSP_SMEM_Low 0
+#define PSP_SMEM_High 1
+
+/* Display pixel formats (sceDisplaySetFrameBuf). */
+#define PSP_DISPLAY_PIXEL_FORMAT_8888 3
+#define PSP_DISPLAY_SETBUF_IMMEDIATE 0
+#define PSP_DISPLAY_SETBUF_NEXTFRAME 1
+
+#endif

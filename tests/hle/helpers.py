@@ -1,0 +1,65 @@
+"""A kernel on bare memory and CPU state (no interpreter): tests call HLE functions the
+way a guest does, through a patched import stub and the syscall it holds."""
+
+from types import SimpleNamespace
+
+from allegrex.cpu.state import CpuState
+from allegrex.hle import registry
+from allegrex.hle.kernel import Kernel, RunOptions, SYSCALL_BASE
+from allegrex.memory import Memory
+
+STUB_BASE = 0x08900000
+ENTRY = 0x08880000
+
+
+class BareMachine:
+    """Memory and registers only; step() is never called by these tests."""
+
+    def __init__(self, model="psp-2000"):
+        self.memory = Memory(model)
+        self.cpu = CpuState()
+
+    def step(self, budget, max_cycles=None):
+        raise AssertionError("no interpreter in HLE unit tests")
+
+
+def make_kernel(options: RunOptions | None = None, model="psp-2000") -> Kernel:
+    machine = BareMachine(model)
+    k = Kernel(machine, options or RunOptions())
+    main = k.threads.create("main", ENTRY, 0x20, 0x10000, 0x80000000, 0)
+    k.threads.start(main, 0, 0)
+    k.threads.reschedule()
+    assert k.threads.current is main
+    k._stubs = {}
+    return k
+
+
+def syscall_code(k, library, name) -> int:
+    key = (library, name)
+    if key not in k._stubs:
+        entry = registry.BY_NAME[key]
+        stub = STUB_BASE + 8 * len(k._stubs)
+        lib = SimpleNamespace(name=library, functions=[SimpleNamespace(nid=entry.nid, name=name, stub_addr=stub)],
+                              variables=[])
+        k.install_imports([lib])
+        k._stubs[key] = SYSCALL_BASE + len(k.syscalls) - 1
+    return k._stubs[key]
+
+
+def call(k, library, name, *args) -> int:
+    """Call an HLE function from the current thread; returns v0 as a signed int."""
+    code = syscall_code(k, library, name)
+    regs = k.cpu.regs
+    for i, value in enumerate(args):
+        regs[4 + i] = value & 0xFFFFFFFF
+    caller = k.threads.current
+    k.on_syscall(code)
+    if k.threads.current is caller or caller.context is None:
+        v0 = int(regs[2])
+    else:  # switched away: the caller's result is in its saved context
+        v0 = int(caller.context[0][2])
+    return v0 - (1 << 32) if v0 & 0x80000000 else v0
+
+
+def switch_count(k):
+    return k.threads.current.name if k.threads.current else None

@@ -1,0 +1,63 @@
+"""pspautotests conformance: each program's output must equal the real PSP's .expected.
+
+Programs in REQUIRED passed when this list was written and must keep passing. The
+others (tests/cpu/* and the HLE groups of issue 6) run when ALLEGREX_ALL_AUTOTESTS=1 and
+are expected failures until fixed; `allegrex test $PSPAUTOTESTS/tests <groups>` prints
+the full table with the first differing line of each.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+GROUPS = ["cpu", "io", "sysmem", "rtc", "threads/threads", "threads/semaphores", "threads/lwmutex",
+          "display", "ctrl"]
+
+REQUIRED = {
+    "cpu/cpu_alu/cpu_alu", "cpu/cpu_alu/cpu_branch", "cpu/cpu_alu/cpu_branch2", "cpu/exec/exec_addr",
+    "cpu/icache/icache", "cpu/lsu/lsu", "ctrl/ctrl",
+}
+
+ROOT = Path(os.environ.get("PSPAUTOTESTS", "/nonexistent"))
+
+
+def programs():
+    found = []
+    for group in GROUPS:
+        base = ROOT / "tests" / group
+        if base.is_dir():
+            found += sorted(p for p in base.rglob("*.prx") if p.with_suffix(".expected").exists())
+    return found
+
+
+def name_of(prx: Path) -> str:
+    return str(prx.relative_to(ROOT / "tests").with_suffix(""))
+
+
+PROGRAMS = programs()
+
+
+@pytest.mark.parametrize("prx", [p for p in PROGRAMS if name_of(p) in REQUIRED] or [None],
+                         ids=lambda p: name_of(p) if p else "none")
+def test_required_programs_print_what_the_psp_printed(pspautotests, prx):
+    if prx is None:
+        pytest.fail("PSPAUTOTESTS is set but none of the required programs were found")
+    pytest.importorskip("allegrex.machine", reason="needs the CPU (allegrex.machine)")
+    from allegrex.commands.test import first_difference, normalise, run_one
+    got, stop = run_one(str(prx), max_seconds=10, timeout=120)
+    want = normalise(prx.with_suffix(".expected").read_text(encoding="latin-1"))
+    lines = normalise(got)
+    assert lines == want, f"{first_difference(lines, want)} (stop: {stop.kind})"
+    assert stop.kind == "exit"
+
+
+@pytest.mark.skipif(os.environ.get("ALLEGREX_ALL_AUTOTESTS") != "1",
+                    reason="set ALLEGREX_ALL_AUTOTESTS=1 to run the not-yet-passing programs")
+@pytest.mark.xfail(strict=False, reason="not yet passing: see the pass table in the HLE notes")
+@pytest.mark.parametrize("prx", [p for p in PROGRAMS if name_of(p) not in REQUIRED], ids=name_of)
+def test_other_programs(pspautotests, prx):
+    pytest.importorskip("allegrex.machine")
+    from allegrex.commands.test import normalise, run_one
+    got, _ = run_one(str(prx), max_seconds=5, timeout=30)
+    assert normalise(got) == normalise(prx.with_suffix(".expected").read_text(encoding="latin-1"))

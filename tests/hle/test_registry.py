@@ -1,0 +1,67 @@
+"""The HLE registry: NIDs from names, PSP EABI argument layout, unknown imports."""
+
+import io
+from types import SimpleNamespace
+
+from allegrex.hle import registry
+from allegrex.hle.kernel import RunOptions
+from allegrex.hle.registry import F32, Ptr, S64, U64, layout
+from helpers import call, make_kernel
+
+
+def test_nid_is_sha1_of_the_name():
+    registry.load_all()
+    assert registry.BY_NAME[("IoFileMgrForUser", "sceIoOpen")].nid == 0x109F50BC
+    assert registry.lookup("IoFileMgrForUser", 0x109F50BC).name == "sceIoOpen"
+
+
+def test_explicit_nids_for_renamed_functions():
+    assert registry.lookup("SysMemUserForUser", 0x91DE343C).name == "sceKernelSetCompiledSdkVersion500_505"
+
+
+def test_64_bit_arguments_take_an_aligned_register_pair():
+    def f(k, fd: int, offset: S64, whence: int) -> S64: ...
+    params, result = layout(f)
+    assert params == [("s32", 4), ("s64", 6), ("s32", 8)]  # a0, a2:a3, t0
+    assert result == "64"
+
+
+def test_floats_come_from_f12_and_do_not_use_gprs():
+    def f(k, a: Ptr, x: F32, b: int, y: F32): ...
+    params, _ = layout(f)
+    assert params == [("u32", 4), ("f32", 12), ("s32", 5), ("f32", 13)]
+
+
+def test_lseek_returns_64_bit_position_in_v0_v1(tmp_path):
+    k = make_kernel(RunOptions(ms0=str(tmp_path)))
+    (tmp_path / "f.bin").write_bytes(b"x" * 10)
+    k.memory.write(0x08A00000, b"ms0:/f.bin\0")
+    fd = call(k, "IoFileMgrForUser", "sceIoOpen", 0x08A00000, 1, 0)
+    assert fd >= 3
+    # offset 8 in a2:a3, whence SEEK_SET in t0
+    k.cpu.regs[6], k.cpu.regs[7], k.cpu.regs[8] = 8, 0, 0
+    assert call(k, "IoFileMgrForUser", "sceIoLseek", fd) == 8
+    assert int(k.cpu.regs[3]) == 0
+
+
+def test_unknown_import_is_listed_at_load_and_stops_the_run_when_called():
+    err = io.StringIO()
+    k = make_kernel(RunOptions(stderr=err))
+    lib = SimpleNamespace(name="sceFancy", functions=[SimpleNamespace(nid=0x12345678, name=None, stub_addr=0x08900800)],
+                          variables=[])
+    k.install_imports([lib])
+    assert "sceFancy 0x12345678" in err.getvalue()
+    code = int(k.memory.read_u32(0x08900804)) >> 6
+    assert k.memory.read_u32(0x08900800) == 0x03E00008  # jr ra
+    k.cpu.regs[31] = 0x08880010
+    k.on_syscall(code)
+    assert k.stop.kind == "unknown-import"
+    assert "sceFancy 0x12345678" in k.stop.message and "0x08880010" in k.stop.message
+
+
+def test_every_call_costs_its_documented_cycles():
+    k = make_kernel()
+    before = int(k.cpu.counters[0])
+    call(k, "ThreadManForUser", "sceKernelGetThreadId")
+    entry = registry.BY_NAME[("ThreadManForUser", "sceKernelGetThreadId")]
+    assert int(k.cpu.counters[0]) - before == entry.cost

@@ -1,0 +1,135 @@
+"""The file sandbox: guest paths reach only the mapped folders; every escape attempt is
+refused with the PSP error code and reported, and nothing outside is read or written."""
+
+import io
+import os
+
+import pytest
+
+from allegrex.hle import codes
+from allegrex.hle.io import O_CREAT, O_RDONLY, O_TRUNC, O_WRONLY
+from allegrex.hle.kernel import RunOptions
+from helpers import call, make_kernel
+
+IO = "IoFileMgrForUser"
+PATH = 0x08A00000
+BUF = 0x08A10000
+REFUSED = codes.signed(codes.ERRNO_NO_PERM)
+
+
+@pytest.fixture
+def world(tmp_path):
+    """ms0 and host0 folders, a secret file beside them, a kernel with its stderr captured."""
+    ms0, host0 = tmp_path / "ms0", tmp_path / "host0"
+    ms0.mkdir()
+    host0.mkdir()
+    (tmp_path / "secret.txt").write_text("top secret")
+    (ms0 / "inside.txt").write_text("hello")
+    err = io.StringIO()
+    k = make_kernel(RunOptions(ms0=str(ms0), host0=str(host0), stderr=err))
+    k.io.set_program_folder("ms0:/PSP/GAME/TEST", None)
+    (ms0 / "PSP" / "GAME" / "TEST").mkdir(parents=True)
+    return k, tmp_path, err
+
+
+def open_(k, path, flags=O_RDONLY):
+    k.memory.write(PATH, path.encode() + b"\0")
+    return call(k, IO, "sceIoOpen", PATH, flags, 0o777)
+
+
+ESCAPES = [
+    "ms0:/../secret.txt",
+    "ms0:/PSP/../../secret.txt",
+    "host0:/../secret.txt",
+    "../../../../secret.txt",  # relative to ms0:/PSP/GAME/TEST
+    "ms0:/a/../../secret.txt",
+]
+
+
+@pytest.mark.parametrize("path", ESCAPES)
+def test_dotdot_above_the_root_is_refused_and_reported(world, path):
+    k, tmp, err = world
+    assert open_(k, path) == REFUSED
+    assert open_(k, path, O_WRONLY | O_CREAT | O_TRUNC) == REFUSED
+    assert "sandbox: refused" in err.getvalue() and path in err.getvalue()
+    assert k.sandbox_refusals
+
+
+def test_symlink_out_of_the_mapped_folder_is_refused(world):
+    k, tmp, err = world
+    os.symlink(tmp / "secret.txt", tmp / "ms0" / "link.txt")
+    os.symlink(tmp, tmp / "ms0" / "linkdir")
+    assert open_(k, "ms0:/link.txt") == REFUSED
+    assert open_(k, "ms0:/linkdir/secret.txt") == REFUSED
+    assert open_(k, "ms0:/linkdir/new.txt", O_WRONLY | O_CREAT) == REFUSED
+    assert not (tmp / "new.txt").exists()
+    assert "symbolic link" in err.getvalue()
+
+
+def test_absolute_host_paths_stay_inside_the_device(world):
+    k, tmp, err = world
+    # "/…" is relative to the current device (ms0:), never the host's root
+    assert open_(k, str(tmp / "secret.txt")) == codes.signed(codes.ERRNO_FILE_NOT_FOUND)
+    assert open_(k, "/etc/passwd") == codes.signed(codes.ERRNO_FILE_NOT_FOUND)
+
+
+@pytest.mark.parametrize("path", ["flash0:/kd/loadexec.prx", "disc0:/PSP_GAME/SYSDIR/EBOOT.BIN",
+                                  "C:/Windows/win.ini", "proc:/self"])
+def test_other_devices_are_refused(world, path):
+    k, tmp, err = world
+    assert open_(k, path) == codes.signed(codes.NO_SUCH_DEVICE)
+
+
+def test_writes_land_only_inside_the_mapped_folders(world):
+    k, tmp, err = world
+    outside_before = sorted(os.listdir(tmp))
+    fd = open_(k, "data.bin", O_WRONLY | O_CREAT | O_TRUNC)  # relative: the program's folder
+    assert fd >= 3
+    k.memory.write(BUF, b"payload")
+    assert call(k, IO, "sceIoWrite", fd, BUF, 7) == 7
+    assert call(k, IO, "sceIoClose", fd) == 0
+    assert (tmp / "ms0" / "PSP" / "GAME" / "TEST" / "data.bin").read_bytes() == b"payload"
+    fd = open_(k, "host0:/out.txt", O_WRONLY | O_CREAT)
+    assert fd >= 3 and call(k, IO, "sceIoClose", fd) == 0
+    assert (tmp / "host0" / "out.txt").exists()
+    assert sorted(os.listdir(tmp)) == outside_before
+
+
+def test_reading_inside_works_and_missing_files_give_the_psp_code(world):
+    k, tmp, err = world
+    fd = open_(k, "ms0:/inside.txt")
+    assert call(k, IO, "sceIoRead", fd, BUF, 100) == 5
+    assert k.memory.read(BUF, 5) == b"hello"
+    assert open_(k, "ms0:/nothere.txt") == codes.signed(0x80010002)
+    assert not err.getvalue()
+
+
+def test_rename_and_remove_cannot_reach_outside(world):
+    k, tmp, err = world
+    k.memory.write(PATH, b"ms0:/inside.txt\0")
+    k.memory.write(PATH + 0x100, b"ms0:/../stolen.txt\0")
+    assert call(k, IO, "sceIoRename", PATH, PATH + 0x100) == REFUSED
+    k.memory.write(PATH, b"ms0:/../secret.txt\0")
+    assert call(k, IO, "sceIoRemove", PATH) == REFUSED
+    k.memory.write(PATH, b"ms0:/../\0")
+    assert call(k, IO, "sceIoDopen", PATH) == REFUSED
+    assert call(k, IO, "sceIoMkdir", PATH, 0o777) == REFUSED
+    assert (tmp / "secret.txt").read_text() == "top secret"
+    assert not (tmp / "stolen.txt").exists()
+
+
+def test_strict_mode_stops_the_run_on_a_refusal(tmp_path):
+    err = io.StringIO()
+    k = make_kernel(RunOptions(ms0=str(tmp_path), stderr=err, strict=True))
+    open_(k, "ms0:/../x")
+    assert k.stop is not None and k.stop.kind == "sandbox"
+
+
+def test_directory_listing_has_dot_entries_and_names(world):
+    k, tmp, err = world
+    k.memory.write(PATH, b"ms0:/\0")
+    fd = call(k, IO, "sceIoDopen", PATH)
+    names = []
+    while call(k, IO, "sceIoDread", fd, BUF) == 1:
+        names.append(k.memory.read_cstring(BUF + 88).decode())
+    assert names == [".", "..", "PSP", "inside.txt"]

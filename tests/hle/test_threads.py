@@ -1,0 +1,144 @@
+"""PSP scheduling rules and thread waits, driven through the HLE calls."""
+
+from allegrex.hle import codes
+from allegrex.hle.threads import WAITING, READY, DORMANT
+from helpers import ENTRY, call, make_kernel
+
+TM = "ThreadManForUser"
+NAME = 0x08A00000
+
+
+def new_thread(k, name, priority):
+    k.memory.write(NAME, name.encode() + b"\0")
+    uid = call(k, TM, "sceKernelCreateThread", NAME, ENTRY + 0x40, priority, 0x1000, 0, 0)
+    assert uid > 0
+    return uid
+
+
+def test_starting_a_higher_priority_thread_preempts_the_caller():
+    k = make_kernel()  # main runs at 0x20
+    t = new_thread(k, "urgent", 0x10)
+    assert call(k, TM, "sceKernelStartThread", t, 0, 0) == 0
+    assert k.threads.current.name == "urgent"
+    main = k.threads.threads[0]
+    assert main.status == READY and k.threads.ready[0] is main
+
+
+def test_equal_priority_does_not_preempt_and_runs_fifo():
+    k = make_kernel()
+    a, b = new_thread(k, "a", 0x20), new_thread(k, "b", 0x20)
+    call(k, TM, "sceKernelStartThread", a, 0, 0)
+    call(k, TM, "sceKernelStartThread", b, 0, 0)
+    assert k.threads.current.name == "main"
+    call(k, TM, "sceKernelSleepThread")  # a waiting thread yields
+    assert k.threads.current.name == "a"
+    call(k, TM, "sceKernelSleepThread")
+    assert k.threads.current.name == "b"
+
+
+def test_lower_number_wins_among_ready_threads():
+    k = make_kernel()
+    low, high = new_thread(k, "low", 0x30), new_thread(k, "high", 0x28)
+    call(k, TM, "sceKernelStartThread", low, 0, 0)
+    call(k, TM, "sceKernelStartThread", high, 0, 0)
+    call(k, TM, "sceKernelSleepThread")
+    assert k.threads.current.name == "high"
+
+
+def test_wakeup_before_sleep_is_counted():
+    k = make_kernel()
+    me = call(k, TM, "sceKernelGetThreadId")
+    assert call(k, TM, "sceKernelWakeupThread", me) == 0
+    assert call(k, TM, "sceKernelSleepThread") == 0
+    assert k.threads.current.name == "main"  # consumed the pending wakeup, did not wait
+
+
+def test_delay_when_every_thread_waits_jumps_time_to_the_wake_up():
+    k = make_kernel()
+    t0 = k.now_us()
+    call(k, TM, "sceKernelDelayThread", 5000)
+    assert k.threads.current is None
+    assert k.idle_until_next_event()
+    assert k.threads.current.name == "main"
+    assert k.now_us() - t0 >= 5000
+    assert k.idle_cycles >= 5000 * 222 - 222 * 10
+
+
+def test_wait_thread_end_returns_the_exit_status():
+    k = make_kernel()
+    t = new_thread(k, "worker", 0x30)
+    call(k, TM, "sceKernelStartThread", t, 0, 0)
+    call(k, TM, "sceKernelWaitThreadEnd", t, 0)
+    assert k.threads.current.name == "worker"
+    call(k, TM, "sceKernelExitThread", 42)
+    assert k.threads.current.name == "main"
+    assert int(k.cpu.regs[2]) == 42
+    assert call(k, TM, "sceKernelGetThreadExitStatus", t) == 42
+
+
+def test_deadlock_is_a_clear_stop():
+    k = make_kernel()
+    call(k, TM, "sceKernelSleepThread")
+    stop = k.run()
+    assert stop.kind == "deadlock" and stop.exit_code == 1
+    assert "'main' waits: sleep" in stop.message
+
+
+def test_semaphore_wait_times_out_with_the_psp_error():
+    k = make_kernel()
+    k.memory.write(NAME, b"s\0")
+    s = call(k, TM, "sceKernelCreateSema", NAME, 0, 0, 1, 0)
+    k.memory.write_u32(0x08A00100, 1000)
+    call(k, TM, "sceKernelWaitSema", s, 1, 0x08A00100)
+    assert k.threads.current is None
+    k.idle_until_next_event()
+    assert k.threads.current.name == "main"
+    assert int(k.cpu.regs[2]) == codes.WAIT_TIMEOUT
+    assert k.memory.read_u32(0x08A00100) == 0
+
+
+def test_semaphore_signal_wakes_in_fifo_order_and_checks_overflow():
+    k = make_kernel()
+    k.memory.write(NAME, b"s\0")
+    s = call(k, TM, "sceKernelCreateSema", NAME, 0, 0, 2, 0)
+    a = new_thread(k, "a", 0x10)
+    call(k, TM, "sceKernelStartThread", a, 0, 0)
+    assert k.threads.current.name == "a"
+    call(k, TM, "sceKernelWaitSema", s, 1, 0)
+    assert k.threads.current.name == "main"
+    assert call(k, TM, "sceKernelSignalSema", s, 4) == codes.signed(codes.SEMA_OVERFLOW)
+    assert call(k, TM, "sceKernelSignalSema", s, 1) == 0
+    assert k.threads.current.name == "a"  # woken, and higher priority
+
+
+def test_lwmutex_state_is_mirrored_in_the_guest_work_area():
+    k = make_kernel()
+    work = 0x08A00200
+    k.memory.write(NAME, b"lw\0")
+    assert call(k, TM, "sceKernelCreateLwMutex", work, NAME, 0x200, 0, 0) == 0
+    assert call(k, "Kernel_Library", "sceKernelLockLwMutex", work, 2, 0) == 0
+    assert k.memory.read_u32(work) == 2
+    assert k.memory.read_u32(work + 4) == k.threads.current.uid
+    assert call(k, "Kernel_Library", "sceKernelUnlockLwMutex", work, 3) == codes.signed(codes.LWMUTEX_UNLOCK_UNDERFLOW)
+    assert call(k, "Kernel_Library", "sceKernelUnlockLwMutex", work, 2) == 0
+    assert k.memory.read_u32(work) == 0
+
+
+def test_callback_runs_on_a_thread_sleeping_with_cb_and_it_sleeps_again():
+    k = make_kernel()
+    k.memory.write(NAME, b"cb\0")
+    cb = call(k, TM, "sceKernelCreateCallback", NAME, ENTRY + 0x80, 7)
+    other = new_thread(k, "other", 0x30)
+    call(k, TM, "sceKernelStartThread", other, 0, 0)
+    call(k, TM, "sceKernelSleepThreadCB")
+    assert k.threads.current.name == "other"
+    call(k, TM, "sceKernelNotifyCallback", cb, 99)
+    assert k.threads.current.name == "main"  # runs its callback now
+    assert k.cpu.pc == ENTRY + 0x80
+    assert (int(k.cpu.regs[4]), int(k.cpu.regs[5]), int(k.cpu.regs[6])) == (1, 99, 7)
+    k.cpu.regs[2] = 0  # the callback returns 0: keep it
+    ra = int(k.cpu.regs[31])
+    code = k.memory.read_u32(ra) >> 6
+    k.on_syscall(code)
+    main = k.threads.threads[0]
+    assert main.status == WAITING and k.threads.current.name == "other"

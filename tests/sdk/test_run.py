@@ -1,0 +1,113 @@
+"""SDK programs running on the project's CPU (tests/sdk/psp_harness.py answers the OS
+calls until the HLE lands): arguments in the PSP's registers, and output identical to
+the host build of the same C."""
+
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+from allegrex.sdk import build, build_host
+from psp_harness import run_program
+from sdk_paths import APPS, SDK
+
+
+def both(out_dir, name, **run_options):
+    """(PSP run result, host stdout) of psp/apps/exercise/<name>.c"""
+    source = [APPS / "exercise" / f"{name}.c"]
+    elf = build(source, out_dir / f"{name}.elf", elf=True)
+    host = build_host(source, out_dir / f"{name}.host")
+    host_out = subprocess.run([str(host)], capture_output=True, text=True, timeout=60, cwd=out_dir)
+    assert host_out.returncode == 0, host_out.stdout + host_out.stderr
+    return run_program(elf, **run_options), host_out.stdout
+
+
+def calls_named(result, name):
+    return [c[1:] for c in result.calls if c[0] == name]
+
+
+def test_arguments_five_to_eight_arrive_in_t0_t3(out_dir):
+    elf = build([APPS / "exercise" / "eabi_args.c"], out_dir / "eabi.elf", elf=True)
+    result = run_program(elf, returns={"sceKernelCreateThread": 7, "sceKernelCreateSema": 9, "sceIoLseek": 5})
+    (thread,) = calls_named(result, "sceKernelCreateThread")
+    assert thread[2:6] == (0x11, 0x2000, 0x80004000, 0x12345678)   # a2, a3, t0, t1
+    (sema,) = calls_named(result, "sceKernelCreateSema")
+    assert sema[1:5] == (0x55, 3, 7, 0x0BADF00D)
+    (lseek,) = calls_named(result, "sceIoLseek")
+    assert (lseek[0], lseek[2], lseek[3], lseek[4]) == (9, 0x23456789, 0x1, 2)  # 64-bit pair in a2:a3, whence in t0
+    assert result.stdout == "thread 7 sema 9 lseek 5\n"
+
+
+def test_libm_is_bit_identical_to_the_host_build(out_dir):
+    psp, host = both(out_dir, "libm_table")
+    assert len(host.splitlines()) > 1000
+    assert psp.stdout == host
+
+
+def test_printf_output_is_identical_to_the_host_build(out_dir):
+    psp, host = both(out_dir, "printf_formats")
+    assert psp.stdout == host
+
+
+def test_heap_stress_matches_the_host_build(out_dir):
+    psp, host = both(out_dir, "heap")
+    assert "failures=0 misaligned=0" in psp.stdout and "whole=yes" in psp.stdout
+    assert psp.stdout == host
+
+
+def test_file_round_trip(out_dir):
+    (out_dir / "ms0").mkdir(exist_ok=True)
+    psp, host = both(out_dir, "fileio")
+    assert psp.stdout == host == "fileio ok errors=0\n"
+    assert bytes(psp.files.files["ms0:/fileio.bin"]) == (out_dir / "ms0" / "fileio.bin").read_bytes()
+    assert "ms0:/lines.txt" not in psp.files.files
+
+
+def read_font():
+    text = (SDK / "screen" / "font8x8.c").read_text()
+    rows = re.findall(r"\{(0x[0-9a-f]{2}(?:, 0x[0-9a-f]{2}){7})\}", text)
+    return [[int(b, 16) for b in row.split(", ")] for row in rows]
+
+
+def expected_screen(text, fg, bg, columns=60, rows=34):
+    """A second implementation of the console: character grid with wrap and scroll."""
+    grid, line = [], []
+    for ch in text:
+        if ch == "\n":
+            grid.append(line)
+            line = []
+            continue
+        if len(line) == columns:
+            grid.append(line)
+            line = []
+        line.append(ch)
+    grid.append(line)
+    grid = grid[-rows:]
+    font = read_font()
+    pixels = np.full((272, 480), bg, dtype=np.uint32)
+    for r, chars in enumerate(grid):
+        for c, ch in enumerate(chars):
+            glyph = font[ord(ch) - 0x20]
+            for y in range(8):
+                for x in range(8):
+                    pixels[r * 8 + y, c * 8 + x] = fg if glyph[y] & (0x80 >> x) else bg
+    return pixels
+
+
+def test_debug_screen_draws_wraps_and_scrolls(out_dir):
+    elf = build([APPS / "exercise" / "screen_text.c"], out_dir / "screen.elf", elf=True)
+    result = run_program(elf)
+    (setbuf,) = calls_named(result, "sceDisplaySetFrameBuf")
+    assert setbuf[:3] == (0x04000000, 512, 3)
+    vram = np.frombuffer(result.machine.memory.read(0x04000000, 512 * 272 * 4), dtype=np.uint32).reshape(272, 512)
+    text = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ!@#$%^&*()\n"
+    text += "".join(f"line {i}: x={i * i}\n" for i in range(36)) + "end"
+    expected = expected_screen(text, 0xFF00FFFF, 0xFF400000)
+    assert np.array_equal(vram[:, :480], expected)
+
+
+def test_assembly_source_links_and_runs(out_dir):
+    elf = build([APPS / "exercise" / "asm_main.c", APPS / "exercise" / "asm_sum.S"], out_dir / "asm.elf", elf=True)
+    expected = sum(i * i - 50 for i in range(100))
+    assert run_program(elf).stdout == f"sum={expected} empty=0\n"
