@@ -24,6 +24,7 @@ from allegrex.cpu.events import (EV_BREAK, EV_BREAKPOINT, EV_BUDGET, EV_FAULT, E
                                  FAULT_STORE, FAULT_TRAP)
 from allegrex.cpu.state import CYCLES, FCR0, FCR31, HI, IC, INSTRUCTIONS, LLBIT, LO, NPC, PC, VFPU_CC
 from allegrex.memory import translate
+from allegrex.timing.model import account
 
 DCACHE_BITS = 16
 DCACHE_SIZE = 1 << DCACHE_BITS
@@ -124,13 +125,14 @@ def div_unsigned(a, b):
 
 @njit(cache=True, error_model="numpy")
 def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, memf32, ram_size,
-        dc_word, dc_val, breakpoints, trace, max_instructions, cycle_limit, event):
+        dc_word, dc_val, breakpoints, trace, max_instructions, cycle_limit, event, tm, prof):
     """Execute from regs[PC] until an event; returns the event code (also in event[0]).
 
     dc_word/dc_val: the decode memo (uint32/int32[DCACHE_SIZE], see new_decode_cache).
     breakpoints: uint32 addresses that stop execution before they run (not checked for
     the first instruction of a call, so calling again resumes). trace: uint32[TRACE_SIZE]
     ring of executed PCs, slot = instruction count & (TRACE_SIZE-1).
+    tm, prof: the timing model's state and per-address profile (allegrex.timing).
     """
     pc = np.int64(regs[PC])
     npc = np.int64(regs[NPC])
@@ -178,6 +180,7 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
         rd = (word >> 11) & 31
         next_pc = npc
         next_npc = npc + 4
+        maddr = np.int64(regs[rs]) + (((word & 0xFFFF) ^ 0x8000) - 0x8000)  # for the timing model
 
         # ---- semantics: one branch per semantic id -------------------------------------
         if sem == S_ADDIU:
@@ -594,9 +597,10 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
         regs[0] = 0
 
         # ---- TIMING SEAM: cost of the instruction that just retired ----------------------
-        # op index = val >> 8 (row of decode.TABLE, whose .timing names the class); registers
-        # involved: rs, rt, rd (and fd = (word >> 6) & 31 for the FPU).
-        cycles += 1
+        # op index = val >> 8 (row of decode.TABLE); maddr: the load/store address (from the
+        # registers before execution); taken: a branch went to its target.
+        taken = next_npc != npc + 4 and next_pc == npc
+        cycles = account(tm, counters, prof, val >> 8, word, pc, maddr, taken, cycles)
         # -----------------------------------------------------------------------------------
 
         trace[icount & tmask] = pc
@@ -633,7 +637,8 @@ def _source_fingerprint():
     from pathlib import Path
     root = Path(__file__).resolve().parent.parent.parent
     files = sorted(list((root / "allegrex" / "cpu").glob("*.py")) + [root / "allegrex" / "memory.py"]
-                   + list((root / "allegrex" / "timing").glob("*.py")) + list((root / "vfpu").glob("**/*.py")))
+                   + list((root / "allegrex" / "timing").glob("*.py")) + list((root / "vfpu").glob("**/*.py"))
+                   + list((root / "allegrex" / "timing").glob("*.csv")))
     digest = hashlib.sha256()
     for f in files:
         digest.update(f.name.encode())
