@@ -119,8 +119,9 @@ def bits_value(bits) -> float | int:
 
 
 def fmt_value(v, digits: int = 7) -> str:
+    """A float as short as it reads exactly enough; an integer pattern as e.g. '448i'."""
     if isinstance(v, int):
-        return f"0x{v & 0xFFFFFFFF:08x}"
+        return f"{v}i"
     if math.isinf(v):
         return "inf" if v > 0 else "-inf"
     if v == 0:
