@@ -110,5 +110,5 @@ def test_html_is_self_contained(tmp_path):
     assert main(["vfpu", "--html", str(page), "-e", "vone.q C000; vadd.q C010, C000, C000"]) == 0
     text = page.read_text()
     assert "<script" in text and "<style>" in text
-    for banned in ("http://", "https://", "src=", "<link", "@import"):
+    for banned in ("http://", "https://", " src=", "<link", "@import", "url("):
         assert banned not in text
