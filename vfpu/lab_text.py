@@ -146,6 +146,7 @@ def render_step_view(step, color=False) -> str:
     if only:
         lines.append("")
         lines.extend(render_matrices(step.vpr_bits, written, read, only, color))
+        lines.append("(* written, + read by this instruction)")
     return "\n".join(lines)
 
 
