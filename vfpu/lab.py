@@ -459,13 +459,16 @@ class Lab:
         self.done = False
 
     def _mem_read(self, addr, nbytes):
+        """Values at a guest address as an instruction sees them: floats (or integer
+        patterns) per word, or one integer for a byte or halfword access."""
         mem = self.machine.memory
         try:
-            raw = bytes(mem.mem[mem.offset(addr, 4):mem.offset(addr, 4) + nbytes]) if nbytes >= 4 else None
+            off = mem.offset(addr, min(nbytes, 4))
         except AllegrexError:
-            return []
-        if raw is None:
-            return []
+            return []  # the instruction itself will fault and say so
+        raw = bytes(mem.mem[off:off + nbytes])
+        if nbytes < 4:
+            return [int.from_bytes(raw, "little")]
         return [bits_value(w) for w in struct.unpack(f"<{nbytes // 4}I", raw)]
 
     def step(self) -> Step | None:
@@ -528,12 +531,7 @@ class Lab:
             out.append(Access("fpr", f"$f{r}", [float(cpu.fpr[r])]))
         if memop is not None and memop[2]:
             addr, n, _ = memop
-            if n >= 4:
-                out.append(Access("mem", f"0x{addr:08x}", self._mem_read(addr, n)))
-            else:
-                m = self.machine.memory
-                val = int(m.mem[m.offset(addr, n)]) if n == 1 else int(m.mem16[m.offset(addr, 2) >> 1])
-                out.append(Access("mem", f"0x{addr:08x}", [val]))
+            out.append(Access("mem", f"0x{addr:08x}", self._mem_read(addr, n)))
         return out
 
     def run(self) -> "Trace":

@@ -61,9 +61,11 @@ def render_step(step, timed: bool = True) -> list[str]:
 
 
 def _cell_text(v) -> str:
-    text = fmt_value(v, 4)
-    if len(text) > 7:
-        text = fmt_value(v, 2)
+    """At most 6 characters where possible, so neighbouring cells never touch."""
+    for digits in (4, 3, 2, 1):
+        text = fmt_value(v, digits)
+        if len(text) <= 6:
+            break
     return text
 
 

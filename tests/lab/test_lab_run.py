@@ -112,3 +112,19 @@ def test_html_is_self_contained(tmp_path):
     assert "<script" in text and "<style>" in text
     for banned in ("http://", "https://", " src=", "<link", "@import", "url("):
         assert banned not in text
+
+
+def test_every_operand_kind_is_named():
+    """Integer, FPU, HI/LO, byte and halfword memory, FPU branch, COP2 moves, control
+    registers, immediates, vrot, partial quad loads/stores, random, matrices."""
+    from pathlib import Path
+    trace = lab.run_snippet((Path(__file__).parent / "every_operand_kind.s").read_text(), warm=True)
+    by_text = {s.text.split()[0]: s for s in trace.steps}
+    assert by_text["mult"].writes == [lab.Access("hilo", "hi", [0xFFFFFFFF]), lab.Access("hilo", "lo", [0xFFFFFFEB])]
+    assert by_text["lb"].reads[-1].values == [0x00] and by_text["sb"].writes[-1].values == [7]
+    assert by_text["sh"].writes[-1] == lab.Access("mem", "0x08810022", [0xFFFD])
+    assert "nop" in [s.text for s in trace.steps] and len([s for s in trace.steps if s.text == "nop"]) == 1  # bc1t taken
+    assert by_text["mtv"].writes[0].name == "S000" and by_text["mfv"].writes[0].name == "$t5"
+    assert [a.name for a in by_text["vmtvc"].writes] == ["VFPU_CC"]
+    assert by_text["vrndf1.q"].writes[-1].name == "VFPU_RCX0"
+    assert by_text["vhtfm4.q"].writes[0].values[-1] == 1.0
