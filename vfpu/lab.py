@@ -167,8 +167,10 @@ def view_cells(name: str) -> tuple[str, int, list[int]]:
 
 
 _VALID_TEXT = {
-    ("v", 2): "a pair starts at row 0 or 2 of its column (C<m><c>0, C<m><c>2) or column 0 or 2 of its row (R<m>0<r>, R<m>2<r>)",
-    ("v", 3): "a triple starts at row 0 or 1 of its column (C<m><c>0, C<m><c>1) or column 0 or 1 of its row (R<m>0<r>, R<m>1<r>)",
+    ("v", 2): "a pair starts at row 0 or 2 of its column (C<m><c>0, C<m><c>2) "
+              "or column 0 or 2 of its row (R<m>0<r>, R<m>2<r>)",
+    ("v", 3): "a triple starts at row 0 or 1 of its column (C<m><c>0, C<m><c>1) "
+              "or column 0 or 1 of its row (R<m>0<r>, R<m>1<r>)",
     ("v", 4): "a quad is a whole column (C<m><c>0) or a whole row (R<m>0<r>)",
     ("m", 2): "a 2x2 matrix starts at column 0 or 2 and row 0 or 2 (M<m>00, M<m>20, M<m>02, M<m>22; E likewise)",
     ("m", 3): "a 3x3 matrix starts at column 0 or 1 and row 0 or 1 (M<m>00, M<m>10, M<m>01, M<m>11; E likewise)",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from browser import Browser, find_chromium
+from lab_browser import Browser, find_chromium
 from vfpu import lab, lab_html
 
 SNIPPET = """

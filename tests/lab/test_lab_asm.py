@@ -50,7 +50,8 @@ def test_plain_mips_words_match_capstone(line, shown):
 
 
 def test_branches_and_jumps_reach_their_labels():
-    prog = assemble_snippet("top: addiu $t0, $t0, -1\n bne $t0, $zero, top\n nop\n j top\n nop\n beqz $t0, out\n nop\nout: nop")
+    prog = assemble_snippet("top: addiu $t0, $t0, -1\n bne $t0, $zero, top\n nop\n j top\n nop\n"
+                            " beqz $t0, out\n nop\nout: nop")
     texts = [capstone_text(w, TEXT_BASE + 4 * i) for i, w in enumerate(prog.words)]
     assert texts[1] == f"bnez $t0, 0x{TEXT_BASE:x}"  # Capstone shows bne x, $zero as bnez
     assert texts[3] == f"j 0x{TEXT_BASE:x}"

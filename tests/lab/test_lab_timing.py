@@ -32,9 +32,11 @@ loop:
 x:  .float 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16
 """
 
-CHAIN = "vone.q C000; vadd.q C010, C000, C000; vmul.q C020, C010, C010; vdot.q S030, C020, C010; vmmul.q M100, M000, M000; vtfm4.q C200, M100, C000"
+CHAIN = ("vone.q C000; vadd.q C010, C000, C000; vmul.q C020, C010, C010; vdot.q S030, C020, C010; "
+         "vmmul.q M100, M000, M000; vtfm4.q C200, M100, C000")
 
-PREFIXES = "vone.q C000; vpfxs [w, z, y, x]; vpfxt [1, 2, 1/2, -x]; vadd.q C010, C000, C000; vcmp.q GT, C010, C000; bvt 4, end; nop; vone.s S100; end: vnop"
+PREFIXES = ("vone.q C000; vpfxs [w, z, y, x]; vpfxt [1, 2, 1/2, -x]; vadd.q C010, C000, C000; "
+            "vcmp.q GT, C010, C000; bvt 4, end; nop; vone.s S100; end: vnop")
 
 
 def profiled_run(source, warm):

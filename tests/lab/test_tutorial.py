@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from tutorial import TUTORIAL, examples, run_example
+from lab_tutorial import TUTORIAL, examples, run_example
 
 TEXT = TUTORIAL.read_text()
 EXAMPLES = examples(TEXT)

@@ -11,7 +11,7 @@ output block after it.
     ...
     ```
 
-`python tests/lab/tutorial.py --update` rewrites the output blocks from the simulator
+`python tests/lab/lab_tutorial.py --update` rewrites the output blocks from the simulator
 (then read the diff: the prose around them must still be true)."""
 
 import contextlib
