@@ -10,7 +10,7 @@ PASSING = ["colors", "convert", "gum", "matrix", "prefixes", "vavg"]
 def run(autotests, name):
     from allegrex.commands.test import normalise, run_one
     prx = autotests / f"{name}.prx"
-    got, stop = run_one(str(prx), max_seconds=10, timeout=300)
+    got, stop = run_one(str(prx), max_seconds=10, timeout=1200)
     want = normalise(prx.with_suffix(".expected").read_text(encoding="latin-1"))
     return normalise(got), want, stop
 

@@ -16,7 +16,7 @@ def test_vfpu_dot_kernel_builds_runs_and_matches_numpy(tmp_path):
     sdk = pytest.importorskip("allegrex.sdk")
     from allegrex.commands.test import run_one
     elf = sdk.build([APP / "main.c", APP / "dot.S"], tmp_path / "vfpu_dot.elf", elf=True)
-    out, stop = run_one(str(elf), max_seconds=5, timeout=120)
+    out, stop = run_one(str(elf), max_seconds=5, timeout=1200)
     assert stop.kind == "exit", out
     m = re.search(r"dot=(\S+) bits=([0-9a-f]{8})", out)
     assert m, out
