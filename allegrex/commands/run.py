@@ -112,7 +112,7 @@ def run(args) -> int:
     stop = kernel.run(max_seconds=args.max_seconds, timeout=args.timeout, progress=progress)
     wall = time.monotonic() - wall_start
     if args.screenshot:
-        kernel.display.save_png(args.screenshot)
+        kernel.display.save_png(args.screenshot, final=True)
     report = kernel.stats()
     report["program"] = args.file
     report["model"] = args.model

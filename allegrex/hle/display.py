@@ -64,6 +64,7 @@ class Display:
         self.stride = 512
         self.format = FORMAT_8888
         self.pending = None  # frame buffer set for the next frame
+        self.pending_vcount = 0
         self.frames_written = 0
         self.frames_timer = None
         self.screenshots = 0
@@ -77,8 +78,19 @@ class Display:
     def next_vblank_us(self) -> int:
         return vblank_us(self.vcount() + 1)
 
-    def image(self):
-        """The displayed frame as an RGBA array, or None when no frame buffer is set."""
+    def current(self):
+        """(topaddr, stride, format) on screen now: a buffer set for the next frame shows
+        from the first vblank after it was set."""
+        if self.pending is not None and self.vcount() > self.pending_vcount:
+            self.latch()
+        return self.topaddr, self.stride, self.format
+
+    def image(self, final: bool = False):
+        """The displayed frame as an RGBA array, or None when no frame buffer is set.
+        final: the run is over, so a pending buffer counts as shown."""
+        if final:
+            self.latch()
+        self.current()
         if not self.topaddr:
             return None
         size = self.stride * HEIGHT * BYTES_PER_PIXEL[self.format]
@@ -86,9 +98,9 @@ class Display:
             return None
         return to_rgba(self.k.memory.read(self.topaddr, size), self.stride, self.format)
 
-    def save_png(self, path: str) -> bool:
+    def save_png(self, path: str, final: bool = False) -> bool:
         from PIL import Image
-        px = self.image()
+        px = self.image(final)
         if px is None:
             px = np.zeros((HEIGHT, WIDTH, 4), dtype=np.uint8)
             px[..., 3] = 255
@@ -158,13 +170,14 @@ def sceDisplaySetFrameBuf(k, topaddr: Ptr, stride: int, fmt: int, sync: int) -> 
         d.pending = None
     else:
         d.pending = (topaddr, stride, fmt)
+        d.pending_vcount = d.vcount()
     return 0
 
 
 @hle(LIB, cost=costs.DISPLAY)
 def sceDisplayGetFrameBuf(k, topaddr: Ptr, stride: Ptr, fmt: Ptr, sync: int) -> int:
     d = k.display
-    cur = d.pending if (sync == SETBUF_NEXTFRAME and d.pending) else (d.topaddr, d.stride, d.format)
+    cur = d.pending if (sync == SETBUF_NEXTFRAME and d.pending) else d.current()
     for ptr, value in zip((topaddr, stride, fmt), cur):
         if ptr:
             k.memory.write_u32(ptr, value)

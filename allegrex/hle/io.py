@@ -12,7 +12,7 @@ import time
 from allegrex.hle import codes, costs
 from allegrex.hle.kernel import HleStop
 from allegrex.hle.registry import CStr, Ptr, Raw, S64, U32, hle
-from allegrex.hle.sandbox import Sandbox, SandboxRefusal, UnknownDevice
+from allegrex.hle.sandbox import Sandbox, SandboxRefusal, UnknownDevice, Unmapped
 
 O_RDONLY, O_WRONLY, O_RDWR, O_NBLOCK, O_DIROPEN = 1, 2, 3, 4, 8
 O_APPEND, O_CREAT, O_TRUNC, O_EXCL = 0x100, 0x200, 0x400, 0x800
@@ -99,6 +99,11 @@ class IoManager:
         except SandboxRefusal as exc:
             self.refuse(str(exc))
             return codes.signed(REFUSED)
+        except Unmapped as exc:
+            device = str(exc).split(":")[0]
+            self.k.warn_once(("unmapped", device), f"{exc}: {device}:/ has no host folder "
+                             f"(pass --{device} DIR; only the program's own folder is mapped)")
+            return codes.signed(codes.NO_SUCH_DEVICE)
         except UnknownDevice as exc:
             device = str(exc).split()[1] if " " in str(exc) else ""
             if device.rstrip(":") not in ("disc0", "umd0", "umd1", "flash0", "flash1", "flash2", "host1"):
@@ -230,27 +235,43 @@ def _io(k) -> IoManager:
     return k.io
 
 
+def _driver_call(k, result):
+    """A call that reached a file system driver: the caller waits for the driver's
+    thread, so threads of its own priority run first (the PSP reschedules here)."""
+    k.threads.yield_current()
+    return result
+
+
 LIB = "IoFileMgrForUser"
 
 
 @hle(LIB, cost=costs.IO)
 def sceIoOpen(k, path: CStr, flags: int, mode: int) -> int:
-    return k.io.open(path, flags, mode)
+    fd = k.io.open(path, flags, mode)
+    if fd >= 0 and k.io.files[fd].kind != "file":
+        return fd
+    return _driver_call(k, fd) if fd >= 0 or fd == codes.signed(codes.ERRNO_FILE_NOT_FOUND) else fd
 
 
 @hle(LIB, cost=costs.IO)
 def sceIoClose(k, fd: int) -> int:
-    return k.io.close(fd)
+    f = k.io.files.get(fd)
+    result = k.io.close(fd)
+    return _driver_call(k, result) if f is not None and f.kind == "file" else result
 
 
 @hle(LIB, cost=costs.IO)
 def sceIoRead(k, fd: int, addr: Ptr, size: int) -> int:
-    return k.io.read(fd, addr, size)
+    f = k.io.files.get(fd)
+    result = k.io.read(fd, addr, size)
+    return _driver_call(k, result) if f is not None and f.kind == "file" else result
 
 
 @hle(LIB, cost=costs.IO)
 def sceIoWrite(k, fd: int, addr: Ptr, size: int) -> int:
-    return k.io.write(fd, addr, size)
+    f = k.io.files.get(fd)
+    result = k.io.write(fd, addr, size)
+    return _driver_call(k, result) if f is not None and f.kind == "file" else result
 
 
 @hle(LIB, cost=costs.IO)
@@ -395,6 +416,7 @@ def sceIoGetstat(k, path: CStr, out: Ptr) -> int:
     r = k.io.resolve(path or "")
     if isinstance(r, int):
         return r
+    k.threads.yield_current()
     try:
         st = os.stat(r.host)
     except OSError:
@@ -456,6 +478,7 @@ def _path_op(k, path, op) -> int:
     r = k.io.resolve(path or "")
     if isinstance(r, int):
         return r
+    k.threads.yield_current()  # the driver works on it (see _driver_call)
     try:
         op(r.host)
     except FileExistsError:
@@ -488,12 +511,37 @@ def sceIoRmdir(k, path: CStr) -> int:
     return _path_op(k, path, os.rmdir)
 
 
+CROSS_DEVICE = 0x80020322
+
+
 @hle(LIB, cost=costs.IO)
 def sceIoRename(k, old: CStr, new: CStr) -> int:
+    """The FAT driver keeps the file in its folder: only the new name's last part counts
+    (measured: 'ms0:/a.txt' -> 'ms0:/PSP/b.txt' gives ms0:/b.txt)."""
+    r_old = k.io.resolve(old or "")
+    if isinstance(r_old, int):
+        return r_old
     r_new = k.io.resolve(new or "")
     if isinstance(r_new, int):
         return r_new
-    return _path_op(k, old, lambda h: os.rename(h, r_new.host))
+    if r_old.device != r_new.device:
+        return codes.signed(CROSS_DEVICE)
+    k.threads.yield_current()
+    name = r_new.guest.rsplit("/", 1)[-1]
+    if any(c in (old or "") + name for c in "*?"):
+        return codes.signed(codes.ERRNO_INVALID_ARGUMENT)
+    if name in ("", ".", ".."):
+        return codes.signed(codes.ERRNO_INVALID_ARGUMENT)
+    target = os.path.join(os.path.dirname(r_old.host), name)
+    if os.path.lexists(target):
+        return codes.signed(codes.ERRNO_FILE_EXISTS)
+    if not os.path.lexists(r_old.host):
+        return codes.signed(codes.ERRNO_FILE_NOT_FOUND)
+    try:
+        os.rename(r_old.host, target)
+    except OSError:
+        return codes.signed(codes.ERRNO_IO_ERROR)
+    return 0
 
 
 @hle(LIB, cost=costs.IO)

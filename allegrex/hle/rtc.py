@@ -6,7 +6,6 @@ a microsecond since 0001-01-01 00:00:00 UTC.
 """
 
 import calendar
-import datetime as dt
 
 from allegrex.hle import codes, costs
 from allegrex.hle.registry import Ptr, S64, U32, U64, hle
@@ -14,7 +13,6 @@ from allegrex.hle.registry import Ptr, S64, U32, U64, hle
 TICKS_PER_SECOND = 1_000_000
 EPOCH_TICKS = 62135596800 * TICKS_PER_SECOND  # 0001-01-01 -> 1970-01-01
 PSPTIME_SIZE = 16  # u16 year, month, day, hour, minute, second; u32 microsecond
-MAX_TICK = 315537897600 * TICKS_PER_SECOND  # 10000-01-01, past the last date the RTC can hold
 FILETIME_EPOCH_TICKS = (EPOCH_TICKS - 11644473600 * TICKS_PER_SECOND)  # 1601-01-01
 
 
@@ -27,13 +25,49 @@ def current_tick(k) -> int:
     return EPOCH_TICKS + wall_us(k)
 
 
-def tick_to_datetime(tick: int) -> dt.datetime:
-    return dt.datetime(1, 1, 1) + dt.timedelta(microseconds=tick)
+DAY_US = 86400 * TICKS_PER_SECOND
+U64_MASK = (1 << 64) - 1
 
 
-def datetime_to_tick(d: dt.datetime) -> int:
-    delta = d - dt.datetime(1, 1, 1)
-    return (delta.days * 86400 + delta.seconds) * TICKS_PER_SECOND + delta.microseconds
+def days_from_civil(year: int, month: int, day: int) -> int:
+    """Days from 0001-01-01 to year-month-day in the proleptic Gregorian calendar; months
+    outside 1-12 roll into neighbouring years and days outside the month roll over."""
+    year += (month - 1) // 12
+    month = (month - 1) % 12 + 1
+    y = year - (month <= 2)  # count years from March so the leap day ends the year
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * ((month + 9) % 12) + 2) // 5
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 306 + day - 1  # 306: days from March 1st of year 0 to January 1st of year 1
+
+
+def civil_from_days(days: int) -> tuple[int, int, int]:
+    z = days + 306
+    era = z // 146097
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    day = doy - (153 * mp + 2) // 5 + 1
+    month = mp + 3 if mp < 10 else mp - 9
+    return era * 400 + yoe + (month <= 2), month, day
+
+
+def tick_from_fields(year, month, day, hour, minute, second, micro) -> int:
+    days = days_from_civil(year, month, day)
+    return (days * DAY_US + ((hour * 60 + minute) * 60 + second) * TICKS_PER_SECOND + micro) & U64_MASK
+
+
+def fields_from_tick(tick: int) -> tuple:
+    days, rest = divmod(tick & U64_MASK, DAY_US)
+    year, month, day = civil_from_days(days)
+    seconds, micro = divmod(rest, TICKS_PER_SECOND)
+    return (year & 0xFFFF, month, day, seconds // 3600, seconds // 60 % 60, seconds % 60, micro)
+
+
+def tick_to_datetime(tick: int):
+    return fields_from_tick(tick)
 
 
 def read_psptime(k, addr):
@@ -42,9 +76,14 @@ def read_psptime(k, addr):
     return fields + [m.read_u32(addr + 12)]
 
 
-def write_psptime(k, addr, d: dt.datetime) -> None:
-    data = b"".join(v.to_bytes(2, "little") for v in (d.year, d.month, d.day, d.hour, d.minute, d.second))
-    k.memory.write(addr, data + d.microsecond.to_bytes(4, "little"))
+def write_fields(k, addr, fields) -> None:
+    year, month, day, hour, minute, second, micro = fields
+    data = b"".join((v & 0xFFFF).to_bytes(2, "little") for v in (year, month, day, hour, minute, second))
+    k.memory.write(addr, data + (micro & 0xFFFFFFFF).to_bytes(4, "little"))
+
+
+def write_psptime(k, addr, tick: int) -> None:
+    write_fields(k, addr, fields_from_tick(tick))
 
 
 # --- system time (ThreadManForUser) ---
@@ -143,14 +182,13 @@ def sceRtcGetCurrentTick(k, out: Ptr) -> int:
 
 @hle(RTC)
 def sceRtcGetCurrentClock(k, out: Ptr, tz_minutes: int) -> int:
-    d = tick_to_datetime(current_tick(k)) + dt.timedelta(minutes=tz_minutes)
-    write_psptime(k, out, d)
+    write_psptime(k, out, current_tick(k) + tz_minutes * 60 * TICKS_PER_SECOND)
     return 0
 
 
 @hle(RTC)
 def sceRtcGetCurrentClockLocalTime(k, out: Ptr) -> int:
-    write_psptime(k, out, tick_to_datetime(current_tick(k)))  # the simulated PSP's time zone is UTC
+    write_psptime(k, out, current_tick(k))  # the simulated PSP's time zone is UTC
     return 0
 
 
@@ -162,16 +200,13 @@ def sceRtcIsLeapYear(k, year: int) -> int:
 @hle(RTC)
 def sceRtcGetDaysInMonth(k, year: int, month: int) -> int:
     if year <= 0 or not 1 <= month <= 12:
-        return codes.signed(0x80000101 + 0x100)  # SCE_ERROR_INVALID_VALUE-style for bad dates
+        return codes.signed(codes.INVALID_VALUE)
     return calendar.monthrange(year, month)[1]
 
 
 @hle(RTC)
 def sceRtcGetDayOfWeek(k, year: int, month: int, day: int) -> int:
-    try:
-        return (dt.date(year, month, day).weekday() + 1) % 7  # Sunday = 0
-    except ValueError:
-        return codes.signed(codes.INVALID_VALUE)
+    return (days_from_civil(year, month, day) + 1) % 7  # 0001-01-01 was a Monday; Sunday = 0
 
 
 def _check_valid(fields) -> int:
@@ -200,20 +235,13 @@ def sceRtcCheckValid(k, time_ptr: Ptr) -> int:
 
 @hle(RTC)
 def sceRtcGetTick(k, time_ptr: Ptr, tick_ptr: Ptr) -> int:
-    fields = read_psptime(k, time_ptr)
-    if _check_valid(fields) < 0:
-        return codes.signed(codes.INVALID_VALUE)
-    year, month, day, hour, minute, second, micro = fields
-    k.memory.write_u64(tick_ptr, datetime_to_tick(dt.datetime(year, month, day, hour, minute, second, micro)))
+    k.memory.write_u64(tick_ptr, tick_from_fields(*read_psptime(k, time_ptr)))
     return 0
 
 
 @hle(RTC)
 def sceRtcSetTick(k, time_ptr: Ptr, tick_ptr: Ptr) -> int:
-    tick = k.memory.read_u64(tick_ptr)
-    if tick >= MAX_TICK:
-        return codes.signed(codes.INVALID_VALUE)
-    write_psptime(k, time_ptr, tick_to_datetime(tick))
+    write_psptime(k, time_ptr, k.memory.read_u64(tick_ptr))
     return 0
 
 
@@ -224,7 +252,7 @@ def sceRtcCompareTick(k, a: Ptr, b: Ptr) -> int:
 
 
 def _tick_add(k, dst, src, delta_ticks) -> int:
-    k.memory.write_u64(dst, (k.memory.read_u64(src) + delta_ticks) & 0xFFFFFFFFFFFFFFFF)
+    k.memory.write_u64(dst, (k.memory.read_u64(src) + delta_ticks) & U64_MASK)
     return 0
 
 
@@ -240,18 +268,20 @@ def _make_adder(unit, wide):
 
 for _name, _unit, _wide in (("Ticks", 1, True), ("Microseconds", 1, True), ("Seconds", TICKS_PER_SECOND, True),
                             ("Minutes", 60 * TICKS_PER_SECOND, True), ("Hours", 3600 * TICKS_PER_SECOND, False),
-                            ("Days", 86400 * TICKS_PER_SECOND, False), ("Weeks", 7 * 86400 * TICKS_PER_SECOND, False)):
+                            ("Days", DAY_US, False), ("Weeks", 7 * DAY_US, False)):
     hle(RTC, name=f"sceRtcTickAdd{_name}")(_make_adder(_unit, _wide))
 
 
 def _add_months(k, dst, src, months) -> int:
-    d = tick_to_datetime(k.memory.read_u64(src))
-    total = d.year * 12 + (d.month - 1) + months
+    tick = k.memory.read_u64(src)
+    days, rest = divmod(tick, DAY_US)
+    year, month, day = civil_from_days(days)
+    total = year * 12 + (month - 1) + months
     year, month = divmod(total, 12)
-    day = min(d.day, calendar.monthrange(year, month + 1)[1]) if 1 <= year <= 9999 else d.day
-    if not 1 <= year <= 9999:
-        return codes.signed(codes.INVALID_VALUE)
-    k.memory.write_u64(dst, datetime_to_tick(d.replace(year=year, month=month + 1, day=day)))
+    month += 1
+    if year >= 1:
+        day = min(day, calendar.monthrange(year % 400 + 2000, month)[1])  # same leap pattern every 400 years
+    k.memory.write_u64(dst, (days_from_civil(year, month, day) * DAY_US + rest) & U64_MASK)
     return 0
 
 
@@ -265,29 +295,32 @@ def sceRtcTickAddYears(k, dst: Ptr, src: Ptr, years: int) -> int:
     return _add_months(k, dst, src, years * 12)
 
 
+def _unix_seconds(fields) -> int:
+    year, month, day, hour, minute, second, _ = fields
+    return (tick_from_fields(year, month, day, hour, minute, second, 0) - EPOCH_TICKS) // TICKS_PER_SECOND
+
+
 @hle(RTC)
 def sceRtcGetTime_t(k, time_ptr: Ptr, out: Ptr) -> int:
-    year, month, day, hour, minute, second, _ = read_psptime(k, time_ptr)
-    k.memory.write_u32(out, calendar.timegm((year, month, day, hour, minute, second)) & 0xFFFFFFFF)
+    k.memory.write_u32(out, _unix_seconds(read_psptime(k, time_ptr)) & 0xFFFFFFFF)
     return 0
 
 
 @hle(RTC)
 def sceRtcSetTime_t(k, time_ptr: Ptr, t: U32) -> int:
-    write_psptime(k, time_ptr, tick_to_datetime(EPOCH_TICKS + t * TICKS_PER_SECOND))
+    write_psptime(k, time_ptr, EPOCH_TICKS + t * TICKS_PER_SECOND)
     return 0
 
 
 @hle(RTC)
 def sceRtcGetTime64_t(k, time_ptr: Ptr, out: Ptr) -> int:
-    year, month, day, hour, minute, second, _ = read_psptime(k, time_ptr)
-    k.memory.write_u64(out, calendar.timegm((year, month, day, hour, minute, second)) & 0xFFFFFFFFFFFFFFFF)
+    k.memory.write_u64(out, _unix_seconds(read_psptime(k, time_ptr)) & U64_MASK)
     return 0
 
 
 @hle(RTC)
 def sceRtcSetTime64_t(k, time_ptr: Ptr, t: U64) -> int:
-    write_psptime(k, time_ptr, tick_to_datetime(EPOCH_TICKS + t * TICKS_PER_SECOND))
+    write_psptime(k, time_ptr, EPOCH_TICKS + t * TICKS_PER_SECOND)
     return 0
 
 
@@ -297,29 +330,30 @@ def sceRtcGetDosTime(k, time_ptr: Ptr, out: Ptr) -> int:
     if year < 1980:
         k.memory.write_u32(out, 0)
         return codes.signed(codes.INVALID_VALUE)
+    if year >= 2108:
+        k.memory.write_u32(out, 0xFF9FBF7D)  # the last DOS date, 2107-12-31 23:59:58
+        return codes.signed(codes.INVALID_VALUE)
     value = ((year - 1980) << 25) | (month << 21) | (day << 16) | (hour << 11) | (minute << 5) | (second >> 1)
-    k.memory.write_u32(out, value)
+    k.memory.write_u32(out, value & 0xFFFFFFFF)
     return 0
 
 
 @hle(RTC)
 def sceRtcSetDosTime(k, time_ptr: Ptr, dos: U32) -> int:
     fields = (((dos >> 25) & 0x7F) + 1980, (dos >> 21) & 0xF, (dos >> 16) & 0x1F, (dos >> 11) & 0x1F,
-              (dos >> 5) & 0x3F, (dos & 0x1F) * 2)
-    data = b"".join(v.to_bytes(2, "little") for v in fields) + bytes(4)
-    k.memory.write(time_ptr, data)
+              (dos >> 5) & 0x3F, (dos & 0x1F) * 2, 0)
+    write_fields(k, time_ptr, fields)
     return 0
 
 
 @hle(RTC)
 def sceRtcGetWin32FileTime(k, time_ptr: Ptr, out: Ptr) -> int:
-    year, month, day, hour, minute, second, micro = read_psptime(k, time_ptr)
-    tick = datetime_to_tick(dt.datetime(year, month, day, hour, minute, second, micro))
-    k.memory.write_u64(out, (tick - FILETIME_EPOCH_TICKS) * 10)
+    tick = tick_from_fields(*read_psptime(k, time_ptr))
+    k.memory.write_u64(out, ((tick - FILETIME_EPOCH_TICKS) * 10) & U64_MASK if tick >= FILETIME_EPOCH_TICKS else 0)
     return 0
 
 
 @hle(RTC)
 def sceRtcSetWin32FileTime(k, time_ptr: Ptr, ft: U64) -> int:
-    write_psptime(k, time_ptr, tick_to_datetime(ft // 10 + FILETIME_EPOCH_TICKS))
+    write_psptime(k, time_ptr, ft // 10 + FILETIME_EPOCH_TICKS)
     return 0

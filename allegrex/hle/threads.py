@@ -16,7 +16,8 @@ WAITING_SUSPENDED = WAITING | SUSPENDED
 ATTR_NO_FILLSTACK = 0x00100000
 ATTR_CLEAR_STACK = 0x00200000
 MIN_STACK = 0x200
-LOWEST_PRIORITY, HIGHEST_PRIORITY = 0x7F, 0x08
+STACK_RESERVED = 0x100  # the firmware keeps the top 256 bytes of a new stack (measured via argument addresses)
+LOWEST_PRIORITY, HIGHEST_PRIORITY = 0x77, 0x08  # user threads (0x78+ are refused)
 A0, A1, A2, A3, GP, SP, FP, RA, K0 = 4, 5, 6, 7, 28, 29, 30, 31, 26
 V0 = 2
 THREAD_INFO_SIZE = 104
@@ -51,7 +52,7 @@ class Thread:
         self.status = DORMANT
         self.wait: Wait | None = None
         self.context = None
-        self.exit_status = codes.signed(codes.THREAD_IS_NOT_DORMANT)  # what it reads before it ever exits
+        self.exit_status = codes.signed(codes.THREAD_ALREADY_DORMANT)  # what it reads before it ever runs
         self.wakeup_count = 0
         self.callbacks: list = []  # Callback objects owned by this thread
         self.cb_saved = None  # context to return to after a callback
@@ -129,7 +130,14 @@ class ThreadManager:
             k.memory.fill(thread.stack_addr, 0xFF, size)
         k.memory.write_u32(thread.stack_addr, thread.uid)  # the firmware marks the stack bottom with the uid
         top = thread.stack_addr + size
-        sp = top - 64
+        # the thread's control block (what k0 points at) sits in the reserved top: its
+        # last two words are -1, word -14 the stack base and word -16 the thread id
+        k.memory.fill(top - STACK_RESERVED, 0, STACK_RESERVED)
+        k.memory.write_u32(top - 4, 0xFFFFFFFF)
+        k.memory.write_u32(top - 8, 0xFFFFFFFF)
+        k.memory.write_u32(top - 14 * 4, thread.stack_addr)
+        k.memory.write_u32(top - 16 * 4, thread.uid)
+        sp = top - STACK_RESERVED
         # a new thread starts from the reset state (FCR0/FCR31, VFPU prefixes and control)
         ctx_regs, fpr, vpr, vctrl = CpuState().save_context()
         argaddr = 0
@@ -137,12 +145,12 @@ class ThreadManager:
             sp -= (argsize + 0xF) & ~0xF
             k.memory.write(sp, k.memory.read(argp, argsize))
             argaddr = sp
-        ctx_regs[A0] = argsize & 0xFFFFFFFF
+        ctx_regs[A0] = argsize & 0xFFFFFFFF if argaddr else 0  # no argument block: the size reads 0
         ctx_regs[A1] = argaddr
         ctx_regs[GP] = thread.gp
         ctx_regs[SP] = sp
         ctx_regs[FP] = sp
-        ctx_regs[K0] = top - 64
+        ctx_regs[K0] = top - STACK_RESERVED
         ctx_regs[RA] = k.trampoline("thread-return", _thread_returned)
         ctx_regs[PC] = thread.entry
         ctx_regs[NPC] = thread.entry + 4
@@ -220,6 +228,8 @@ class ThreadManager:
         if wait.kind in ("delay", "vblank"):
             result = 0
         self.wake(thread, result)
+        from allegrex.hle import sync
+        sync.waiter_left(self.k, wait.obj)  # a FIFO queue may now serve the next waiter
 
     def wake(self, thread: Thread, result: int) -> None:
         """End `thread`'s wait with `result` as the return value of its blocking call."""
@@ -282,6 +292,8 @@ class ThreadManager:
         cur = self.current
         if cur is thread:
             if thread is not None:
+                if thread in self.ready:
+                    self.ready.remove(thread)
                 thread.status = RUNNING
             return
         if cur is not None and cur.status not in (DORMANT, DEAD):
@@ -391,6 +403,7 @@ def sceKernelCreateThread(k, name: CStr, entry: Ptr, priority: int, stack_size: 
     if entry == 0 or not k.memory.is_valid(entry, 4):
         return codes.signed(codes.ILLEGAL_ENTRY)
     gp = int(k.cpu.regs[GP])
+    stack_size = (stack_size + 0xFF) & ~0xFF  # stacks come in 256-byte units
     thread = k.threads.create(name, entry, priority, stack_size, attr | 0x80000000, gp)
     block = k.sysmem.alloc_block(2, f"stack {name}", high=True, size=(stack_size + 0xFF) & ~0xFF)
     if block is None:
@@ -416,6 +429,8 @@ def sceKernelStartThread(k, uid: int, argsize: int, argp: Ptr) -> int:
         return codes.signed(codes.NOT_FOUND_THREAD)
     if thread.status != DORMANT:
         return codes.signed(codes.THREAD_IS_NOT_DORMANT)
+    if argp and (argsize < 0 or (argsize and not k.memory.is_valid(argp, argsize))):
+        return codes.signed(codes.ILLEGAL_ADDR)
     k.threads.start(thread, argsize, argp)
     return 0
 
@@ -440,11 +455,9 @@ def sceKernelExitDeleteThread(k, status: int) -> Raw:
 
 @hle(LIB)
 def sceKernelDeleteThread(k, uid: int) -> int:
-    if uid == 0:
-        return codes.signed(codes.ILLEGAL_THREAD)
-    thread = k.get(uid, Thread)
-    if thread is None or thread is k.threads.current:
-        return codes.signed(codes.NOT_FOUND_THREAD if thread is None else codes.ILLEGAL_THREAD)
+    thread = _thread(k, uid)
+    if thread is None:
+        return codes.signed(codes.NOT_FOUND_THREAD)
     if thread.status != DORMANT:
         return codes.signed(codes.THREAD_IS_NOT_DORMANT)
     k.threads.delete(thread)
@@ -511,6 +524,8 @@ def sceKernelChangeThreadPriority(k, uid: int, priority: int) -> int:
 @hle(LIB)
 def sceKernelRotateThreadReadyQueue(k, priority: int) -> int:
     cur = k.threads.current
+    if priority != 0 and not HIGHEST_PRIORITY <= priority <= LOWEST_PRIORITY:
+        return codes.signed(codes.ILLEGAL_PRIORITY)
     if priority == 0 or priority == cur.priority:
         k.threads.yield_current()
     else:
@@ -644,6 +659,8 @@ def sceKernelResumeThread(k, uid: int) -> int:
     if uid == 0:
         return codes.signed(codes.ILLEGAL_THREAD)
     thread = k.get(uid, Thread)
+    if thread is k.threads.current:
+        return codes.signed(codes.ILLEGAL_THREAD)
     if thread is None:
         return codes.signed(codes.NOT_FOUND_THREAD)
     if not thread.status & SUSPENDED:
@@ -660,6 +677,8 @@ def sceKernelReleaseWaitThread(k, uid: int) -> int:
     if uid == 0:
         return codes.signed(codes.ILLEGAL_THREAD)
     thread = k.get(uid, Thread)
+    if thread is k.threads.current:
+        return codes.signed(codes.ILLEGAL_THREAD)
     if thread is None:
         return codes.signed(codes.NOT_FOUND_THREAD)
     if not thread.status & WAITING:
@@ -701,11 +720,13 @@ def sceKernelDelaySysClockThreadCB(k, clock: Ptr) -> Raw:
 
 # --- waiting for another thread ---
 def _wait_end(k, uid, timeout_ptr, cb) -> int | None:
+    if uid == 0:
+        return codes.signed(codes.ILLEGAL_THREAD)
     thread = k.get(uid, Thread)
     if thread is None:
         return codes.signed(codes.NOT_FOUND_THREAD)
     if thread is k.threads.current:
-        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
+        return codes.signed(codes.ILLEGAL_THREAD)
     if thread.status == DORMANT:
         return thread.exit_status
     k.cpu.regs[V0] = 0
