@@ -284,7 +284,7 @@ def _add_months(k, dst, src, months) -> int:
     year, month = divmod(total, 12)
     month += 1
     if not 1 <= year <= 9999:
-        return codes.signed(codes.INVALID_VALUE)  # the destination is left alone
+        return 0  # measured: success, but the destination is left alone
     day = min(day, calendar.monthrange(year, month)[1])
     k.memory.write_u64(dst, (days_from_civil(year, month, day) * DAY_US + rest) & U64_MASK)
     return 0
