@@ -69,6 +69,7 @@ class Display:
         self.pending = None  # frame buffer set for the next frame
         self.pending_vcount = 0
         self.frames_written = 0
+        self.hcount_offset = 0
         self.frames_timer = None
         self.screenshots = 0
         if kernel.options.frames_dir:
@@ -295,15 +296,25 @@ def sceDisplayIsVsync(k) -> int:
 
 @hle(LIB, cost=costs.DISPLAY)
 def sceDisplayGetCurrentHcount(k) -> int:
-    frame_us = 1e6 / VBLANK_HZ
     into = k.now_us() - vblank_us(k.display.vcount())
-    return int(into * HSYNC_PER_FRAME / frame_us)
+    return into * HSYNC_PER_FRAME * VBLANK_MICROHZ // 10**12 + 1  # lines are counted from 1
+
+
+def _hcount_total(k) -> int:
+    return k.now_us() * HSYNC_PER_FRAME * VBLANK_MICROHZ // 10**12
 
 
 @hle(LIB, cost=costs.DISPLAY)
 def sceDisplayGetAccumulatedHcount(k) -> int:
-    frame_us = 1e6 / VBLANK_HZ
-    return int(k.now_us() * HSYNC_PER_FRAME / frame_us) & 0xFFFFFFFF
+    return (_hcount_total(k) + k.display.hcount_offset) & 0x7FFFFFFF  # measured: wraps from INT_MAX to 0
+
+
+@hle(LIB, cost=costs.DISPLAY)
+def sceDisplayAdjustAccumulatedHcount(k, value: int) -> int:
+    if value < 0:
+        return codes.signed(codes.INVALID_VALUE)
+    k.display.hcount_offset = value - _hcount_total(k)
+    return 0
 
 
 @hle(LIB, cost=costs.DISPLAY)
