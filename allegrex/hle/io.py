@@ -221,7 +221,7 @@ class IoManager:
         base = {0: 0, 1: f.handle.tell(), 2: os.fstat(f.handle.fileno()).st_size}[whence]
         pos = base + offset
         if pos < 0:
-            return codes.signed(codes.ERRNO_INVALID_ARGUMENT)
+            return -1  # measured: a seek before the start answers -1, not an error code
         f.handle.seek(pos)
         return pos
 
@@ -549,9 +549,7 @@ def sceIoChdir(k, path: CStr) -> int:
     r = k.io.resolve(path or "")
     if isinstance(r, int):
         return r
-    if not os.path.isdir(r.host):
-        return codes.signed(codes.ERRNO_FILE_NOT_FOUND)
-    k.io.cwd = r.guest
+    k.io.cwd = r.guest  # measured: the firmware does not check that the folder exists
     return 0
 
 
