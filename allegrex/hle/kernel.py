@@ -29,6 +29,22 @@ def syscall_word(code: int) -> int:
     return ((code & 0xFFFFF) << 6) | 0x0C
 
 
+INTERRUPT_STACK_TOP = 0x08010000  # kernel partition: stack for interrupt handlers (64 KiB below)
+
+
+def _interrupt_returned(k) -> None:
+    saved, thread, on_return = k.interrupts.pop()
+    result = int(k.cpu.regs[2])
+    k.cpu.load_context(saved)
+    on_return(result)
+    if k.pending_interrupts:
+        k.run_interrupt(*k.pending_interrupts.pop(0))
+
+
+class IllegalContext(Exception):
+    """A call that would wait was made from an interrupt handler."""
+
+
 class HleStop(AllegrexError):
     """Raised inside an HLE call to stop the run (unknown import, strict-mode refusal)."""
 
@@ -168,6 +184,9 @@ class Kernel:
         self.sdk_version = 0
         self.compiler_version = 0
         self._trampolines: dict[str, int] = {}
+        self.interrupts: list = []  # (saved context, thread, on_return) of running handlers
+        self.intr_enabled = 1  # sceKernelCpuSuspendIntr clears it: timers wait until it is set again
+        self.pending_interrupts: list = []
         self._trampoline_next = TRAMPOLINE_ADDR
         # library state, one object per group
         from allegrex.hle import threads, sysmem, io, display, ctrl, utility
@@ -270,6 +289,14 @@ class Kernel:
         except HleStop as exc:
             self.request_stop(exc.kind, f"{entry.library}.{entry.name} called from 0x{ra:08x}: {exc}",
                               exc.exit_code)
+        except IllegalContext:
+            self.cpu.regs[2] = 0x80020064  # SCE_KERNEL_ERROR_ILLEGAL_CONTEXT: waiting inside an interrupt
+        except AttributeError as exc:
+            if self.interrupts and self.threads.current is None:  # a thread call with no thread
+                self.cpu.regs[2] = 0x80020064
+            else:
+                self.request_stop("hle-error", f"internal error in {entry.library}.{entry.name} called from "
+                                  f"0x{ra:08x}: {exc.__class__.__name__}: {exc}", 1)
         except (ArithmeticError, ValueError, IndexError, KeyError, TypeError) as exc:
             # a bug in allegrex's HLE, not in the guest: stop with a clear line, not a traceback
             self.request_stop("hle-error", f"internal error in {entry.library}.{entry.name} called from "
@@ -279,18 +306,42 @@ class Kernel:
     def current_function_caller(self) -> int:
         return int(self.cpu.regs[31])
 
+    # --- interrupt handlers (alarms, vtimers, vblank) ---
+    def run_interrupt(self, func: int, args: tuple, on_return) -> None:
+        """Run guest `func(*args)` now, in interrupt context on a kernel stack, on top of
+        whatever runs; on_return(v0) is called when it returns. Handlers never nest: one
+        that falls due meanwhile waits its turn."""
+        if self.interrupts:
+            self.pending_interrupts.append((func, args, on_return))
+            return
+        cpu = self.cpu
+        saved = cpu.save_context()
+        regs = saved[0].copy()
+        for i, value in enumerate(args):
+            regs[4 + i] = value & 0xFFFFFFFF
+        regs[29] = INTERRUPT_STACK_TOP
+        regs[31] = self.trampoline("interrupt-return", _interrupt_returned)
+        if self.image is not None and self.image.gp:
+            regs[28] = self.image.gp
+        regs[PC], regs[NPC] = func, func + 4
+        self.interrupts.append((saved, self.threads.current, on_return))
+        cpu.load_context((regs, saved[1].copy(), saved[2].copy(), saved[3].copy()))
+        self.cpu.counters[CYCLES] += costs.THREAD_SWITCH
+
     # --- time ---
     def now_us(self) -> int:
         return self.clock.now_us()
 
     def fire_timers(self) -> None:
+        if not self.intr_enabled:
+            return
         for action in self.timers.pop_due(self.clock.now_us()):
             action()
 
     def idle_until_next_event(self) -> bool:
         """Every thread waits: jump time to the next deadline. False when there is none."""
         deadline = self.timers.next_deadline()
-        if deadline is None:
+        if deadline is None or not self.intr_enabled:  # with interrupts off no timer can wake anyone
             return False
         added = self.clock.advance_to(deadline)
         self.idle_cycles += added
@@ -306,7 +357,7 @@ class Kernel:
         max_cycles = None
         self.threads.reschedule()
         while self.stop is None:
-            if self.threads.current is None:
+            if self.threads.current is None and not self.interrupts:
                 if not self.threads.any_alive():
                     self.request_stop("threads-ended", "every thread has exited", 0)
                     break
@@ -317,7 +368,7 @@ class Kernel:
                 continue
             # run until the next timer deadline or the simulated-time limit, whichever is first
             limit = None
-            deadline = self.timers.next_deadline()
+            deadline = self.timers.next_deadline() if self.intr_enabled else None
             cycles = self.clock.cycles
             if deadline is not None:
                 limit = self.clock.cycles_at(deadline)

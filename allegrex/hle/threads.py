@@ -203,6 +203,9 @@ class ThreadManager:
         """Put the current thread (or `thread`) into `wait`; the caller has already set the
         provisional v0. A timeout pointer in wait.timeout_ptr or timeout_us arms a deadline."""
         k = self.k
+        if k.interrupts:
+            from allegrex.hle.kernel import IllegalContext
+            raise IllegalContext
         thread = thread or self.current
         if wait.timeout_ptr:
             # like delays, very short timeouts take a minimum time on the PSP (estimate)
@@ -271,6 +274,8 @@ class ThreadManager:
         return min(self.ready, key=lambda t: t.priority)
 
     def reschedule(self) -> None:
+        if self.k.interrupts:
+            return  # an interrupt handler runs on top of whatever was running
         cur = self.current
         if cur is not None and cur.status == RUNNING:
             if self.dispatch_suspended:
@@ -496,6 +501,8 @@ def sceKernelTerminateDeleteThread(k, uid: int) -> int:
 
 @hle(LIB)
 def sceKernelGetThreadId(k) -> int:
+    if k.interrupts:
+        return codes.signed(codes.ILLEGAL_CONTEXT)  # no thread inside an interrupt handler
     return k.threads.current.uid
 
 
