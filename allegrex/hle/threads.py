@@ -17,6 +17,7 @@ ATTR_NO_FILLSTACK = 0x00100000
 ATTR_CLEAR_STACK = 0x00200000
 MIN_STACK = 0x200
 STACK_RESERVED = 0x100  # the firmware keeps the top 256 bytes of a new stack (measured via argument addresses)
+ENTRY_FRAME = 0x40  # and starts the thread 64 bytes below its arguments (measured: sceKernelCheckThreadStack)
 LOWEST_PRIORITY, HIGHEST_PRIORITY = 0x77, 0x08  # user threads (0x78+ are refused)
 A0, A1, A2, A3, GP, SP, FP, RA, K0 = 4, 5, 6, 7, 28, 29, 30, 31, 26
 V0 = 2
@@ -148,6 +149,7 @@ class ThreadManager:
         ctx_regs[A0] = argsize & 0xFFFFFFFF if argaddr else 0  # no argument block: the size reads 0
         ctx_regs[A1] = argaddr
         ctx_regs[GP] = thread.gp
+        sp -= ENTRY_FRAME
         ctx_regs[SP] = sp
         ctx_regs[FP] = sp
         ctx_regs[K0] = top - STACK_RESERVED

@@ -20,7 +20,7 @@ REQUIRED = {  # passing when written (allegrex test, 94 programs of these groups
     "cpu/vfpu/matrix", "ctrl/ctrl", "ctrl/idle/idle", "ctrl/sampling/sampling", "ctrl/sampling2/sampling2",
     "display/display", "display/isstate", "display/setframebuf", "display/setmode", "display/vblankmulti",
     "io/cwd/cwd", "io/file/rename", "io/open/badparent", "rtc/arithmetic", "rtc/convert", "rtc/rtc",
-    "sysmem/freesize", "sysmem/memblock", "threads/alarm/alarm", "threads/alarm/cancel/cancel",
+    "sysmem/freesize", "sysmem/memblock", "sysmem/sysmem", "threads/alarm/alarm", "threads/alarm/cancel/cancel",
     "threads/lwmutex/create", "threads/lwmutex/delete", "threads/lwmutex/lock", "threads/lwmutex/priority",
     "threads/lwmutex/refer", "threads/lwmutex/try", "threads/lwmutex/try600", "threads/lwmutex/unlock",
     "threads/semaphores/cancel", "threads/semaphores/create", "threads/semaphores/delete",
