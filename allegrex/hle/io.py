@@ -11,7 +11,7 @@ import time
 
 from allegrex.hle import codes, costs
 from allegrex.hle.kernel import HleStop
-from allegrex.hle.registry import CStr, Ptr, Raw, S64, U32, hle
+from allegrex.hle.registry import CStr, Ptr, Raw, S64, U32, hle, read64, write64
 from allegrex.hle.sandbox import Sandbox, SandboxRefusal, UnknownDevice, Unmapped
 
 O_RDONLY, O_WRONLY, O_RDWR, O_NBLOCK, O_DIROPEN = 1, 2, 3, 4, 8
@@ -346,7 +346,7 @@ def _finish_async(k, fd, res_ptr, poll) -> int:
     if f.async_result is None:
         return 1 if poll else codes.signed(codes.NO_ASYNC_OP)
     if res_ptr:
-        k.memory.write_u64(res_ptr, f.async_result & 0xFFFFFFFFFFFFFFFF)
+        write64(k.memory, res_ptr, f.async_result & 0xFFFFFFFFFFFFFFFF)
     f.async_result = None
     if getattr(f, "pending_close", False):
         if f.handle is not None:

@@ -55,6 +55,17 @@ V0, V1 = 2, 3
 CSTR_LIMIT = 1024  # PSP path and name arguments are far shorter
 
 
+def read64(memory, addr: int) -> int:
+    """A 64-bit value the guest keeps as two words (SceKernelSysClock, u64 ticks): only
+    word alignment is required, as on the PSP."""
+    return memory.read_u32(addr) | (memory.read_u32(addr + 4) << 32)
+
+
+def write64(memory, addr: int, value: int) -> None:
+    memory.write_u32(addr, value & 0xFFFFFFFF)
+    memory.write_u32(addr + 4, (value >> 32) & 0xFFFFFFFF)
+
+
 def read_cstr(memory, addr: int, limit: int = CSTR_LIMIT) -> str:
     """A guest C string: one slice of the memory array when the whole window is mapped
     (the common case), else the checked byte-by-byte reader."""

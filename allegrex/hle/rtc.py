@@ -9,7 +9,7 @@ import calendar
 import re
 
 from allegrex.hle import codes, costs
-from allegrex.hle.registry import Ptr, S64, U32, U64, hle
+from allegrex.hle.registry import Ptr, S64, U32, U64, hle, read64, write64
 
 TICKS_PER_SECOND = 1_000_000
 EPOCH_TICKS = 62135596800 * TICKS_PER_SECOND  # 0001-01-01 -> 1970-01-01
@@ -103,13 +103,13 @@ def sceKernelGetSystemTimeLow(k) -> U32:
 
 @hle(TM)
 def sceKernelGetSystemTime(k, out: Ptr) -> int:
-    k.memory.write_u64(out, k.now_us())
+    write64(k.memory, out, k.now_us())
     return 0
 
 
 @hle(TM)
 def sceKernelUSec2SysClock(k, us: U32, out: Ptr) -> int:
-    k.memory.write_u64(out, us)
+    write64(k.memory, out, us)
     return 0
 
 
@@ -120,7 +120,7 @@ def sceKernelUSec2SysClockWide(k, us: U32) -> U64:
 
 @hle(TM)
 def sceKernelSysClock2USec(k, clock: Ptr, hi: Ptr, lo: Ptr) -> int:
-    value = k.memory.read_u64(clock)
+    value = read64(k.memory, clock)
     if hi:
         k.memory.write_u32(hi, value // 1_000_000)
     if lo:
@@ -177,7 +177,7 @@ def sceRtcGetTickResolution(k) -> int:
 
 @hle(RTC)
 def sceRtcGetCurrentTick(k, out: Ptr) -> int:
-    k.memory.write_u64(out, current_tick(k))
+    write64(k.memory, out, current_tick(k))
     return 0
 
 
@@ -239,24 +239,24 @@ def sceRtcGetTick(k, time_ptr: Ptr, tick_ptr: Ptr) -> int:
     fields = read_psptime(k, time_ptr)
     if not 1 <= fields[0] <= 9999:  # only the year is checked; other fields roll over
         return codes.signed(codes.INVALID_VALUE)
-    k.memory.write_u64(tick_ptr, tick_from_fields(*fields))
+    write64(k.memory, tick_ptr, tick_from_fields(*fields))
     return 0
 
 
 @hle(RTC)
 def sceRtcSetTick(k, time_ptr: Ptr, tick_ptr: Ptr) -> int:
-    write_psptime(k, time_ptr, k.memory.read_u64(tick_ptr))
+    write_psptime(k, time_ptr, read64(k.memory, tick_ptr))
     return 0
 
 
 @hle(RTC)
 def sceRtcCompareTick(k, a: Ptr, b: Ptr) -> int:
-    x, y = k.memory.read_u64(a), k.memory.read_u64(b)
+    x, y = read64(k.memory, a), read64(k.memory, b)
     return (x > y) - (x < y)
 
 
 def _tick_add(k, dst, src, delta_ticks) -> int:
-    k.memory.write_u64(dst, (k.memory.read_u64(src) + delta_ticks) & U64_MASK)
+    write64(k.memory, dst, (read64(k.memory, src) + delta_ticks) & U64_MASK)
     return 0
 
 
@@ -277,7 +277,7 @@ for _name, _unit, _wide in (("Ticks", 1, True), ("Microseconds", 1, True), ("Sec
 
 
 def _add_months(k, dst, src, months) -> int:
-    tick = k.memory.read_u64(src)
+    tick = read64(k.memory, src)
     days, rest = divmod(tick, DAY_US)
     year, month, day = civil_from_days(days)
     total = year * 12 + (month - 1) + months
@@ -286,7 +286,7 @@ def _add_months(k, dst, src, months) -> int:
     if not 1 <= year <= 9999:
         return 0  # measured: success, but the destination is left alone
     day = min(day, calendar.monthrange(year, month)[1])
-    k.memory.write_u64(dst, (days_from_civil(year, month, day) * DAY_US + rest) & U64_MASK)
+    write64(k.memory, dst, (days_from_civil(year, month, day) * DAY_US + rest) & U64_MASK)
     return 0
 
 
@@ -319,7 +319,7 @@ def sceRtcSetTime_t(k, time_ptr: Ptr, t: U32) -> int:
 
 @hle(RTC)
 def sceRtcGetTime64_t(k, time_ptr: Ptr, out: Ptr) -> int:
-    k.memory.write_u64(out, _unix_seconds(read_psptime(k, time_ptr)) & U64_MASK)
+    write64(k.memory, out, _unix_seconds(read_psptime(k, time_ptr)) & U64_MASK)
     return 0
 
 
@@ -354,9 +354,9 @@ def sceRtcGetWin32FileTime(k, time_ptr: Ptr, out: Ptr) -> int:
     fields = read_psptime(k, time_ptr)
     tick = tick_from_fields(*fields)
     if not 1601 <= fields[0] <= 9999:
-        k.memory.write_u64(out, 0)
+        write64(k.memory, out, 0)
         return codes.signed(codes.INVALID_VALUE)
-    k.memory.write_u64(out, ((tick - FILETIME_EPOCH_TICKS) * 10) & U64_MASK)
+    write64(k.memory, out, ((tick - FILETIME_EPOCH_TICKS) * 10) & U64_MASK)
     return 0
 
 
@@ -381,7 +381,7 @@ def _zone(minutes: int, rfc3339: bool) -> str:
 def _format(k, out, tick_ptr, tz_minutes, rfc3339) -> int:
     if not out or not tick_ptr:
         return codes.signed(codes.INVALID_POINTER)
-    tick = k.memory.read_u64(tick_ptr) + tz_minutes * 60 * TICKS_PER_SECOND
+    tick = read64(k.memory, tick_ptr) + tz_minutes * 60 * TICKS_PER_SECOND
     year, month, day, hour, minute, second, micro = fields_from_tick(tick)
     if rfc3339:
         text = (f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}."
@@ -447,7 +447,7 @@ def _parse(k, tick_ptr, text_ptr) -> int:
     tick = parse_date(k.memory.read_cstring(text_ptr, 256).decode("latin-1"))
     if tick is None:
         return -1
-    k.memory.write_u64(tick_ptr, tick & U64_MASK)
+    write64(k.memory, tick_ptr, tick & U64_MASK)
     return 0
 
 

@@ -9,7 +9,7 @@ priority's queue). A thread that waits gives the CPU to the next ready thread.
 
 from allegrex.cpu.state import PC, NPC, CpuState
 from allegrex.hle import codes, costs
-from allegrex.hle.registry import CStr, Ptr, Raw, U32, U64, hle
+from allegrex.hle.registry import CStr, Ptr, Raw, U32, U64, hle, read64, write64
 
 RUNNING, READY, WAITING, SUSPENDED, DORMANT, DEAD = 1, 2, 4, 8, 16, 32
 WAITING_SUSPENDED = WAITING | SUSPENDED
@@ -719,12 +719,12 @@ def sceKernelDelayThreadCB(k, us: U32) -> Raw:
 
 @hle(LIB, cost=costs.THREAD_SWITCH)
 def sceKernelDelaySysClockThread(k, clock: Ptr) -> Raw:
-    _delay(k, k.memory.read_u64(clock), False)
+    _delay(k, read64(k.memory, clock), False)
 
 
 @hle(LIB, cost=costs.THREAD_SWITCH)
 def sceKernelDelaySysClockThreadCB(k, clock: Ptr) -> Raw:
-    _delay(k, k.memory.read_u64(clock), True)
+    _delay(k, read64(k.memory, clock), True)
 
 
 # --- waiting for another thread ---

@@ -2,10 +2,13 @@
 guest handlers run in interrupt context (Kernel.run_interrupt) when their time comes."""
 
 from allegrex.hle import codes, costs
-from allegrex.hle.registry import CStr, Ptr, U32, U64, hle
+from allegrex.hle.registry import CStr, Ptr, U32, U64, hle, read64, write64
 
 LIB = "ThreadManForUser"
 SCRATCH = 0x08010000  # kernel partition words handed to vtimer handlers (schedule, actual time)
+
+
+ALARM_MIN_US = 100  # an alarm never fires before the call that set it has returned (measured: zero delay)
 
 
 class Alarm:
@@ -13,12 +16,16 @@ class Alarm:
         self.uid = 0
         self.handler = handler
         self.common = common
+        self.schedule = 0  # the requested delay, as ReferAlarmStatus reports it
         self.deadline = 0
         self.timer = None
 
 
 def _arm_alarm(k, alarm, delay_us) -> None:
-    alarm.deadline = k.now_us() + max(delay_us, 0)
+    if delay_us >= 1 << 63:
+        delay_us -= 1 << 64  # a 64-bit delay is signed: "negative" ones read as 0
+    alarm.schedule = max(delay_us, 0)
+    alarm.deadline = k.now_us() + max(delay_us, ALARM_MIN_US)
     alarm.timer = k.timers.add(alarm.deadline, lambda: _fire_alarm(k, alarm))
 
 
@@ -50,7 +57,7 @@ def sceKernelSetAlarm(k, delay_us: U32, handler: Ptr, common: Ptr) -> int:
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelSetSysClockAlarm(k, clock: Ptr, handler: Ptr, common: Ptr) -> int:
-    return _set_alarm(k, k.memory.read_u64(clock), handler, common)
+    return _set_alarm(k, read64(k.memory, clock), handler, common)
 
 
 @hle(LIB, cost=costs.SYNC)
@@ -69,9 +76,10 @@ def sceKernelReferAlarmStatus(k, uid: int, info: Ptr) -> int:
     if alarm is None:
         return codes.signed(codes.NOT_FOUND_ALARM)
     size = k.memory.read_u32(info)
-    data = (20).to_bytes(4, "little") + alarm.deadline.to_bytes(8, "little") + \
+    data = (20).to_bytes(4, "little") + alarm.schedule.to_bytes(8, "little") + \
         alarm.handler.to_bytes(4, "little") + (alarm.common & 0xFFFFFFFF).to_bytes(4, "little")
-    k.memory.write(info, data[:min(size, 20)] if size else data[:4])
+    if size:
+        k.memory.write(info, data[:min(size, 20)])  # the caller's size says how much to copy
     return 0
 
 
@@ -92,8 +100,19 @@ class VTimer:
         return self.base + (now - self.started if self.running else 0)
 
 
+ILLEGAL_VTIMER = 0x800201BF
+
+
+class _NoVTimer:
+    """Lookup result for uid 0, which the firmware rejects with its own code."""
+
+
 def _vtimer(k, uid):
     return k.get(uid, VTimer)
+
+
+def _missing(uid, zero_is_illegal=False) -> int:
+    return codes.signed(ILLEGAL_VTIMER if uid == 0 and zero_is_illegal else codes.NOT_FOUND_VTIMER)
 
 
 def _arm_vtimer(k, vt) -> None:
@@ -109,8 +128,8 @@ def _arm_vtimer(k, vt) -> None:
 def _fire_vtimer(k, vt) -> None:
     vt.timer = None
     now = k.now_us()
-    k.memory.write_u64(SCRATCH, vt.schedule)
-    k.memory.write_u64(SCRATCH + 8, vt.reading(now))
+    write64(k.memory, SCRATCH, vt.schedule)
+    write64(k.memory, SCRATCH + 8, vt.reading(now))
 
     def done(result):
         if result > 0 and vt.uid in k.objects and vt.handler:
@@ -133,9 +152,11 @@ def sceKernelCreateVTimer(k, name: CStr, option: Ptr) -> int:
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelDeleteVTimer(k, uid: int) -> int:
+    if k.interrupts:
+        return codes.signed(codes.ILLEGAL_CONTEXT)
     vt = _vtimer(k, uid)
     if vt is None:
-        return codes.signed(codes.NOT_FOUND_VTIMER)
+        return _missing(uid)
     k.timers.cancel(vt.timer)
     k.free_uid(uid)
     return 0
@@ -145,7 +166,7 @@ def sceKernelDeleteVTimer(k, uid: int) -> int:
 def sceKernelStartVTimer(k, uid: int) -> int:
     vt = _vtimer(k, uid)
     if vt is None:
-        return codes.signed(codes.NOT_FOUND_VTIMER)
+        return _missing(uid, zero_is_illegal=True)
     if vt.running:
         return 1
     vt.running, vt.started = True, k.now_us()
@@ -157,7 +178,7 @@ def sceKernelStartVTimer(k, uid: int) -> int:
 def sceKernelStopVTimer(k, uid: int) -> int:
     vt = _vtimer(k, uid)
     if vt is None:
-        return codes.signed(codes.NOT_FOUND_VTIMER)
+        return _missing(uid, zero_is_illegal=True)
     if not vt.running:
         return 0
     vt.base = vt.reading(k.now_us())
@@ -170,8 +191,8 @@ def sceKernelStopVTimer(k, uid: int) -> int:
 def sceKernelGetVTimerTime(k, uid: int, out: Ptr) -> int:
     vt = _vtimer(k, uid)
     if vt is None:
-        return codes.signed(codes.NOT_FOUND_VTIMER)
-    k.memory.write_u64(out, vt.reading(k.now_us()))
+        return _missing(uid)
+    write64(k.memory, out, vt.reading(k.now_us()))
     return 0
 
 
@@ -185,15 +206,15 @@ def sceKernelGetVTimerTimeWide(k, uid: int) -> U64:
 def sceKernelGetVTimerBase(k, uid: int, out: Ptr) -> int:
     vt = _vtimer(k, uid)
     if vt is None:
-        return codes.signed(codes.NOT_FOUND_VTIMER)
-    k.memory.write_u64(out, vt.started - vt.base)
+        return _missing(uid)
+    write64(k.memory, out, vt.started - vt.base if vt.running else 0)
     return 0
 
 
 @hle(LIB)
 def sceKernelGetVTimerBaseWide(k, uid: int) -> U64:
     vt = _vtimer(k, uid)
-    return -1 if vt is None else vt.started - vt.base
+    return -1 if vt is None else (vt.started - vt.base if vt.running else 0)
 
 
 def _set_time(k, vt, value) -> int:
@@ -208,9 +229,9 @@ def _set_time(k, vt, value) -> int:
 def sceKernelSetVTimerTime(k, uid: int, clock: Ptr) -> int:
     vt = _vtimer(k, uid)
     if vt is None:
-        return codes.signed(codes.NOT_FOUND_VTIMER)
-    old = _set_time(k, vt, k.memory.read_u64(clock))
-    k.memory.write_u64(clock, old)
+        return _missing(uid)
+    old = _set_time(k, vt, read64(k.memory, clock))
+    write64(k.memory, clock, old)
     return 0
 
 
@@ -223,7 +244,7 @@ def sceKernelSetVTimerTimeWide(k, uid: int, value: U64) -> U64:
 def _set_handler(k, uid, schedule, handler, common) -> int:
     vt = _vtimer(k, uid)
     if vt is None:
-        return codes.signed(codes.NOT_FOUND_VTIMER)
+        return _missing(uid)
     vt.schedule, vt.handler, vt.common = schedule, handler, common
     _arm_vtimer(k, vt)
     return 0
@@ -231,7 +252,7 @@ def _set_handler(k, uid, schedule, handler, common) -> int:
 
 @hle(LIB)
 def sceKernelSetVTimerHandler(k, uid: int, clock: Ptr, handler: Ptr, common: Ptr) -> int:
-    return _set_handler(k, uid, k.memory.read_u64(clock) if clock else 0, handler, common)
+    return _set_handler(k, uid, read64(k.memory, clock) if clock else 0, handler, common)
 
 
 @hle(LIB)
@@ -267,3 +288,24 @@ class VblankHandlers:
                 self.k.run_interrupt(handler, (sub, arg), lambda result: None)
         if self.k.threads.any_alive():
             self.arm()
+
+
+@hle(LIB)
+def sceKernelReferVTimerStatus(k, uid: int, info: Ptr) -> int:
+    vt = _vtimer(k, uid)
+    if vt is None:
+        return _missing(uid)
+    now = k.now_us()
+    size = k.memory.read_u32(info)
+    name = vt.name.encode("latin-1")[:31].ljust(32, b"\0")
+    base = vt.started - vt.base if vt.running else 0
+    data = ((72).to_bytes(4, "little") + name + int(vt.running).to_bytes(4, "little")
+            + (base & U64_MASK).to_bytes(8, "little") + vt.reading(now).to_bytes(8, "little")
+            + vt.schedule.to_bytes(8, "little") + vt.handler.to_bytes(4, "little")
+            + (vt.common & 0xFFFFFFFF).to_bytes(4, "little"))
+    if size:
+        k.memory.write(info, data[:min(size, 72)])
+    return 0
+
+
+U64_MASK = (1 << 64) - 1
