@@ -16,16 +16,19 @@ class Alarm:
         self.uid = 0
         self.handler = handler
         self.common = common
-        self.schedule = 0  # the requested delay, as ReferAlarmStatus reports it
+        self.schedule = 0  # system time it is due at, as ReferAlarmStatus reports it
         self.deadline = 0
         self.timer = None
 
 
-def _arm_alarm(k, alarm, delay_us) -> None:
+def _arm_alarm(k, alarm, delay_us, from_us=None) -> None:
+    """Due `delay_us` after `from_us` (default now): re-armed alarms count from their
+    previous schedule, so a periodic alarm does not drift."""
     if delay_us >= 1 << 63:
-        delay_us -= 1 << 64  # a 64-bit delay is signed: "negative" ones read as 0
-    alarm.schedule = max(delay_us, 0)
-    alarm.deadline = k.now_us() + max(delay_us, ALARM_MIN_US)
+        delay_us -= 1 << 64  # a 64-bit delay is signed: "negative" ones mean now
+    now = k.now_us()
+    alarm.schedule = (now if from_us is None else from_us) + max(delay_us, 0)
+    alarm.deadline = max(alarm.schedule, now + ALARM_MIN_US)
     alarm.timer = k.timers.add(alarm.deadline, lambda: _fire_alarm(k, alarm))
 
 
@@ -34,7 +37,7 @@ def _fire_alarm(k, alarm) -> None:
 
     def done(result):
         if result > 0 and alarm.uid in k.objects:  # a positive answer re-arms after that many us
-            _arm_alarm(k, alarm, result)
+            _arm_alarm(k, alarm, result, from_us=alarm.schedule)
         elif alarm.uid in k.objects:
             k.free_uid(alarm.uid)
 
@@ -76,7 +79,7 @@ def sceKernelReferAlarmStatus(k, uid: int, info: Ptr) -> int:
     if alarm is None:
         return codes.signed(codes.NOT_FOUND_ALARM)
     size = k.memory.read_u32(info)
-    data = (20).to_bytes(4, "little") + alarm.schedule.to_bytes(8, "little") + \
+    data = (20).to_bytes(4, "little") + (alarm.schedule & U64_MASK).to_bytes(8, "little") + \
         alarm.handler.to_bytes(4, "little") + (alarm.common & 0xFFFFFFFF).to_bytes(4, "little")
     if size:
         k.memory.write(info, data[:min(size, 20)])  # the caller's size says how much to copy
