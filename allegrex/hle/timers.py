@@ -146,6 +146,8 @@ def _fire_vtimer(k, vt) -> None:
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelCreateVTimer(k, name: CStr, option: Ptr) -> int:
+    if k.interrupts:
+        return codes.signed(codes.ILLEGAL_CONTEXT)
     if name is None:
         return codes.signed(codes.KERNEL_ERROR)
     vt = VTimer(name[:31])
@@ -240,6 +242,8 @@ def sceKernelSetVTimerTime(k, uid: int, clock: Ptr) -> int:
 
 @hle(LIB)
 def sceKernelSetVTimerTimeWide(k, uid: int, value: U64) -> U64:
+    if k.interrupts:
+        return -1
     vt = _vtimer(k, uid)
     return -1 if vt is None else _set_time(k, vt, value)
 
@@ -265,7 +269,14 @@ def sceKernelSetVTimerHandlerWide(k, uid: int, schedule: U64, handler: Ptr, comm
 
 @hle(LIB)
 def sceKernelCancelVTimerHandler(k, uid: int) -> int:
-    return _set_handler(k, uid, 0, 0, 0)
+    if uid == 0 or k.interrupts:
+        return codes.signed(ILLEGAL_VTIMER)
+    vt = _vtimer(k, uid)
+    if vt is None:
+        return _missing(uid)
+    vt.handler = 0  # the schedule and common value stay, as the status shows
+    _arm_vtimer(k, vt)
+    return 0
 
 
 # --- vblank interrupt handlers (sceKernelRegisterSubIntrHandler on the vblank line) ---
