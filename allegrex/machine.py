@@ -21,6 +21,7 @@ from allegrex.cpu.faults import GuestFault
 from allegrex.cpu.state import CYCLES, INSTRUCTIONS, CpuState
 from allegrex.errors import GuestMemoryError
 from allegrex.memory import Memory
+from allegrex.timing import Timing
 
 RUN_CHUNK = 50_000_000  # instructions per call into the loop when run() has no budget
 
@@ -44,9 +45,10 @@ class Event:
 class Machine:
     STOP = object()  # returned by a syscall handler or progress callback: stop run()
 
-    def __init__(self, model: str = "psp-2000"):
+    def __init__(self, model: str = "psp-2000", timing: bool = True):
         self.memory = Memory(model)
         self.cpu = CpuState()
+        self.timing = Timing(enabled=timing)  # cycle model; timing=False counts 1 cycle/instruction
         self.breakpoints: set[int] = set()
         self.symbol_lookup = None  # optional: symbol_at(addr) -> (Symbol, offset) | None
         self._dc_word, self._dc_val = interp.new_decode_cache()
@@ -78,7 +80,8 @@ class Machine:
         limit = interp.NO_CYCLE_LIMIT if max_cycles is None else int(max_cycles)
         code = interp.run(c.regs, c.fpr, c.fpr_bits, c.vpr, c.vpr_bits, c.vctrl, c.counters,
                           m.mem, m.mem16, m.mem32, m.memf32, m.ram_size, self._dc_word, self._dc_val,
-                          bps, self._trace, int(max_instructions), limit, self._event)
+                          bps, self._trace, int(max_instructions), limit, self._event,
+                          self.timing.tm, self.timing.prof)
         ev = self._event
         return Event(EVENT_NAMES[int(code)], int(ev[1]), int(ev[2]), int(ev[3]))
 

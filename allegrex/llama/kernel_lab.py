@@ -46,10 +46,20 @@ def assemble_kernels() -> tuple[bytes, dict[str, int]]:
 
 
 class KernelRun:
-    """One call of a kernel: the outputs and the cycles and instructions it took."""
+    """One call of a kernel: the outputs, the cycles and instructions it took, and (with the
+    timing model) every counter's change: stalls by cause, cache hits and misses."""
 
-    def __init__(self, out: np.ndarray, cycles: int, instructions: int):
+    def __init__(self, out: np.ndarray, cycles: int, instructions: int, counters: dict | None = None):
         self.out, self.cycles, self.instructions = out, cycles, instructions
+        self.counters = counters or {}
+
+
+def _counters(machine) -> dict:
+    try:
+        from allegrex.timing.counters import snapshot
+    except ImportError:
+        return {"cycles": machine.cycles, "instructions": machine.instructions}
+    return snapshot(machine.cpu.counters)
 
 
 def _run(function: str, fields: list, blobs: list[bytes], out_count: int, model: str = "psp-2000") -> KernelRun:
@@ -78,12 +88,13 @@ def _run(function: str, fields: list, blobs: list[bytes], out_count: int, model:
     regs[31] = CODE_BASE + len(text)             # ra: the break after the code
     regs[29] = DATA_BASE - 0x100                 # sp (unused by the kernels)
     m.cpu.jump(CODE_BASE + symbols[function])
-    c0, i0 = m.cycles, m.instructions
+    c0, i0, before = m.cycles, m.instructions, _counters(m)
     event = m.step(500_000_000)
     if event.kind != "break":
         raise LlamaError(f"{function} stopped with {event.kind} at 0x{event.pc:08x} (value 0x{event.value:x})")
     out = np.frombuffer(m.memory.read(out_addr, out_count * 4), dtype="<f4").copy()
-    return KernelRun(out, m.cycles - c0, m.instructions - i0)
+    after = _counters(m)
+    return KernelRun(out, m.cycles - c0, m.instructions - i0, {k: after[k] - before.get(k, 0) for k in after})
 
 
 def run_q80(wq: np.ndarray, ws: np.ndarray, xq: np.ndarray, xs: np.ndarray, group_size: int,

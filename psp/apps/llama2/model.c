@@ -144,7 +144,9 @@ static size_t layer_bytes(const Model *m) {
     int64_t d = c->dim, hd = c->hidden_dim, kv = (int64_t)c->dim * c->n_kv_heads / c->n_heads;
     int64_t sizes[7] = {d * d, kv * d, kv * d, d * d, hd * d, d * hd, hd * d};
     size_t total = 0;
-    for (int t = 0; t < 7; t++) total += align16((size_t)mat_bytes(m, sizes[t])) + 16;
+    for (int t = 0; t < 7; t++)  /* values and scales are separate 16-byte aligned blocks */
+        total += m->q80 ? align16((size_t)sizes[t]) + align16((size_t)(sizes[t] / m->group_size * 4))
+                        : align16((size_t)sizes[t] * 4);
     return total;
 }
 

@@ -14,7 +14,8 @@ size_t tokenizer_bytes(const char *path, int vocab_size, char *err) {
     if (fd < 0) { snprintf(err, MAX_ERR, "cannot open tokenizer %s", path); return 0; }
     int64_t size = plat_size(fd);
     plat_close(fd);
-    return align16((size_t)size + (size_t)vocab_size * 16) + align16((size_t)vocab_size * sizeof(char *))
+    /* the file image, then its strings with their NULs (each record has 8 header bytes, so they fit in size) */
+    return align16(2 * (size_t)size) + align16((size_t)vocab_size * sizeof(char *))
          + 2 * align16((size_t)vocab_size * 4) + 1024 + 64;
 }
 
@@ -22,7 +23,7 @@ int tokenizer_load(Tokenizer *t, Arena *a, const char *path, int vocab_size, cha
     int fd = plat_open(path);
     if (fd < 0) { snprintf(err, MAX_ERR, "cannot open tokenizer %s", path); return -1; }
     int64_t size = plat_size(fd);
-    uint8_t *raw = arena_alloc(a, (size_t)size + (size_t)vocab_size * 16, MEM_TOKENIZER);
+    uint8_t *raw = size > 0 && size < (1 << 28) ? arena_alloc(a, 2 * (size_t)size, MEM_TOKENIZER) : NULL;
     t->vocab = arena_alloc(a, (size_t)vocab_size * sizeof(char *), MEM_TOKENIZER);
     t->scores = arena_alloc(a, (size_t)vocab_size * 4, MEM_TOKENIZER);
     t->sorted = arena_alloc(a, (size_t)vocab_size * 4, MEM_TOKENIZER);

@@ -1,0 +1,364 @@
+"""The cycle model the run loop calls once per retired instruction (numba).
+
+    t = account(tm, counters, prof, op, word, pc, maddr, taken, t)
+
+t is the cycle at which the instruction may start; the result is the cycle at which the
+next one may start. In between: the I-cache (on entering a new line), the scoreboard
+(the instruction waits until every source register is ready and its unit is free), the
+D-cache and memory for loads/stores, its issue cycles, its results' ready times, and
+control-flow refill bubbles. Every cycle beyond one per instruction is charged to one
+stall counter (counters.STALLS) or to OS_TICK_CYCLES, so
+    cycles = instructions + sum(stalls) + os tick cycles   (HLE costs go to STALL_SYSCALL).
+
+OS tick: the PSP's kernel takes periodic interrupts (system timer, vblank, audio) whose
+handlers run on the same CPU; measured wall-clock figures include them (the reference's
+loops read ~0.85% above their cycle counts beyond what the loop explains). Modelled as
+OS_TICK_COST cycles every OS_TICK_US microseconds of simulated time (fitted, ESTIMATE of
+the mechanism).
+
+prof: int64[4, n] per-instruction-slot (cycles, stall cycles, D-cache misses, count) for
+guest addresses tm[T_PROF_BASE] + 4*i, or an empty [4, 0] array when profiling is off.
+"""
+
+import numpy as np
+from numba import njit
+
+# No cache=True here: these functions are compiled into the run loop, whose cache is
+# flushed when any timing source changes (interp._flush_stale_cache); a separately
+# cached copy would keep stale constants.
+
+from allegrex.timing import counters as C
+from allegrex.timing import memory_model as M
+from allegrex.timing.classes import (ANNULLED_SLOT_PENALTY, F_BRANCH, F_CACHE, F_JUMP, F_LIKELY, F_LOAD,
+                                     F_STORE, F_VFPU, FIXED, JUMP_PENALTY, OP_BUSY, OP_DST, OP_FLAGS,
+                                     OP_ISSUE, OP_LATENCY, OP_SRC, OP_STALL, OP_UNIT, R_DUMMY, R_GPR,
+                                     R_VCC_BRANCH, R_VCTRL, R_VPR, TAKEN_BRANCH_PENALTY)
+from allegrex.timing.layout import (T_DC_DIRTY, T_DC_LRU, T_DC_TAG, T_DRAM_ROW, T_ENABLED, T_FRAC,
+                                    T_IC_LRU, T_IC_TAG, T_KIND, T_LAST_ILINE, T_NEXT_TICK, T_PROF_BASE,
+                                    T_RATIO_Q8, T_READY, T_TICK_COST, T_TICK_PERIOD, T_UNIT, T_VMEMO_ROW,
+                                    T_VMEMO_WORD, VMEMO_SIZE)
+from allegrex.timing.vfpu_classes import (CTRL_BITS8, CTRL_LOW4, FLD_MEMQ, FLD_MEMS, FLD_VD, FLD_VS,
+                                          FLD_VT, KIND_MAT, KIND_VEC, LUT_ROWS, LUT_START, MAT_CELLS64,
+                                          MEM_LOAD, MEM_STORE, ROW_EXTRA, ROW_ISSUE_Q4, ROW_LATENCY,
+                                          ROW_MASK, ROW_MATCH, ROW_OPS, VCMP_TO_BRANCH, VCMP_TO_MFVC,
+                                          VEC_CELLS64)
+
+OS_TICK_US = 100  # ESTIMATE: kernel interrupt work, charged in 100 us slices (fine grain, same share)
+OS_TICK_COST = 285  # fitted: 0.85% of the time at 333 MHz (the reference loop figures)
+
+# cache instruction function codes (rt field). Allegrex codes as used by the PSP kernel's
+# cache routines; 0x04..0x0B act on the I-cache, 0x14..0x1F on the D-cache.
+CACHE_I_INDEX_INV, CACHE_I_HIT_INV, CACHE_I_FILL, CACHE_I_FILL_LOCK = 0x04, 0x08, 0x0A, 0x0B
+CACHE_D_INDEX_WB_INV, CACHE_D_CREATE, CACHE_D_HIT_INV = 0x14, 0x18, 0x19
+CACHE_D_HIT_WB, CACHE_D_HIT_WB_INV, CACHE_D_CREATE_LOCK, CACHE_D_FILL, CACHE_D_FILL_LOCK = (
+    0x1A, 0x1B, 0x1C, 0x1E, 0x1F)
+
+
+@njit
+def dcache_access(tm, counters, addr, is_store):
+    """Stall cycles of one data access at guest `addr` (load or store)."""
+    reg = M.region(addr)
+    if reg == M.REG_SCRATCH:
+        counters[C.SCRATCHPAD_ACCESSES] += 1
+        return 0
+    if reg == M.REG_UNCACHED:
+        counters[C.UNCACHED_ACCESSES] += 1
+        p = M.MISS_CPU_CYCLES + M.bus_to_cpu(tm, T_RATIO_Q8, M.UNCACHED_BUS_CYCLES)
+        counters[C.STALL_DCACHE] += p
+        return p
+    line = (addr & M.PHYS_MASK) >> M.LINE_BITS
+    way = M.cache_lookup(tm, T_DC_TAG, T_DC_LRU, line)
+    s = line & M.SET_MASK
+    if way >= 0:
+        counters[C.DCACHE_HITS] += 1
+        if is_store:
+            tm[T_DC_DIRTY + s * M.CACHE_WAYS + way] = 1
+        return 0
+    counters[C.DCACHE_MISSES] += 1
+    way = M.cache_victim(tm, T_DC_TAG, T_DC_LRU, line)
+    slot = s * M.CACHE_WAYS + way
+    bus = 0
+    if tm[T_DC_TAG + slot] >= 0 and tm[T_DC_DIRTY + slot] != 0:
+        bus += M.BUS_WRITEBACK_CYCLES
+        counters[C.DCACHE_WRITEBACKS] += 1
+    if reg == M.REG_VRAM:
+        bus += M.VRAM_FILL_BUS_CYCLES
+    else:
+        bus += M.dram_fill(tm, T_DRAM_ROW, T_RATIO_Q8, line << M.LINE_BITS, counters, C.DRAM_ROW_MISSES)
+    tm[T_DC_TAG + slot] = line
+    tm[T_DC_DIRTY + slot] = 1 if is_store else 0
+    p = M.MISS_CPU_CYCLES + M.bus_to_cpu(tm, T_RATIO_Q8, bus)
+    counters[C.STALL_DCACHE] += p
+    return p
+
+
+@njit
+def icache_fetch(tm, counters, pc):
+    """Stall cycles to fetch from the line holding `pc` (called when a new line is entered)."""
+    line = (pc & M.PHYS_MASK) >> M.LINE_BITS
+    if M.cache_lookup(tm, T_IC_TAG, T_IC_LRU, line) >= 0:
+        counters[C.ICACHE_HITS] += 1
+        return 0
+    counters[C.ICACHE_MISSES] += 1
+    way = M.cache_victim(tm, T_IC_TAG, T_IC_LRU, line)
+    tm[T_IC_TAG + (line & M.SET_MASK) * M.CACHE_WAYS + way] = line
+    bus = M.dram_fill(tm, T_DRAM_ROW, T_RATIO_Q8, line << M.LINE_BITS, counters, C.DRAM_ROW_MISSES)
+    p = M.MISS_CPU_CYCLES + M.bus_to_cpu(tm, T_RATIO_Q8, bus)
+    counters[C.STALL_ICACHE] += p
+    return p
+
+
+@njit
+def cache_op(tm, counters, func, addr):
+    """Memory cycles of a `cache` instruction (its effect on the cache state included)."""
+    line = (addr & M.PHYS_MASK) >> M.LINE_BITS
+    s = line & M.SET_MASK
+    if func <= CACHE_I_FILL_LOCK:
+        if func == CACHE_I_INDEX_INV:
+            tm[T_IC_TAG + s * M.CACHE_WAYS + ((addr >> 13) & 1)] = -1
+        elif func == CACHE_I_HIT_INV:
+            way = M.cache_lookup(tm, T_IC_TAG, T_IC_LRU, line)
+            if way >= 0:
+                tm[T_IC_TAG + s * M.CACHE_WAYS + way] = -1
+        elif func == CACHE_I_FILL or func == CACHE_I_FILL_LOCK:
+            if M.cache_lookup(tm, T_IC_TAG, T_IC_LRU, line) < 0:
+                tm[T_LAST_ILINE] = -1
+                return icache_fetch(tm, counters, addr)
+        return 0
+    if func == CACHE_D_INDEX_WB_INV:
+        slot = s * M.CACHE_WAYS + ((addr >> 13) & 1)
+        way = -2  # index op: slot chosen by address bits
+    else:
+        way = M.cache_lookup(tm, T_DC_TAG, T_DC_LRU, line)
+        slot = s * M.CACHE_WAYS + way
+    cost = 0
+    if func == CACHE_D_INDEX_WB_INV or func == CACHE_D_HIT_WB or func == CACHE_D_HIT_WB_INV:
+        if way != -1 and tm[T_DC_TAG + slot] >= 0 and tm[T_DC_DIRTY + slot] != 0:
+            counters[C.DCACHE_WRITEBACKS] += 1
+            cost = M.bus_to_cpu(tm, T_RATIO_Q8, M.BUS_WRITEBACK_CYCLES)
+            tm[T_DC_DIRTY + slot] = 0
+    if func == CACHE_D_INDEX_WB_INV or func == CACHE_D_HIT_INV or func == CACHE_D_HIT_WB_INV:
+        if way != -1:
+            tm[T_DC_TAG + slot] = -1
+            tm[T_DC_DIRTY + slot] = 0
+    elif func == CACHE_D_CREATE or func == CACHE_D_CREATE_LOCK:
+        if way < 0:  # allocate without reading memory (the victim may need writing back)
+            way = M.cache_victim(tm, T_DC_TAG, T_DC_LRU, line)
+            slot = s * M.CACHE_WAYS + way
+            if tm[T_DC_TAG + slot] >= 0 and tm[T_DC_DIRTY + slot] != 0:
+                counters[C.DCACHE_WRITEBACKS] += 1
+                cost += M.bus_to_cpu(tm, T_RATIO_Q8, M.BUS_WRITEBACK_CYCLES)
+            tm[T_DC_TAG + slot] = line
+        tm[T_DC_DIRTY + slot] = 1
+    elif func == CACHE_D_FILL or func == CACHE_D_FILL_LOCK:
+        if way < 0:
+            return dcache_access(tm, counters, addr, False)
+    counters[C.STALL_DCACHE] += cost
+    return cost
+
+
+@njit(inline="always")
+def vpr_field(word, field):
+    if field == FLD_VD:
+        return word & 0x7F
+    if field == FLD_VS:
+        return (word >> 8) & 0x7F
+    if field == FLD_VT:
+        return (word >> 16) & 0x7F
+    if field == FLD_MEMS:
+        return ((word >> 16) & 0x1F) | ((word & 3) << 5)
+    return ((word >> 16) & 0x1F) | ((word & 1) << 5)  # FLD_MEMQ
+
+
+@njit
+def vfpu_row(tm, word, pc):
+    """VFPU table row of `word` through a small memo keyed by the address (-1: unknown)."""
+    slot = (pc >> 2) & (VMEMO_SIZE - 1)
+    if tm[T_VMEMO_WORD + slot] == word:
+        return tm[T_VMEMO_ROW + slot]
+    row = -1
+    top = word >> 16
+    for k in range(LUT_START[top], LUT_START[top + 1]):
+        r = LUT_ROWS[k]
+        if (word & ROW_MASK[r]) == ROW_MATCH[r]:
+            row = r
+            break
+    tm[T_VMEMO_WORD + slot] = word
+    tm[T_VMEMO_ROW + slot] = row
+    return row
+
+
+@njit
+def vfpu_account(tm, counters, word, pc, maddr, t):
+    """Cycle after a VFPU instruction that may start at `t` (I-fetch already charged)."""
+    row = vfpu_row(tm, word, pc)
+    if row < 0:
+        return t + 1
+    ready = t
+    stall_kind = C.STALL_VFPU
+    for k in range(1, 3):  # sources s, t
+        kind = ROW_OPS[row, k, 0]
+        if kind == 0:
+            continue
+        n = ROW_OPS[row, k, 1]
+        reg = vpr_field(word, ROW_OPS[row, k, 2])
+        if kind == KIND_VEC:
+            for i in range(n):
+                r = tm[T_READY + R_VPR + VEC_CELLS64[n, reg, i]]
+                if r > ready:
+                    ready = r
+                    stall_kind = tm[T_KIND + R_VPR + VEC_CELLS64[n, reg, i]]
+        else:
+            for i in range(n * n):
+                r = tm[T_READY + R_VPR + MAT_CELLS64[n, reg, i]]
+                if r > ready:
+                    ready = r
+                    stall_kind = tm[T_KIND + R_VPR + MAT_CELLS64[n, reg, i]]
+    gsrc = ROW_EXTRA[row, 0]
+    if gsrc >= 0:
+        g = R_GPR + ((word >> gsrc) & 31)
+        if tm[T_READY + g] > ready:
+            ready = tm[T_READY + g]
+            stall_kind = tm[T_KIND + g]
+    csrc = ROW_EXTRA[row, 2]
+    if csrc >= 0 and csrc != 0:
+        cidx = R_VCTRL + ((word & 15) if csrc == CTRL_LOW4 else ((word >> 8) & 15))
+        if tm[T_READY + cidx] > ready:
+            ready = tm[T_READY + cidx]
+            stall_kind = C.STALL_VFPU
+    if ready > t:
+        counters[stall_kind] += ready - t
+        t = ready
+    frac = tm[T_FRAC] + (ROW_ISSUE_Q4[row] & 3)
+    if frac >= 4:  # a quarter-cycle issue cost adds up to a whole cycle: the op starts late
+        frac -= 4
+        t += 1
+        counters[C.STALL_STRUCTURAL] += 1
+    tm[T_FRAC] = frac
+    mem = ROW_EXTRA[row, 4]
+    is_load = mem == MEM_LOAD
+    if is_load or mem == MEM_STORE:
+        t += dcache_access(tm, counters, maddr & 0xFFFFFFFC, mem == MEM_STORE)
+    lat = ROW_LATENCY[row]
+    done = t + lat
+    dkind = C.STALL_LOAD_USE if is_load else C.STALL_VFPU
+    kind = ROW_OPS[row, 0, 0]
+    if kind != 0:
+        n = ROW_OPS[row, 0, 1]
+        reg = vpr_field(word, ROW_OPS[row, 0, 2])
+        if kind == KIND_VEC:
+            for i in range(n):
+                c = T_READY + R_VPR + VEC_CELLS64[n, reg, i]
+                tm[c] = done
+                tm[c + (T_KIND - T_READY)] = dkind
+        else:
+            for i in range(n * n):
+                c = T_READY + R_VPR + MAT_CELLS64[n, reg, i]
+                tm[c] = done
+                tm[c + (T_KIND - T_READY)] = dkind
+    gdst = ROW_EXTRA[row, 1]
+    if gdst >= 0:
+        g = (word >> gdst) & 31
+        if g != 0:
+            tm[T_READY + R_GPR + g] = done
+            tm[T_KIND + R_GPR + g] = C.STALL_VFPU
+    cdst = ROW_EXTRA[row, 3]
+    if cdst > 0:
+        tm[T_READY + R_VCTRL + (word & 15)] = done
+    if ROW_EXTRA[row, 5] == 1:  # vcmp: the CC as branches and mfvc see it
+        tm[T_READY + R_VCC_BRANCH] = t + VCMP_TO_BRANCH
+        tm[T_KIND + R_VCC_BRANCH] = C.STALL_VFPU
+        tm[T_READY + R_VCTRL + 3] = t + VCMP_TO_MFVC
+    whole = ROW_ISSUE_Q4[row] >> 2
+    t += whole
+    if whole > 1:
+        counters[C.STALL_STRUCTURAL] += whole - 1
+    return t
+
+
+@njit
+def account(tm, counters, prof, op, word, pc, maddr, taken, t):
+    """Cycle at which the instruction after this one may start (see module doc)."""
+    if tm[T_ENABLED] == 0:
+        return t + 1
+    start = t
+    misses_before = counters[C.DCACHE_MISSES]
+    if tm[T_TICK_PERIOD] > 0 and t >= tm[T_NEXT_TICK]:
+        cost = tm[T_TICK_COST]
+        counters[C.OS_TICK_CYCLES] += cost
+        tm[T_NEXT_TICK] += tm[T_TICK_PERIOD]
+        t += cost
+        start = t  # the interrupt's cycles are not this instruction's
+    line = pc >> M.LINE_BITS
+    if line != tm[T_LAST_ILINE]:
+        tm[T_LAST_ILINE] = line
+        t += icache_fetch(tm, counters, pc)
+    flags = OP_FLAGS[op]
+    if flags & F_VFPU:
+        t = vfpu_account(tm, counters, word, pc, maddr, t)
+    else:
+        # scoreboard: wait for the sources
+        ready = t
+        stall_kind = 0
+        for k in range(3):
+            shift = OP_SRC[op, k, 1]
+            if shift < 0:
+                break
+            reg = OP_SRC[op, k, 0]
+            if shift != FIXED:
+                reg += (word >> shift) & 31
+            r = tm[T_READY + reg]
+            if r > ready:
+                ready = r
+                stall_kind = tm[T_KIND + reg]
+        if ready > t:
+            counters[stall_kind] += ready - t
+            t = ready
+        unit = OP_UNIT[op]
+        if unit >= 0:
+            busy = tm[T_UNIT + unit]
+            if busy > t:
+                counters[OP_STALL[op]] += busy - t
+                t = busy
+            tm[T_UNIT + unit] = t + OP_BUSY[op]
+        if flags & (F_LOAD | F_STORE):
+            t += dcache_access(tm, counters, maddr & 0xFFFFFFFF, (flags & F_STORE) != 0)
+        done = t + OP_LATENCY[op]
+        kind = OP_STALL[op]
+        for k in range(2):
+            shift = OP_DST[op, k, 1]
+            if shift < 0:
+                break
+            reg = OP_DST[op, k, 0]
+            if shift != FIXED:
+                reg += (word >> shift) & 31
+                if reg == R_GPR:
+                    reg = R_DUMMY
+            tm[T_READY + reg] = done
+            tm[T_KIND + reg] = kind
+        t += OP_ISSUE[op]
+        if flags & (F_BRANCH | F_JUMP | F_CACHE):
+            if flags & F_JUMP:
+                t += JUMP_PENALTY
+                counters[C.STALL_BRANCH] += JUMP_PENALTY
+                counters[C.BRANCHES_TAKEN] += 1
+            elif flags & F_BRANCH:
+                if taken:
+                    t += TAKEN_BRANCH_PENALTY
+                    counters[C.STALL_BRANCH] += TAKEN_BRANCH_PENALTY
+                    counters[C.BRANCHES_TAKEN] += 1
+                else:
+                    counters[C.BRANCHES_NOT_TAKEN] += 1
+                    if flags & F_LIKELY:
+                        t += ANNULLED_SLOT_PENALTY
+                        counters[C.STALL_BRANCH] += ANNULLED_SLOT_PENALTY
+            else:
+                t += cache_op(tm, counters, (word >> 16) & 31, maddr & 0xFFFFFFFF)
+    if prof.shape[1] > 0:
+        idx = (pc - tm[T_PROF_BASE]) >> 2
+        if 0 <= idx < prof.shape[1]:
+            prof[0, idx] += t - start
+            prof[1, idx] += t - start - 1
+            prof[2, idx] += counters[C.DCACHE_MISSES] - misses_before
+            prof[3, idx] += 1
+    return t

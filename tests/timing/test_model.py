@@ -1,0 +1,107 @@
+"""Properties of the cycle model: determinism, cycle accounting, caches, the cache
+instruction, memory regions, clock ratios, the timing switch."""
+
+import pytest
+
+from allegrex.timing import counters as C
+from allegrex.timing import memstick_cycles, hle_call_cycles
+from tests.timing.conftest import NOP, enc
+
+DATA = 0x08900000
+
+
+def loop(body, iters, tail=()):
+    return ([enc("addiu", rt="a3", rs="zero", imm=iters)] + body + [enc("addi", rt="a3", rs="a3", imm=-1)]
+            + list(tail) + [enc("bne", rs="a3", rt="zero", imm=-(len(body) + len(tail) + 2)), NOP, enc("break")])
+
+
+def stream(iters=200, stride=64):
+    """A load stream over 64 KiB (misses each line), then a dependent add."""
+    body = [enc("lw", rt="t1", rs="s0", imm=0), enc("addu", rd="t2", rs="t2", rt="t1"),
+            enc("addiu", rt="s0", rs="s0", imm=stride)]
+    return loop(body, iters)
+
+
+def at(reg, addr):
+    def setup(m):
+        m.cpu.regs[16] = addr
+    return setup
+
+
+def test_same_program_twice_gives_identical_counts(run):
+    a = run(stream(), setup=at(16, DATA))
+    b = run(stream(), setup=at(16, DATA))
+    assert a.cycles == b.cycles and list(a.cpu.counters) == list(b.cpu.counters)
+
+
+def test_every_cycle_is_accounted(run):
+    m = run(stream(), setup=at(16, DATA))
+    c = m.cpu.counters
+    assert m.cycles == m.instructions + sum(int(c[k]) for k in C.STALLS) + int(c[C.OS_TICK_CYCLES])
+    assert c[C.STALL_DCACHE] > 0 and c[C.STALL_LOAD_USE] > 0 and c[C.STALL_BRANCH] > 0
+
+
+def test_timing_off_counts_one_cycle_per_instruction(run):
+    m = run(stream(), setup=at(16, DATA), timing=False)
+    assert m.cycles == m.instructions
+
+
+def test_each_new_line_misses_once_and_reuse_hits(run):
+    m = run(stream(iters=256, stride=16), setup=at(16, DATA))  # 4 loads per 64-byte line
+    c = m.cpu.counters
+    assert c[C.DCACHE_MISSES] == 64 and c[C.DCACHE_HITS] == 192
+
+
+def test_scratchpad_and_uncached_views(run):
+    scratch = run(stream(), setup=at(16, 0x00010000 - 0))
+    assert scratch.cpu.counters[C.DCACHE_MISSES] == 0
+    assert scratch.cpu.counters[C.SCRATCHPAD_ACCESSES] == 200
+    cached = run(stream(iters=64, stride=4), setup=at(16, DATA))
+    uncached = run(stream(iters=64, stride=4), setup=at(16, DATA | 0x40000000))
+    assert uncached.cpu.counters[C.UNCACHED_ACCESSES] == 64
+    assert uncached.cycles > 3 * cached.cycles  # every word goes to memory
+
+
+def test_bus_clock_sets_the_miss_cost(run):
+    """Same bus ratio (222/111, 333/166): the same cycles; a slower bus (333/111) costs more."""
+    base = run(stream(), clock=(333, 166), setup=at(16, DATA)).cycles
+    same_ratio = run(stream(), clock=(222, 111), setup=at(16, DATA))
+    slow_bus = run(stream(), clock=(333, 111), setup=at(16, DATA)).cycles
+    assert abs(same_ratio.cycles - base) <= 0.025 * base  # 333/166 is 2.006, and the OS tick share differs
+    assert slow_bus > 1.3 * base
+
+
+def test_cache_instruction_writeback_and_invalidate(run):
+    """A dirty line written back and invalidated by `cache 0x1B` misses on the next load."""
+    prog = [enc("sw", rt="t0", rs="s0", imm=0),
+            enc("lw", rt="t1", rs="s0", imm=0),  # hit
+            enc("cache", rs="s0", rt=0x1B, imm=0),  # hit writeback invalidate
+            enc("lw", rt="t1", rs="s0", imm=0),  # miss again
+            enc("break")]
+    m = run(prog, setup=at(16, DATA))
+    c = m.cpu.counters
+    assert c[C.DCACHE_WRITEBACKS] == 1
+    assert c[C.DCACHE_MISSES] == 2 and c[C.DCACHE_HITS] == 1
+
+
+def test_cache_create_dirty_avoids_the_fill(run):
+    prog = [enc("cache", rs="s0", rt=0x18, imm=0), enc("sw", rt="t0", rs="s0", imm=0), enc("break")]
+    m = run(prog, setup=at(16, DATA))
+    assert m.cpu.counters[C.DCACHE_MISSES] == 0 and m.cpu.counters[C.DCACHE_HITS] == 1
+
+
+def test_clock_change_mid_run_is_followed_by_seconds(run):
+    m = run(stream(), setup=at(16, DATA))
+    t = m.timing
+    cycles = m.cycles
+    t.set_clock(222, 111, cycles)
+    assert t.seconds(cycles + 222_000_000) - t.seconds(cycles) == pytest.approx(1.0)
+    assert t.seconds(cycles) == pytest.approx(cycles / 333e6)
+    assert "222/111" in t.clock_text()
+
+
+def test_memstick_and_hle_costs():
+    mb17 = memstick_cycles(17_000_000, 333)
+    assert 9.0 < mb17 / 333e6 < 10.5  # ~1.8 MB/s: loading a 17 MB model takes ~9.5 s
+    assert memstick_cycles(0, 333) > 0  # a request has a fixed latency
+    assert hle_call_cycles("syscall") > 0
