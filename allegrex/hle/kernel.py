@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from allegrex.cpu.state import CYCLES, INSTRUCTIONS, PC, NPC, GPR_NAMES
 from allegrex.errors import AllegrexError, GuestMemoryError
 from allegrex.hle import costs, registry
+from allegrex.timing import charge_hle, counters as timing_counters
 
 SYSCALL_BASE = 0x1000  # first syscall code we hand out; codes are 20-bit fields
 JR_RA = 0x03E00008
@@ -277,8 +278,7 @@ class Kernel:
             self.request_stop("unknown-import", f"called unimplemented import {entry.describe()} "
                               f"from 0x{(ra - 8) & 0xFFFFFFFF:08x} (ra=0x{ra:08x})", 1)
             return
-        self.cpu.counters[CYCLES] += entry.cost
-        self.hle_cycles += entry.cost
+        self.charge(entry.cost)
         self.call_counts[entry.name] = self.call_counts.get(entry.name, 0) + 1
         try:
             args = entry.read_args(self.cpu, self.memory)
@@ -302,6 +302,20 @@ class Kernel:
             self.request_stop("hle-error", f"internal error in {entry.library}.{entry.name} called from "
                               f"0x{ra:08x}: {exc.__class__.__name__}: {exc}", 1)
         self.threads.reschedule()
+
+    def charge(self, cycles: int) -> None:
+        """Cycles of kernel work for one call: the cycle counter, the timing model's
+        'syscalls' stall row and call count (allegrex.timing.charge_hle)."""
+        charge_hle(self.machine, cycles)
+        self.hle_cycles += cycles
+
+    def set_clock(self, cpu_mhz: int, bus_mhz: int) -> None:
+        """scePower changed the clocks: time runs at the new rate from now on, and the
+        timing model charges memory at the new bus ratio."""
+        self.clock.set_mhz(cpu_mhz, bus_mhz)
+        timing = getattr(self.machine, "timing", None)
+        if timing is not None:
+            timing.set_clock(cpu_mhz, bus_mhz, self.clock.cycles)
 
     def current_function_caller(self) -> int:
         return int(self.cpu.regs[31])
@@ -434,4 +448,5 @@ class Kernel:
             "unknown_imports": [u.describe() for u in self.unknown_imports],
             "sandbox_refusals": list(self.sandbox_refusals),
             "frames_written": self.display.frames_written,
+            "counters": timing_counters.snapshot(counters),
         }

@@ -232,6 +232,8 @@ class ThreadManager:
         result = codes.signed(codes.WAIT_TIMEOUT)
         if wait.kind in ("delay", "vblank"):
             result = 0
+        elif wait.kind == "io":
+            result = wait.data  # the driver finished: the call's own result
         self.wake(thread, result)
         from allegrex.hle import sync
         sync.waiter_left(self.k, wait.obj)  # a FIFO queue may now serve the next waiter
