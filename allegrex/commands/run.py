@@ -1,7 +1,7 @@
 """`allegrex run FILE`: run a PSP program (EBOOT.PBP, PRX or ELF) headless.
 
 The guest's text goes to stdout; diagnostics and progress to stderr. Exit status:
-0 the program exited, 1 guest fault / unknown import / deadlock, 2 bad input,
+0 the program exited (or every thread sleeps, waiting for HOME), 1 guest fault / unknown import / deadlock, 2 bad input,
 3 a --max-seconds or --timeout limit stopped it.
 """
 
@@ -119,7 +119,7 @@ def run(args) -> int:
     report["wall_seconds"] = round(wall, 3)
     report["exit_code"] = stop.exit_code
     sys.stdout.flush()
-    if stop.kind not in ("exit", "threads-ended"):
+    if stop.kind not in ("exit", "threads-ended", "sleeping"):
         print(f"allegrex run: {stop.message}", file=sys.stderr)
     if args.stats:
         print(f"exit: {stop.kind} ({stop.message.splitlines()[0]})\n"

@@ -376,8 +376,14 @@ class Kernel:
                     self.request_stop("threads-ended", "every thread has exited", 0)
                     break
                 if not self.idle_until_next_event():
-                    self.request_stop("deadlock", "deadlock: every thread waits and nothing can wake one\n"
-                                      + self.threads.describe_waits(), 1)
+                    if self.quit_via_exit_callback():
+                        continue
+                    if self.threads.all_sleeping():
+                        self.request_stop("sleeping", "every thread sleeps: the program waits for the user "
+                                          "to quit (HOME) and has no exit callback", 0)
+                    else:
+                        self.request_stop("deadlock", "deadlock: every thread waits and nothing can wake one\n"
+                                          + self.threads.describe_waits(), 1)
                     break
                 continue
             # run until the next timer deadline or the simulated-time limit, whichever is first
@@ -413,6 +419,19 @@ class Kernel:
                 progress(self)
         self.io.flush_all()
         return self.stop
+
+    def quit_via_exit_callback(self) -> bool:
+        """Every thread sleeps and the program registered an exit callback: do what the
+        HOME menu's "quit" does, once, so the program ends through its own exit path."""
+        from allegrex.hle.threads import Callback
+        cb = self.get(getattr(self, "exit_callback", 0), Callback)
+        if cb is None or getattr(self, "exit_requested", False):
+            return False
+        self.exit_requested = True
+        self.warn("every thread sleeps: quitting through the program's exit callback, as HOME > Quit would")
+        self.threads.notify(cb, 0)
+        self.threads.reschedule()
+        return True
 
     def fault_report(self, event, what: str | None = None) -> str:
         if event.kind == "fault" and hasattr(self.machine, "fault"):

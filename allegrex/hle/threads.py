@@ -85,6 +85,11 @@ class ThreadManager:
     def any_alive(self) -> bool:
         return any(t.status not in (DORMANT, DEAD) for t in self.threads)
 
+    def all_sleeping(self) -> bool:
+        """Every live thread is in sceKernelSleepThread(CB): nothing but the user can go on."""
+        alive = [t for t in self.threads if t.status not in (DORMANT, DEAD)]
+        return bool(alive) and all(t.wait is not None and t.wait.kind == "sleep" for t in alive)
+
     def describe_waits(self) -> str:
         lines = []
         for t in self.threads:
