@@ -11,6 +11,7 @@ LIB = "ThreadManForUser"
 NOT_FOUND_FPL = 0x8002019D
 NOT_FOUND_VPL = 0x8002019C
 VPL_HEADER = 8  # each variable block carries an 8-byte header
+FPL_ALIGN = 4  # blocks are word aligned unless the option block asks for more
 
 
 class Fpl(SyncObject):
@@ -22,6 +23,8 @@ class Fpl(SyncObject):
         self.count = count
         self.base = base
         self.free = list(range(count))
+        self.next = 0
+        self.stride = block_size
         self.block = None
 
 
@@ -52,11 +55,15 @@ def sceKernelCreateFpl(k, name: CStr, pid: int, attr: U32, block_size: int, coun
         return codes.signed(codes.KERNEL_ERROR)
     if block_size <= 0 or count <= 0:
         return codes.signed(codes.ILLEGAL_MEMSIZE)
-    block_size = (block_size + 3) & ~3
-    block = _carve(k, pid, f"fpl {name}", block_size * count)
+    align = FPL_ALIGN
+    if option and k.memory.read_u32(option) >= 8:  # option: size, alignment
+        align = max(k.memory.read_u32(option + 4), FPL_ALIGN)
+    stride = (block_size + align - 1) // align * align
+    block = _carve(k, pid, f"fpl {name}", stride * count)
     if block is None:
         return codes.signed(codes.NO_MEMORY)
     fpl = Fpl(_name(name), attr, block_size, count, block.addr)
+    fpl.stride = stride
     fpl.block = block
     fpl.uid = k.new_uid(fpl)
     return fpl.uid
@@ -67,10 +74,13 @@ def _fpl(k, uid):
 
 
 def _fpl_take(k, fpl, out) -> bool:
+    """Blocks are handed out round robin from the one after the last taken (measured)."""
     if not fpl.free:
         return False
-    index = fpl.free.pop(0)
-    k.memory.write_u32(out, fpl.base + index * fpl.block_size)
+    index = min(fpl.free, key=lambda i: (i - fpl.next) % fpl.count)
+    fpl.free.remove(index)
+    fpl.next = (index + 1) % fpl.count
+    k.memory.write_u32(out, fpl.base + index * fpl.stride)
     return True
 
 
@@ -108,11 +118,11 @@ def sceKernelTryAllocateFpl(k, uid: int, out: Ptr) -> int:
 @hle(LIB, cost=costs.SYNC)
 def sceKernelFreeFpl(k, uid: int, addr: Ptr) -> int:
     fpl = _fpl(k, uid)
-    if fpl is None:
-        return codes.signed(NOT_FOUND_FPL)
+    if fpl is None:  # measured: uid 0 reads as a bad block, other unknown ids as a bad address
+        return codes.signed(codes.ILLEGAL_MEMBLOCK if uid == 0 else codes.ILLEGAL_ADDR)
     offset = addr - fpl.base
-    index = offset // fpl.block_size
-    if offset < 0 or offset % fpl.block_size or index >= fpl.count or index in fpl.free:
+    index = offset // fpl.stride
+    if offset < 0 or offset % fpl.stride or index >= fpl.count or index in fpl.free:
         return codes.signed(codes.ILLEGAL_MEMBLOCK)
     fpl.free.append(index)
     for t in fpl.ordered_waiters():  # the freed block goes to the first waiter
