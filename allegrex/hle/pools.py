@@ -118,8 +118,10 @@ def sceKernelTryAllocateFpl(k, uid: int, out: Ptr) -> int:
 @hle(LIB, cost=costs.SYNC)
 def sceKernelFreeFpl(k, uid: int, addr: Ptr) -> int:
     fpl = _fpl(k, uid)
-    if fpl is None:  # measured: uid 0 reads as a bad block, other unknown ids as a bad address
-        return codes.signed(codes.ILLEGAL_MEMBLOCK if uid == 0 else codes.ILLEGAL_ADDR)
+    if fpl is None:
+        return codes.signed(NOT_FOUND_FPL)
+    if addr and not k.memory.is_valid(addr, 4):  # measured: a wild pointer, unlike NULL, is a bad address
+        return codes.signed(codes.ILLEGAL_ADDR)
     offset = addr - fpl.base
     index = offset // fpl.stride
     if offset < 0 or offset % fpl.stride or index >= fpl.count or index in fpl.free:
