@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from allegrex.errors import AllegrexError
 from allegrex.hle import codes, costs
 from allegrex.hle.kernel import VBLANK_HZ
-from allegrex.hle.registry import Ptr, Raw, U32, hle
+from allegrex.hle.registry import Ptr, Raw, hle
 from allegrex.hle.threads import Wait, V0
 
 BUTTONS = {

@@ -11,8 +11,7 @@ from allegrex.hle.registry import F32
 import numpy as np
 
 from allegrex.hle import codes, costs
-from allegrex.hle.kernel import VBLANK_HZ
-from allegrex.hle.registry import Ptr, Raw, U32, hle
+from allegrex.hle.registry import Ptr, Raw, hle
 from allegrex.hle.threads import Wait, V0
 
 WIDTH, HEIGHT = 480, 272

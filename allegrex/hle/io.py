@@ -11,7 +11,7 @@ import time
 
 from allegrex.hle import codes, costs
 from allegrex.hle.kernel import HleStop
-from allegrex.hle.registry import CStr, Ptr, Raw, S64, U32, hle, read64, write64
+from allegrex.hle.registry import CStr, Ptr, S64, U32, hle, write64
 from allegrex.hle.sandbox import Sandbox, SandboxRefusal, UnknownDevice, Unmapped
 from allegrex.hle.threads import Wait
 from allegrex.timing.clock import MEMSTICK_BYTES_PER_SECOND, MEMSTICK_OP_LATENCY_US

@@ -317,9 +317,6 @@ class Kernel:
         if timing is not None:
             timing.set_clock(cpu_mhz, bus_mhz, self.clock.cycles)
 
-    def current_function_caller(self) -> int:
-        return int(self.cpu.regs[31])
-
     # --- interrupt handlers (alarms, vtimers, vblank) ---
     def run_interrupt(self, func: int, args: tuple, on_return) -> None:
         """Run guest `func(*args)` now, in interrupt context on a kernel stack, on top of

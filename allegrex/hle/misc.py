@@ -3,7 +3,7 @@ interrupt masking (UtilsForUser, Kernel_Library), power locks (sceSuspendForUser
 and the GE (sceGe_user), which is out of scope: reported once, answered harmlessly."""
 
 from allegrex.hle import codes
-from allegrex.hle.registry import CStr, Ptr, U32, hle, alias
+from allegrex.hle.registry import Ptr, U32, hle, alias
 from allegrex.hle import threads
 
 # --- exit ---

@@ -8,7 +8,7 @@ a microsecond since 0001-01-01 00:00:00 UTC.
 import calendar
 import re
 
-from allegrex.hle import codes, costs
+from allegrex.hle import codes
 from allegrex.hle.registry import Ptr, S64, U32, U64, hle, read64, write64
 
 TICKS_PER_SECOND = 1_000_000

@@ -9,7 +9,7 @@ priority's queue). A thread that waits gives the CPU to the next ready thread.
 
 from allegrex.cpu.state import PC, NPC, CpuState
 from allegrex.hle import codes, costs
-from allegrex.hle.registry import CStr, Ptr, Raw, U32, U64, hle, read64, write64
+from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle, read64
 
 RUNNING, READY, WAITING, SUSPENDED, DORMANT, DEAD = 1, 2, 4, 8, 16, 32
 WAITING_SUSPENDED = WAITING | SUSPENDED
@@ -100,14 +100,6 @@ class ThreadManager:
         return "\n".join(lines)
 
     # --- context helpers ---
-    def regs_of(self, thread: Thread):
-        """The register array holding `thread`'s registers (live CPU when running)."""
-        if thread is self.current and thread.in_callback is None:
-            return self.k.cpu.regs
-        if thread.in_callback is not None:
-            return thread.cb_saved[0] if thread.cb_saved is not None else self.k.cpu.regs
-        return thread.context[0]
-
     def set_result(self, thread: Thread, value: int) -> None:
         if thread.in_callback is not None:
             thread.cb_saved[0][V0] = value & 0xFFFFFFFF

@@ -106,10 +106,6 @@ class VTimer:
 ILLEGAL_VTIMER = 0x800201BF
 
 
-class _NoVTimer:
-    """Lookup result for uid 0, which the firmware rejects with its own code."""
-
-
 def _vtimer(k, uid):
     return k.get(uid, VTimer)
 

@@ -1,7 +1,7 @@
 """PSP scheduling rules and thread waits, driven through the HLE calls."""
 
 from allegrex.hle import codes
-from allegrex.hle.threads import WAITING, READY, DORMANT
+from allegrex.hle.threads import WAITING, READY
 from helpers import ENTRY, call, make_kernel
 
 TM = "ThreadManForUser"
