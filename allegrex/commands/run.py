@@ -82,6 +82,11 @@ def load_program(path: str, model: str, options: RunOptions):
             raise AllegrexError(f"{path}: {exc}") from None
         raise
     machine = Machine(model)
+    if options.frames_dir:
+        try:
+            os.makedirs(options.frames_dir, exist_ok=True)
+        except OSError as exc:
+            raise AllegrexError(f"cannot create frames folder {options.frames_dir}: {exc.strerror}") from None
     return machine, boot(machine, image, options)
 
 
@@ -111,8 +116,6 @@ def run(args) -> int:
     wall_start = time.monotonic()
     stop = kernel.run(max_seconds=args.max_seconds, timeout=args.timeout, progress=progress)
     wall = time.monotonic() - wall_start
-    if args.screenshot:
-        kernel.display.save_png(args.screenshot, final=True)
     report = kernel.stats()
     report["program"] = args.file
     report["model"] = args.model
@@ -121,6 +124,11 @@ def run(args) -> int:
     sys.stdout.flush()
     if stop.kind not in ("exit", "threads-ended", "sleeping"):
         print(f"allegrex run: {stop.message}", file=sys.stderr)
+    if args.screenshot:
+        try:
+            kernel.display.save_png(args.screenshot, final=True)
+        except (OSError, ValueError) as exc:
+            raise AllegrexError(f"cannot write screenshot {args.screenshot}: {exc}") from None
     if args.stats:
         print(f"exit: {stop.kind} ({stop.message.splitlines()[0]})\n"
               f"cycles: {report['cycles']:,} (idle {report['idle_cycles']:,}, HLE {report['hle_cycles']:,})\n"

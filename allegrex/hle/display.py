@@ -130,8 +130,11 @@ class Display:
         self.latch()
         every = max(1, self.k.options.frames_every)
         if n % every == 0 and self.topaddr and self.k.threads.any_alive():
-            self.save_png(os.path.join(self.k.options.frames_dir, f"frame_{n:06d}.png"))
-            self.frames_written += 1
+            try:
+                self.save_png(os.path.join(self.k.options.frames_dir, f"frame_{n:06d}.png"))
+                self.frames_written += 1
+            except OSError as exc:
+                self.k.warn_once("frames", f"cannot write frames: {exc}")
         if self.k.threads.any_alive():
             self._arm_frame_timer()
 
