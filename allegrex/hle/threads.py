@@ -138,6 +138,7 @@ class ThreadManager:
         sp = top - STACK_RESERVED
         # a new thread starts from the reset state (FCR0/FCR31, VFPU prefixes and control)
         ctx_regs, fpr, vpr, vctrl = CpuState().save_context()
+        vpr[:] = 0x7F800001  # a new thread's VFPU registers read as NaN (pspautotests vfpu/vavg.expected)
         argaddr = 0
         if argp and argsize > 0:
             sp -= (argsize + 0xF) & ~0xF

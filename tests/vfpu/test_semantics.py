@@ -520,8 +520,3 @@ def test_vscl_takes_a_target_prefix_constant(vf):
     vf.run("vpfxs w, y, z, x; vpfxt 3, -w, -w, -w; vscl.q R000, R000, S100")
     got = vf.read("R000", 4)
     assert list(got[:3]) == [9, -math.inf, 0] and math.copysign(1, got[2]) < 0 and math.isnan(got[3])
-
-
-def test_a_new_state_reads_nan_in_every_vfpu_register():
-    from allegrex.cpu.state import CpuState
-    assert (CpuState().vpr_bits == 0x7F800001).all()  # pspautotests vavg.expected: untouched lanes print nan
