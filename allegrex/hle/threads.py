@@ -9,7 +9,7 @@ priority's queue). A thread that waits gives the CPU to the next ready thread.
 
 from allegrex.cpu.state import PC, NPC, CpuState
 from allegrex.hle import codes, costs
-from allegrex.hle.registry import CStr, Ptr, Raw, U32, U64, hle
+from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle, read64
 
 RUNNING, READY, WAITING, SUSPENDED, DORMANT, DEAD = 1, 2, 4, 8, 16, 32
 WAITING_SUSPENDED = WAITING | SUSPENDED
@@ -17,6 +17,7 @@ ATTR_NO_FILLSTACK = 0x00100000
 ATTR_CLEAR_STACK = 0x00200000
 MIN_STACK = 0x200
 STACK_RESERVED = 0x100  # the firmware keeps the top 256 bytes of a new stack (measured via argument addresses)
+ENTRY_FRAME = 0x40  # and starts the thread 64 bytes below its arguments (measured: sceKernelCheckThreadStack)
 LOWEST_PRIORITY, HIGHEST_PRIORITY = 0x77, 0x08  # user threads (0x78+ are refused)
 A0, A1, A2, A3, GP, SP, FP, RA, K0 = 4, 5, 6, 7, 28, 29, 30, 31, 26
 V0 = 2
@@ -84,6 +85,11 @@ class ThreadManager:
     def any_alive(self) -> bool:
         return any(t.status not in (DORMANT, DEAD) for t in self.threads)
 
+    def all_sleeping(self) -> bool:
+        """Every live thread is in sceKernelSleepThread(CB): nothing but the user can go on."""
+        alive = [t for t in self.threads if t.status not in (DORMANT, DEAD)]
+        return bool(alive) and all(t.wait is not None and t.wait.kind == "sleep" for t in alive)
+
     def describe_waits(self) -> str:
         lines = []
         for t in self.threads:
@@ -94,14 +100,6 @@ class ThreadManager:
         return "\n".join(lines)
 
     # --- context helpers ---
-    def regs_of(self, thread: Thread):
-        """The register array holding `thread`'s registers (live CPU when running)."""
-        if thread is self.current and thread.in_callback is None:
-            return self.k.cpu.regs
-        if thread.in_callback is not None:
-            return thread.cb_saved[0] if thread.cb_saved is not None else self.k.cpu.regs
-        return thread.context[0]
-
     def set_result(self, thread: Thread, value: int) -> None:
         if thread.in_callback is not None:
             thread.cb_saved[0][V0] = value & 0xFFFFFFFF
@@ -148,6 +146,7 @@ class ThreadManager:
         ctx_regs[A0] = argsize & 0xFFFFFFFF if argaddr else 0  # no argument block: the size reads 0
         ctx_regs[A1] = argaddr
         ctx_regs[GP] = thread.gp
+        sp -= ENTRY_FRAME
         ctx_regs[SP] = sp
         ctx_regs[FP] = sp
         ctx_regs[K0] = top - STACK_RESERVED
@@ -203,6 +202,9 @@ class ThreadManager:
         """Put the current thread (or `thread`) into `wait`; the caller has already set the
         provisional v0. A timeout pointer in wait.timeout_ptr or timeout_us arms a deadline."""
         k = self.k
+        if k.interrupts:
+            from allegrex.hle.kernel import IllegalContext
+            raise IllegalContext
         thread = thread or self.current
         if wait.timeout_ptr:
             # like delays, very short timeouts take a minimum time on the PSP (estimate)
@@ -227,6 +229,8 @@ class ThreadManager:
         result = codes.signed(codes.WAIT_TIMEOUT)
         if wait.kind in ("delay", "vblank"):
             result = 0
+        elif wait.kind == "io":
+            result = wait.data  # the driver finished: the call's own result
         self.wake(thread, result)
         from allegrex.hle import sync
         sync.waiter_left(self.k, wait.obj)  # a FIFO queue may now serve the next waiter
@@ -271,6 +275,8 @@ class ThreadManager:
         return min(self.ready, key=lambda t: t.priority)
 
     def reschedule(self) -> None:
+        if self.k.interrupts:
+            return  # an interrupt handler runs on top of whatever was running
         cur = self.current
         if cur is not None and cur.status == RUNNING:
             if self.dispatch_suspended:
@@ -496,6 +502,8 @@ def sceKernelTerminateDeleteThread(k, uid: int) -> int:
 
 @hle(LIB)
 def sceKernelGetThreadId(k) -> int:
+    if k.interrupts:
+        return codes.signed(codes.ILLEGAL_CONTEXT)  # no thread inside an interrupt handler
     return k.threads.current.uid
 
 
@@ -710,12 +718,12 @@ def sceKernelDelayThreadCB(k, us: U32) -> Raw:
 
 @hle(LIB, cost=costs.THREAD_SWITCH)
 def sceKernelDelaySysClockThread(k, clock: Ptr) -> Raw:
-    _delay(k, k.memory.read_u64(clock), False)
+    _delay(k, read64(k.memory, clock), False)
 
 
 @hle(LIB, cost=costs.THREAD_SWITCH)
 def sceKernelDelaySysClockThreadCB(k, clock: Ptr) -> Raw:
-    _delay(k, k.memory.read_u64(clock), True)
+    _delay(k, read64(k.memory, clock), True)
 
 
 # --- waiting for another thread ---
