@@ -9,7 +9,7 @@ from allegrex.hle.kernel import Kernel, RunOptions
 
 MAIN_PRIORITY = 0x20
 MAIN_STACK = 0x40000
-MAIN_ATTR = 0x80004000  # user thread with VFPU access
+MAIN_ATTR = 0x800040FF  # user thread with VFPU access (the low byte reads back set, as for every user thread)
 ARGS_ADDR = 0x08001000  # kernel partition scratch for the argument block before it is copied to the stack
 
 

@@ -107,14 +107,12 @@ class IoManager:
                              f"(pass --{device} DIR; only the program's own folder is mapped)")
             return codes.signed(codes.NO_SUCH_DEVICE)
         except UnknownDevice as exc:
-            device = str(exc).split()[1] if " " in str(exc) else ""
-            if device.rstrip(":") not in ("disc0", "umd0", "umd1", "flash0", "flash1", "flash2", "host1"):
-                self.refuse(f"refused guest path {path!r}: {exc}")
+            self.refuse(f"refused guest path {path!r}: {exc}")
             return codes.signed(codes.NO_SUCH_DEVICE)
 
     def refuse(self, message: str) -> None:
         self.k.sandbox_refusals.append(message)
-        self.k.warn(f"sandbox: {message}")
+        self.k.warn_once(("sandbox", message), f"sandbox: {message}")  # each distinct attempt once
         if self.k.options.strict:
             raise HleStop("sandbox", message)
 

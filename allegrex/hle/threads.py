@@ -14,6 +14,11 @@ from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle, read64
 RUNNING, READY, WAITING, SUSPENDED, DORMANT, DEAD = 1, 2, 4, 8, 16, 32
 WAITING_SUSPENDED = WAITING | SUSPENDED
 ATTR_NO_FILLSTACK = 0x00100000
+# measured on hardware (pspautotests threads/create): these bits are refused, these kept,
+# and a user thread always reads back with the user bit and the low byte set
+ATTR_INVALID = 0x070F9F00
+ATTR_KEPT = 0x00706000
+ATTR_USER_THREAD = 0x800000FF
 ATTR_CLEAR_STACK = 0x00200000
 MIN_STACK = 0x200
 STACK_RESERVED = 0x100  # the firmware keeps the top 256 bytes of a new stack (measured via argument addresses)
@@ -409,9 +414,11 @@ def sceKernelCreateThread(k, name: CStr, entry: Ptr, priority: int, stack_size: 
         return codes.signed(codes.ILLEGAL_PRIORITY)
     if entry == 0 or not k.memory.is_valid(entry, 4):
         return codes.signed(codes.ILLEGAL_ENTRY)
+    if attr & ATTR_INVALID:
+        return codes.signed(codes.ILLEGAL_ATTR)
     gp = int(k.cpu.regs[GP])
     stack_size = (stack_size + 0xFF) & ~0xFF  # stacks come in 256-byte units
-    thread = k.threads.create(name, entry, priority, stack_size, attr | 0x80000000, gp)
+    thread = k.threads.create(name, entry, priority, stack_size, (attr & ATTR_KEPT) | ATTR_USER_THREAD, gp)
     block = k.sysmem.alloc_block(2, f"stack {name}", high=True, size=(stack_size + 0xFF) & ~0xFF)
     if block is None:
         k.threads.delete(thread)
@@ -583,7 +590,8 @@ def sceKernelReferThreadStatus(k, uid: int, info: Ptr) -> int:
               thread.run_clocks >> 32, 0, 0, 0]
     for i, value in enumerate(fields):
         data[36 + 4 * i:40 + 4 * i] = (value & 0xFFFFFFFF).to_bytes(4, "little")
-    m.write(info, bytes(data[:min(size, THREAD_INFO_SIZE)] if size else data[:4]))
+    if size:
+        m.write(info, bytes(data[:min(size, THREAD_INFO_SIZE)]))  # the caller's size says how much to copy
     return 0
 
 

@@ -78,6 +78,7 @@ def test_absolute_host_paths_stay_inside_the_device(world):
 def test_other_devices_are_refused(world, path):
     k, tmp, err = world
     assert open_(k, path) == codes.signed(codes.NO_SUCH_DEVICE)
+    assert "sandbox: refused" in err.getvalue() and path in err.getvalue()
 
 
 def test_writes_land_only_inside_the_mapped_folders(world):
