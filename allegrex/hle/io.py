@@ -10,6 +10,7 @@ import stat as statmod
 import time
 
 from allegrex.hle import codes, costs
+from allegrex.timing import charge_hle, memstick_cycles
 from allegrex.hle.kernel import HleStop
 from allegrex.hle.registry import CStr, Ptr, Raw, S64, U32, hle
 from allegrex.hle.sandbox import Sandbox, SandboxRefusal, UnknownDevice
@@ -221,8 +222,9 @@ class IoManager:
         return pos
 
     def _charge(self, nbytes) -> None:
-        extra = (nbytes * costs.IO_PER_KIB) // 1024
-        self.k.cpu.counters[0] += extra
+        """The memory stick's transfer time (allegrex.timing.clock: rate and latency)."""
+        extra = memstick_cycles(nbytes, self.k.clock.cpu_mhz)
+        charge_hle(self.k.machine, extra, calls=0)
         self.k.hle_cycles += extra
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from allegrex.cpu.state import CYCLES, INSTRUCTIONS, PC, NPC, GPR_NAMES
 from allegrex.errors import AllegrexError, GuestMemoryError
 from allegrex.hle import costs, registry
+from allegrex.timing import charge_hle
 
 SYSCALL_BASE = 0x1000  # first syscall code we hand out; codes are 20-bit fields
 JR_RA = 0x03E00008
@@ -258,7 +259,7 @@ class Kernel:
             self.request_stop("unknown-import", f"called unimplemented import {entry.describe()} "
                               f"from 0x{(ra - 8) & 0xFFFFFFFF:08x} (ra=0x{ra:08x})", 1)
             return
-        self.cpu.counters[CYCLES] += entry.cost
+        charge_hle(self.machine, entry.cost)
         self.hle_cycles += entry.cost
         self.call_counts[entry.name] = self.call_counts.get(entry.name, 0) + 1
         try:

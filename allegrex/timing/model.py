@@ -286,7 +286,8 @@ def account(tm, counters, prof, op, word, pc, maddr, taken, t):
     if tm[T_TICK_PERIOD] > 0 and t >= tm[T_NEXT_TICK]:
         cost = tm[T_TICK_COST]
         counters[C.OS_TICK_CYCLES] += cost
-        tm[T_NEXT_TICK] += tm[T_TICK_PERIOD]
+        nxt = tm[T_NEXT_TICK] + tm[T_TICK_PERIOD]
+        tm[T_NEXT_TICK] = nxt if nxt > t else t + tm[T_TICK_PERIOD]  # after idle time: no backlog
         t += cost
         start = t  # the interrupt's cycles are not this instruction's
     line = pc >> M.LINE_BITS
