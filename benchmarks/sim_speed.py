@@ -81,10 +81,11 @@ def data(kind, elements):
     return a.tobytes(), b.tobytes()
 
 
-def run_allegrex(kind, elements, repeat):
-    """(instructions, seconds in the run loop, result) for one full run."""
+def run_allegrex(kind, elements, repeat, timing=True):
+    """(instructions, seconds in the run loop, result) for one full run; timing=False
+    turns the cycle model off (one cycle per instruction: the plain interpreter)."""
     from allegrex.machine import Machine
-    m = Machine("psp-2000")
+    m = Machine("psp-2000", timing=timing)
     words = kernel(kind, elements, repeat)
     a, b = data(kind, elements)
     m.load_raw(A, a)
@@ -146,17 +147,20 @@ def main():
         return
     sys.path.insert(0, str(ROOT))
     print(f"{'kernel':<7} {'instr':>11} {'cold s':>7} {'warm s':>7} {'allegrex MIPS':>14} "
-          f"{'unicorn MIPS':>13} {'ratio':>6}  results agree")
+          f"{'no-timing MIPS':>15} {'timing cost':>12} {'unicorn MIPS':>13} {'ratio':>6}  results agree")
     for kind in ("int8", "float"):
         with tempfile.TemporaryDirectory() as empty_cache:
             cold = fresh_process(kind, args.elements, 1, cache_dir=empty_cache)
         fresh_process(kind, args.elements, 1)  # fill the default cache
         warm = fresh_process(kind, args.elements, 1)
         n, dt, ours = run_allegrex(kind, args.elements, args.repeat)
+        n0, dt0, plain = run_allegrex(kind, args.elements, args.repeat, timing=False)
         udt, theirs = run_unicorn(kind, args.elements, args.repeat)
-        agree = ours == theirs
+        agree = ours == theirs == plain
         print(f"{kind:<7} {n:>11,} {cold['total']:>7.2f} {warm['total']:>7.2f} {n / dt / 1e6:>14.1f} "
-              f"{n / udt / 1e6:>13.1f} {udt / dt:>6.2f}  {agree}")
+              f"{n0 / dt0 / 1e6:>15.1f} {dt / dt0:>11.2f}x {n / udt / 1e6:>13.1f} {udt / dt:>6.2f}  {agree}")
+    print("allegrex MIPS: with the cycle model; no-timing MIPS: the same loop with it off "
+          "(Machine(timing=False)); timing cost = slowdown factor of the model.")
     print("cold/warm: seconds for a fresh process to import, compile or load the run loop and run one pass "
           f"({args.elements} elements); MIPS: {args.repeat} passes, run loop only.")
 
