@@ -63,7 +63,10 @@ def dcache_access(tm, counters, addr, is_store):
         return 0
     if reg == M.REG_UNCACHED:
         counters[C.UNCACHED_ACCESSES] += 1
-        p = M.MISS_CPU_CYCLES + M.bus_to_cpu(tm, T_RATIO_Q8, M.UNCACHED_BUS_CYCLES)
+        if is_store:  # the write buffer takes it; the CPU waits only for its drain rate
+            p = M.bus_to_cpu(tm, T_RATIO_Q8, M.UNCACHED_STORE_BUS_CYCLES)
+        else:
+            p = M.MISS_CPU_CYCLES + M.bus_to_cpu(tm, T_RATIO_Q8, M.UNCACHED_BUS_CYCLES)
         counters[C.STALL_DCACHE] += p
         return p
     line = (addr & M.PHYS_MASK) >> M.LINE_BITS
