@@ -232,11 +232,18 @@ def vfpu_account(tm, counters, word, pc, maddr, t):
     if ready > t:
         counters[stall_kind] += ready - t
         t = ready
+    late = ROW_EXTRA[row, 6] == 1
     frac = tm[T_FRAC] + (ROW_ISSUE_Q4[row] & 3)
     if frac >= 4:  # a quarter-cycle issue cost adds up to a whole cycle: the op starts late
         frac -= 4
-        t += 1
+        if late:
+            late_cycle = 1
+        else:
+            t += 1
+            late_cycle = 0
         counters[C.STALL_STRUCTURAL] += 1
+    else:
+        late_cycle = 0
     tm[T_FRAC] = frac
     mem = ROW_EXTRA[row, 4]
     is_load = mem == MEM_LOAD
@@ -273,7 +280,7 @@ def vfpu_account(tm, counters, word, pc, maddr, t):
         tm[T_KIND + R_VCC_BRANCH] = C.STALL_VFPU
         tm[T_READY + R_VCTRL + 3] = t + VCMP_TO_MFVC
     whole = ROW_ISSUE_Q4[row] >> 2
-    t += whole
+    t += whole + late_cycle  # (vocp: the extra cycle comes after the result is on its way)
     if whole > 1:
         counters[C.STALL_STRUCTURAL] += whole - 1
     return t

@@ -17,7 +17,8 @@ MEMORY = [f"mem {kind} {kib} KiB" for kind in ("seq latency", "random latency", 
           for kib in (8, 16, 32, 256, 4096)]
 VFPU = ["vcmp->bvt", "vadd.q throughput", "vadd.q latency", "vdot.q throughput", "vdiv.t latency",
         "vmmul.q throughput", "vmmul.q latency", "vzero.p latency", "vrot.q latency", "vsin.t throughput",
-        "vcmp.q latency", "mem lv.q throughput 16 KiB", "mem lv.q throughput 4096 KiB"]
+        "vcmp.q latency", "vocp.t throughput", "vocp.t latency", "vocp.s latency", "vidt.q latency",
+        "mem lv.q throughput 16 KiB", "mem lv.q throughput 4096 KiB"]
 
 
 def check(name, iters):
