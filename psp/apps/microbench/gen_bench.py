@@ -12,7 +12,7 @@ Bodies are written as .rept groups of .word (VFPU words come from the VFPU table
 from pathlib import Path
 
 from allegrex.timing import fidelity as F
-from allegrex.timing.asm import NOP, enc, venc
+from allegrex.timing.asm import enc, venc
 
 HERE = Path(__file__).resolve().parent
 
