@@ -20,7 +20,6 @@ prof: int64[4, n] per-instruction-slot (cycles, stall cycles, D-cache misses, co
 guest addresses tm[T_PROF_BASE] + 4*i, or an empty [4, 0] array when profiling is off.
 """
 
-import numpy as np
 from numba import njit
 
 # No cache=True here: these functions are compiled into the run loop, whose cache is
@@ -37,8 +36,8 @@ from allegrex.timing.layout import (T_DC_DIRTY, T_DC_LRU, T_DC_TAG, T_DRAM_ROW, 
                                     T_IC_LRU, T_IC_TAG, T_KIND, T_LAST_ILINE, T_NEXT_TICK, T_PROF_BASE,
                                     T_RATIO_Q8, T_READY, T_TICK_COST, T_TICK_PERIOD, T_UNIT, T_VMEMO_ROW,
                                     T_VMEMO_WORD, VMEMO_SIZE)
-from allegrex.timing.vfpu_classes import (CTRL_BITS8, CTRL_LOW4, FLD_MEMQ, FLD_MEMS, FLD_VD, FLD_VS,
-                                          FLD_VT, KIND_MAT, KIND_VEC, LUT_ROWS, LUT_START, MAT_CELLS64,
+from allegrex.timing.vfpu_classes import (CTRL_LOW4, FLD_MEMQ, FLD_MEMS, FLD_VD, FLD_VS,
+                                          FLD_VT, KIND_VEC, LUT_ROWS, LUT_START, MAT_CELLS64,
                                           MEM_LOAD, MEM_STORE, ROW_EXTRA, ROW_ISSUE_Q4, ROW_LATENCY,
                                           ROW_MASK, ROW_MATCH, ROW_OPS, VCMP_TO_BRANCH, VCMP_TO_MFVC,
                                           VEC_CELLS64)
