@@ -40,7 +40,7 @@ CTRL_WRITE_MASK = np.array([0xFFFFF, 0xFFFFF, 0xFFF, 0x3F, 0xFFFFFFFF, 0xFFFFFFF
                            + [0xFFFFFFFF] * 8, dtype=np.uint32)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def decode(word):
     """Row index in the table for `word`, or -1."""
     top = word >> 16
@@ -51,7 +51,7 @@ def decode(word):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def consume_prefixes(vctrl):
     vctrl[VC_SPFX] = 0xE4
     vctrl[VC_TPFX] = 0xE4
@@ -61,7 +61,7 @@ def consume_prefixes(vctrl):
     vctrl[PEND_D] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def write_control(vctrl, num, value):
     idx = num - 128
     mask = CTRL_WRITE_MASK[idx]
@@ -70,26 +70,26 @@ def write_control(vctrl, num, value):
         vctrl[16 + idx] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def mem_fault(event, addr, is_store):
     event[1] = addr
     event[3] = FAULT_STORE if is_store else FAULT_LOAD
     return EV_FAULT
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def reject(event, word):
     event[1] = word
     event[3] = FAULT_VFPU
     return EV_FAULT
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def mem_quad_reg(word):
     return ((word >> 16) & 0x1F) | ((word & 1) << 5)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def load_store(op, word, regs, vpr_bits, mem32, ram_size, event):
     base = regs[(word >> 21) & 0x1F]
     off = np.int64(word & 0xFFFC)
@@ -145,7 +145,7 @@ def load_store(op, word, regs, vpr_bits, mem32, ram_size, event):
     return EV_OK
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def matrix_op(op, n, word, vpr, vpr_bits):
     """vmmul, vtfm*, vhtfm*, vmscl, vmmov, vmidt, vmzero, vmone (no prefixes)."""
     rd, rs, rt = word & 0x7F, (word >> 8) & 0x7F, (word >> 16) & 0x7F
@@ -206,7 +206,7 @@ def matrix_op(op, n, word, vpr, vpr_bits):
         vpr[VEC_CELLS[n, rd, (i + shift) & 3]] = res[i]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event):
     """Run one VFPU word; EV_NONE, or EV_FAULT with event[1] / event[3] filled."""
     word = np.uint32(word)
@@ -261,6 +261,12 @@ def execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, 
         consume_prefixes(vctrl)
         return EV_OK
 
+    return vector_path(row, op, n, word, vpr, vpr_bits, vctrl, event)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def vector_path(row, op, n, word, vpr, vpr_bits, vctrl, event):
+    """Single/vector operations: read S and T through the prefixes, compute, write D."""
     buf = np.zeros(48, dtype=np.float32)
     bits = buf.view(np.uint32)
     pf = ROW_PFX[row]

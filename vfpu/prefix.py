@@ -29,7 +29,7 @@ CONST_BITS = np.array([np.float32(v).view(np.uint32) for v in CONST_VALUES], dty
 CONST_TEXT = ("0", "1", "2", "1/2", "3", "1/3", "1/4", "1/6")
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def read_source(vpr_bits, field, n, pfx, mode, out_bits, base):
     """Read n lanes of register `field` into out_bits[base:base+n], applying prefix `pfx`
     with `mode` 0 (ignored), 1 (swizzle only) or 2 (full)."""
@@ -53,7 +53,7 @@ def read_source(vpr_bits, field, n, pfx, mode, out_bits, base):
         out_bits[base + i] = bits
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def saturate(v, sat):
     """Destination saturation: 1 -> [0, 1] (-0 becomes +0), 3 -> [-1, 1]; NaN passes."""
     if sat == 1:
@@ -69,7 +69,7 @@ def saturate(v, sat):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def write_dest(vpr, vpr_bits, field, n, vals, vals_bits, base, pfx, mode, shift):
     """Write n lanes from vals[base:] to register `field` under the destination prefix
     (`mode` 0 ignored, 1 mask only, 2 full). `shift` rotates the written lanes along the

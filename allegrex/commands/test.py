@@ -97,6 +97,8 @@ def run_one(prx: str, model="psp-2000", max_seconds=DEFAULT_MAX_SECONDS, timeout
         game = os.path.join(ms0, "PSP", "GAME", name)
         shutil.copytree(os.path.dirname(os.path.abspath(prx)), game,
                         ignore=shutil.ignore_patterns("*.expected", "*.c", "*.cpp", "*.S", "*.h"))
+        for folder in ("SAVEDATA", "COMMON"):  # the rest of a formatted memory stick's PSP folder
+            os.makedirs(os.path.join(ms0, "PSP", folder))
         host0 = os.path.join(scratch, "host0")
         os.makedirs(host0)
         options = RunOptions(ms0=ms0, host0=host0, program_path=os.path.join(game, os.path.basename(prx)),

@@ -15,6 +15,8 @@ import numpy as np
 from numba import njit
 
 from allegrex.cpu import cop2
+from allegrex.cpu.fpu import (OP_ADD, ROUND_DOWN, ROUND_NEAREST, ROUND_UP, ROUND_ZERO, arith, compare_flags,
+                              float_to_word, round_to_f32)
 from allegrex.cpu.decode import (LOOKUP_COUNT, LOOKUP_MASK, LOOKUP_MATCH, LOOKUP_OP, LOOKUP_START,
                                  SEM, SEM_OF_OP, decode_word)
 from allegrex.cpu.events import (EV_BREAK, EV_BREAKPOINT, EV_BUDGET, EV_FAULT, EV_HALT, EV_NONE,
@@ -71,8 +73,6 @@ S_BC1F, S_BC1T, S_BC1FL, S_BC1TL = SEM["bc1f"], SEM["bc1t"], SEM["bc1fl"], SEM["
 S_BVF, S_BVT, S_BVFL, S_BVTL = SEM["bvf"], SEM["bvt"], SEM["bvfl"], SEM["bvtl"]
 S_VFPU = SEM["vfpu"]
 
-# Float -> int conversion modes (the FCR31 RM encoding).
-ROUND_NEAREST, ROUND_ZERO, ROUND_UP, ROUND_DOWN = 0, 1, 2, 3
 
 
 @njit(cache=True, inline="always")
@@ -99,55 +99,6 @@ def bitrev32(v):
     v = ((v >> 4) & 0x0F0F0F0F) | ((v & 0x0F0F0F0F) << 4)
     v = ((v >> 8) & 0x00FF00FF) | ((v & 0x00FF00FF) << 8)
     return ((v >> 16) | (v << 16)) & 0xFFFFFFFF
-
-
-@njit(cache=True, inline="always")
-def float_to_word(x, mode):
-    """round/trunc/ceil/floor.w.s and cvt.w.s: the Allegrex gives 0x7FFFFFFF for NaN and
-    positive overflow (incl. +inf), 0x80000000 for negative overflow (pspautotests fpu)."""
-    d = np.float64(x)
-    if d != d:
-        return 0x7FFFFFFF
-    if mode == ROUND_NEAREST:
-        r = np.rint(d)
-    elif mode == ROUND_ZERO:
-        r = np.trunc(d)
-    elif mode == ROUND_UP:
-        r = np.ceil(d)
-    else:
-        r = np.floor(d)
-    if r >= 2147483648.0:
-        return 0x7FFFFFFF
-    if r < -2147483648.0:
-        return 0x80000000
-    return np.int64(r) & 0xFFFFFFFF
-
-
-@njit(cache=True)
-def round_to_f32(d, err, mode):
-    """The float32 nearest the exact value d + err in the direction of FCR31's rounding
-    mode. d is a float64 result, err its rounding error (from TwoSum for add/sub; 0 for
-    mul, which is exact in float64, and for div/sqrt, whose float64 result cannot sit on
-    a float32 value unless exact, so comparing against d decides the direction)."""
-    f = np.float32(d)
-    fd = np.float64(f)
-    if d != d or mode == ROUND_NEAREST:
-        return f
-    if fd == d:
-        if err == 0.0:
-            return f
-        above = err < 0.0  # f lies above the exact value
-    else:
-        above = fd > d
-    if mode == ROUND_ZERO:
-        if (above and fd > 0.0) or (not above and fd < 0.0):
-            f = np.nextafter(f, np.float32(0.0))
-    elif mode == ROUND_UP:
-        if not above:
-            f = np.nextafter(f, np.float32(np.inf))
-    elif above:  # ROUND_DOWN
-        f = np.nextafter(f, np.float32(-np.inf))
-    return f
 
 
 @njit(cache=True, inline="always")
@@ -568,45 +519,10 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
                 break
             mem32[o >> 2] = fpr_bits[rt]
         elif sem == S_ADD_S or sem == S_SUB_S or sem == S_MUL_S or sem == S_DIV_S or sem == S_SQRT_S:
-            rm = np.int64(regs[FCR31]) & 3
-            a32 = fpr[rd]
-            b32 = fpr[rt]
-            if rm == ROUND_NEAREST:  # the common case: native float32 arithmetic
-                if sem == S_ADD_S:
-                    r32 = a32 + b32
-                elif sem == S_SUB_S:
-                    r32 = a32 - b32
-                elif sem == S_MUL_S:
-                    r32 = a32 * b32
-                elif sem == S_DIV_S:
-                    r32 = a32 / b32
-                else:
-                    r32 = np.sqrt(a32)
-            else:  # directed rounding: compute wider, then round in the requested direction
-                a64 = np.float64(a32)
-                b64 = np.float64(b32)
-                err = 0.0
-                if sem == S_ADD_S or sem == S_SUB_S:
-                    if sem == S_SUB_S:
-                        b64 = -b64
-                    r64 = a64 + b64
-                    if r64 - r64 == 0.0:  # finite: TwoSum gives the exact rounding error
-                        bv = r64 - a64
-                        err = (a64 - (r64 - bv)) + (b64 - bv)
-                elif sem == S_MUL_S:
-                    r64 = a64 * b64
-                elif sem == S_DIV_S:
-                    r64 = a64 / b64
-                else:
-                    r64 = np.sqrt(a64)
-                r32 = round_to_f32(r64, err, rm)
-                if r64 == 0.0 and rm == ROUND_DOWN and (sem == S_ADD_S or sem == S_SUB_S):
-                    # IEEE: an exact zero sum is -0 when rounding down, unless both addends are +0
-                    a_pos = (np.int64(fpr_bits[rd]) >> 31) == 0
-                    b_pos = ((np.int64(fpr_bits[rt]) >> 31) == 0) == (sem == S_ADD_S)
-                    if not (a32 == 0.0 and b32 == 0.0 and a_pos and b_pos):
-                        r32 = np.float32(-0.0)
+            r32, f31 = arith(OP_ADD + (sem - S_ADD_S), fpr[rd], fpr[rt], np.int64(fpr_bits[rd]),
+                             np.int64(fpr_bits[rt]), np.int64(regs[FCR31]))
             fpr[(word >> 6) & 31] = r32
+            regs[FCR31] = f31
         elif sem == S_ABS_S:
             fpr_bits[(word >> 6) & 31] = np.int64(fpr_bits[rd]) & 0x7FFFFFFF
         elif sem == S_MOV_S:
@@ -635,6 +551,8 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
             result = (((cond & 1) != 0 and unordered) or ((cond & 2) != 0 and a == b)
                       or ((cond & 4) != 0 and a < b))
             f = np.int64(regs[FCR31])
+            if unordered:
+                f = compare_flags(f, cond, np.int64(fpr_bits[rd]), np.int64(fpr_bits[rt]))
             regs[FCR31] = (f | FCC_BIT) if result else (f & ~FCC_BIT & 0xFFFFFFFF)
         elif sem == S_MFC1:
             regs[rt] = fpr_bits[rd]
@@ -721,6 +639,7 @@ def _source_fingerprint():
     files = sorted(list((root / "allegrex" / "cpu").glob("*.py")) + [root / "allegrex" / "memory.py"]
                    + list((root / "allegrex" / "timing").glob("*.py")) + list((root / "vfpu").glob("**/*.py"))
                    + list((root / "allegrex" / "timing").glob("*.csv")))
+    files = [f for f in files if not f.name.startswith("lab")]  # vfpu/lab*.py: teaching tools, never compiled
     digest = hashlib.sha256()
     for f in files:
         digest.update(f.name.encode())

@@ -58,6 +58,9 @@ class CpuState:
         self.regs[FCR0] = 0x00003351  # the Allegrex FPU's implementation/revision id (pspautotests fcr.expected)
         self.regs[FCR31] = 0x00000E00  # what a PSP user thread starts with (pspautotests fcr.expected)
         self.vctrl[:] = 0
+        # A new PSP thread's VFPU registers read as NaN (pspautotests vavg.expected shows
+        # untouched lanes as nan); 0x7F800001 is the pattern PSP emulators use.
+        self.vpr_bits[:] = 0x7F800001
         self.vctrl[VFPU_SPFX] = 0x000000E4  # identity swizzle x,y,z,w
         self.vctrl[VFPU_TPFX] = 0x000000E4
         self.vctrl[VFPU_DPFX] = 0  # no saturation, no mask

@@ -54,6 +54,7 @@ def boot(machine, image, options: RunOptions | None = None) -> Kernel:
     module_name = getattr(getattr(image, "module_info", None), "name", None) or "main"
     thread = kernel.threads.create(str(module_name)[:31], image.entry, MAIN_PRIORITY, MAIN_STACK, MAIN_ATTR,
                                    image.gp or 0)
+    thread.deleted_on_exit = True  # the module manager deletes the start thread (and frees its stack) when it returns
     try:
         kernel.threads.start(thread, len(argv0), ARGS_ADDR)
     except MemoryError:

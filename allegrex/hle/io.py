@@ -10,10 +10,11 @@ import stat as statmod
 import time
 
 from allegrex.hle import codes, costs
-from allegrex.timing import charge_hle, memstick_cycles
 from allegrex.hle.kernel import HleStop
-from allegrex.hle.registry import CStr, Ptr, Raw, S64, U32, hle
-from allegrex.hle.sandbox import Sandbox, SandboxRefusal, UnknownDevice
+from allegrex.hle.registry import CStr, Ptr, S64, U32, hle, write64
+from allegrex.hle.sandbox import Sandbox, SandboxRefusal, UnknownDevice, Unmapped
+from allegrex.hle.threads import Wait
+from allegrex.timing.clock import MEMSTICK_BYTES_PER_SECOND, MEMSTICK_OP_LATENCY_US
 
 O_RDONLY, O_WRONLY, O_RDWR, O_NBLOCK, O_DIROPEN = 1, 2, 3, 4, 8
 O_APPEND, O_CREAT, O_TRUNC, O_EXCL = 0x100, 0x200, 0x400, 0x800
@@ -100,6 +101,11 @@ class IoManager:
         except SandboxRefusal as exc:
             self.refuse(str(exc))
             return codes.signed(REFUSED)
+        except Unmapped as exc:
+            device = str(exc).split(":")[0]
+            self.k.warn_once(("unmapped", device), f"{exc}: {device}:/ has no host folder "
+                             f"(pass --{device} DIR; only the program's own folder is mapped)")
+            return codes.signed(codes.NO_SUCH_DEVICE)
         except UnknownDevice as exc:
             device = str(exc).split()[1] if " " in str(exc) else ""
             if device.rstrip(":") not in ("disc0", "umd0", "umd1", "flash0", "flash1", "flash2", "host1"):
@@ -187,7 +193,6 @@ class IoManager:
         data = f.handle.read(size)
         if data:
             self.k.memory.write(addr, data)
-        self._charge(len(data))
         return len(data)
 
     def write(self, fd, addr, size) -> int:
@@ -197,7 +202,6 @@ class IoManager:
         if size < 0:
             return codes.signed(codes.INVALID_SIZE)
         data = self.k.memory.read(addr, size) if size else b""
-        self._charge(len(data))
         if f.kind != "file":
             self.write_stream(f.kind, data)
             return size
@@ -217,19 +221,28 @@ class IoManager:
         base = {0: 0, 1: f.handle.tell(), 2: os.fstat(f.handle.fileno()).st_size}[whence]
         pos = base + offset
         if pos < 0:
-            return codes.signed(codes.ERRNO_INVALID_ARGUMENT)
+            return -1  # measured: a seek before the start answers -1, not an error code
         f.handle.seek(pos)
         return pos
-
-    def _charge(self, nbytes) -> None:
-        """The memory stick's transfer time (allegrex.timing.clock: rate and latency)."""
-        extra = memstick_cycles(nbytes, self.k.clock.cpu_mhz)
-        charge_hle(self.k.machine, extra, calls=0)
-        self.k.hle_cycles += extra
 
 
 def _io(k) -> IoManager:
     return k.io
+
+
+def memstick_us(nbytes: int) -> int:
+    """How long the memory stick takes for one request moving `nbytes` (timing model)."""
+    return MEMSTICK_OP_LATENCY_US + nbytes * 1_000_000 // MEMSTICK_BYTES_PER_SECOND
+
+
+def _driver_call(k, result, nbytes: int = 0):
+    """A call that reached the file system driver: the caller sleeps while the medium
+    works (other threads run meanwhile) and gets `result` when it is done."""
+    if k.threads.current is None or k.interrupts:
+        return result
+    k.cpu.regs[2] = result & 0xFFFFFFFF
+    k.threads.block(Wait("io", data=result), timeout_us=memstick_us(nbytes))
+    return None
 
 
 LIB = "IoFileMgrForUser"
@@ -237,22 +250,33 @@ LIB = "IoFileMgrForUser"
 
 @hle(LIB, cost=costs.IO)
 def sceIoOpen(k, path: CStr, flags: int, mode: int) -> int:
-    return k.io.open(path, flags, mode)
+    fd = k.io.open(path, flags, mode)
+    if fd >= 0 and k.io.files[fd].kind != "file":
+        return fd
+    return _driver_call(k, fd) if fd >= 0 or fd == codes.signed(codes.ERRNO_FILE_NOT_FOUND) else fd
+
+
+def _file_call(k, fd, op, moves_data: bool):
+    f = k.io.files.get(fd)
+    result = op()
+    if f is None or f.kind != "file":
+        return result
+    return _driver_call(k, result, result if moves_data and result > 0 else 0)
 
 
 @hle(LIB, cost=costs.IO)
 def sceIoClose(k, fd: int) -> int:
-    return k.io.close(fd)
+    return _file_call(k, fd, lambda: k.io.close(fd), False)
 
 
 @hle(LIB, cost=costs.IO)
 def sceIoRead(k, fd: int, addr: Ptr, size: int) -> int:
-    return k.io.read(fd, addr, size)
+    return _file_call(k, fd, lambda: k.io.read(fd, addr, size), True)
 
 
 @hle(LIB, cost=costs.IO)
 def sceIoWrite(k, fd: int, addr: Ptr, size: int) -> int:
-    return k.io.write(fd, addr, size)
+    return _file_call(k, fd, lambda: k.io.write(fd, addr, size), True)
 
 
 @hle(LIB, cost=costs.IO)
@@ -327,7 +351,7 @@ def _finish_async(k, fd, res_ptr, poll) -> int:
     if f.async_result is None:
         return 1 if poll else codes.signed(codes.NO_ASYNC_OP)
     if res_ptr:
-        k.memory.write_u64(res_ptr, f.async_result & 0xFFFFFFFFFFFFFFFF)
+        write64(k.memory, res_ptr, f.async_result & 0xFFFFFFFFFFFFFFFF)
     f.async_result = None
     if getattr(f, "pending_close", False):
         if f.handle is not None:
@@ -400,9 +424,9 @@ def sceIoGetstat(k, path: CStr, out: Ptr) -> int:
     try:
         st = os.stat(r.host)
     except OSError:
-        return codes.signed(codes.ERRNO_FILE_NOT_FOUND)
+        return _driver_call(k, codes.signed(codes.ERRNO_FILE_NOT_FOUND))
     k.memory.write(out, _stat_bytes(st))
-    return 0
+    return _driver_call(k, 0)
 
 
 @hle(LIB, cost=costs.IO)
@@ -458,8 +482,13 @@ def _path_op(k, path, op) -> int:
     r = k.io.resolve(path or "")
     if isinstance(r, int):
         return r
+    return _driver_call(k, _host_op(op, r.host))
+
+
+def _host_op(op, host) -> int:
+    """Run a host file operation; the PSP error code for what went wrong."""
     try:
-        op(r.host)
+        op(host)
     except FileExistsError:
         return codes.signed(codes.ERRNO_FILE_EXISTS)
     except FileNotFoundError:
@@ -490,12 +519,40 @@ def sceIoRmdir(k, path: CStr) -> int:
     return _path_op(k, path, os.rmdir)
 
 
+CROSS_DEVICE = 0x80020322
+
+
 @hle(LIB, cost=costs.IO)
 def sceIoRename(k, old: CStr, new: CStr) -> int:
+    """The FAT driver keeps the file in its folder: only the new name's last part counts
+    (measured: 'ms0:/a.txt' -> 'ms0:/PSP/b.txt' gives ms0:/b.txt)."""
+    r_old = k.io.resolve(old or "")
+    if isinstance(r_old, int):
+        return r_old
     r_new = k.io.resolve(new or "")
     if isinstance(r_new, int):
         return r_new
-    return _path_op(k, old, lambda h: os.rename(h, r_new.host))
+    if r_old.device != r_new.device:
+        return codes.signed(CROSS_DEVICE)
+    return _driver_call(k, _rename(r_old, r_new, old))
+
+
+def _rename(r_old, r_new, old) -> int:
+    name = r_new.guest.rsplit("/", 1)[-1]
+    if any(c in (old or "") + name for c in "*?"):
+        return codes.signed(codes.ERRNO_INVALID_ARGUMENT)
+    if name in ("", ".", ".."):
+        return codes.signed(codes.ERRNO_INVALID_ARGUMENT)
+    target = os.path.join(os.path.dirname(r_old.host), name)
+    if os.path.lexists(target):
+        return codes.signed(codes.ERRNO_FILE_EXISTS)
+    if not os.path.lexists(r_old.host):
+        return codes.signed(codes.ERRNO_FILE_NOT_FOUND)
+    try:
+        os.rename(r_old.host, target)
+    except OSError:
+        return codes.signed(codes.ERRNO_IO_ERROR)
+    return 0
 
 
 @hle(LIB, cost=costs.IO)
@@ -503,9 +560,7 @@ def sceIoChdir(k, path: CStr) -> int:
     r = k.io.resolve(path or "")
     if isinstance(r, int):
         return r
-    if not os.path.isdir(r.host):
-        return codes.signed(codes.ERRNO_FILE_NOT_FOUND)
-    k.io.cwd = r.guest
+    k.io.cwd = r.guest  # measured: the firmware does not check that the folder exists
     return 0
 
 

@@ -6,15 +6,14 @@ a microsecond since 0001-01-01 00:00:00 UTC.
 """
 
 import calendar
-import datetime as dt
+import re
 
-from allegrex.hle import codes, costs
-from allegrex.hle.registry import Ptr, S64, U32, U64, hle
+from allegrex.hle import codes
+from allegrex.hle.registry import Ptr, S64, U32, U64, hle, read64, write64
 
 TICKS_PER_SECOND = 1_000_000
 EPOCH_TICKS = 62135596800 * TICKS_PER_SECOND  # 0001-01-01 -> 1970-01-01
 PSPTIME_SIZE = 16  # u16 year, month, day, hour, minute, second; u32 microsecond
-MAX_TICK = 315537897600 * TICKS_PER_SECOND  # 10000-01-01, past the last date the RTC can hold
 FILETIME_EPOCH_TICKS = (EPOCH_TICKS - 11644473600 * TICKS_PER_SECOND)  # 1601-01-01
 
 
@@ -27,13 +26,49 @@ def current_tick(k) -> int:
     return EPOCH_TICKS + wall_us(k)
 
 
-def tick_to_datetime(tick: int) -> dt.datetime:
-    return dt.datetime(1, 1, 1) + dt.timedelta(microseconds=tick)
+DAY_US = 86400 * TICKS_PER_SECOND
+U64_MASK = (1 << 64) - 1
 
 
-def datetime_to_tick(d: dt.datetime) -> int:
-    delta = d - dt.datetime(1, 1, 1)
-    return (delta.days * 86400 + delta.seconds) * TICKS_PER_SECOND + delta.microseconds
+def days_from_civil(year: int, month: int, day: int) -> int:
+    """Days from 0001-01-01 to year-month-day in the proleptic Gregorian calendar; months
+    outside 1-12 roll into neighbouring years and days outside the month roll over."""
+    year += (month - 1) // 12
+    month = (month - 1) % 12 + 1
+    y = year - (month <= 2)  # count years from March so the leap day ends the year
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * ((month + 9) % 12) + 2) // 5
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 306 + day - 1  # 306: days from March 1st of year 0 to January 1st of year 1
+
+
+def civil_from_days(days: int) -> tuple[int, int, int]:
+    z = days + 306
+    era = z // 146097
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    day = doy - (153 * mp + 2) // 5 + 1
+    month = mp + 3 if mp < 10 else mp - 9
+    return era * 400 + yoe + (month <= 2), month, day
+
+
+def tick_from_fields(year, month, day, hour, minute, second, micro) -> int:
+    days = days_from_civil(year, month, day)
+    return (days * DAY_US + ((hour * 60 + minute) * 60 + second) * TICKS_PER_SECOND + micro) & U64_MASK
+
+
+def fields_from_tick(tick: int) -> tuple:
+    days, rest = divmod(tick & U64_MASK, DAY_US)
+    year, month, day = civil_from_days(days)
+    seconds, micro = divmod(rest, TICKS_PER_SECOND)
+    return (year & 0xFFFF, month, day, seconds // 3600, seconds // 60 % 60, seconds % 60, micro)
+
+
+def tick_to_datetime(tick: int):
+    return fields_from_tick(tick)
 
 
 def read_psptime(k, addr):
@@ -42,9 +77,14 @@ def read_psptime(k, addr):
     return fields + [m.read_u32(addr + 12)]
 
 
-def write_psptime(k, addr, d: dt.datetime) -> None:
-    data = b"".join(v.to_bytes(2, "little") for v in (d.year, d.month, d.day, d.hour, d.minute, d.second))
-    k.memory.write(addr, data + d.microsecond.to_bytes(4, "little"))
+def write_fields(k, addr, fields) -> None:
+    year, month, day, hour, minute, second, micro = fields
+    data = b"".join((v & 0xFFFF).to_bytes(2, "little") for v in (year, month, day, hour, minute, second))
+    k.memory.write(addr, data + (micro & 0xFFFFFFFF).to_bytes(4, "little"))
+
+
+def write_psptime(k, addr, tick: int) -> None:
+    write_fields(k, addr, fields_from_tick(tick))
 
 
 # --- system time (ThreadManForUser) ---
@@ -63,13 +103,13 @@ def sceKernelGetSystemTimeLow(k) -> U32:
 
 @hle(TM)
 def sceKernelGetSystemTime(k, out: Ptr) -> int:
-    k.memory.write_u64(out, k.now_us())
+    write64(k.memory, out, k.now_us())
     return 0
 
 
 @hle(TM)
 def sceKernelUSec2SysClock(k, us: U32, out: Ptr) -> int:
-    k.memory.write_u64(out, us)
+    write64(k.memory, out, us)
     return 0
 
 
@@ -80,7 +120,7 @@ def sceKernelUSec2SysClockWide(k, us: U32) -> U64:
 
 @hle(TM)
 def sceKernelSysClock2USec(k, clock: Ptr, hi: Ptr, lo: Ptr) -> int:
-    value = k.memory.read_u64(clock)
+    value = read64(k.memory, clock)
     if hi:
         k.memory.write_u32(hi, value // 1_000_000)
     if lo:
@@ -137,20 +177,19 @@ def sceRtcGetTickResolution(k) -> int:
 
 @hle(RTC)
 def sceRtcGetCurrentTick(k, out: Ptr) -> int:
-    k.memory.write_u64(out, current_tick(k))
+    write64(k.memory, out, current_tick(k))
     return 0
 
 
 @hle(RTC)
 def sceRtcGetCurrentClock(k, out: Ptr, tz_minutes: int) -> int:
-    d = tick_to_datetime(current_tick(k)) + dt.timedelta(minutes=tz_minutes)
-    write_psptime(k, out, d)
+    write_psptime(k, out, current_tick(k) + tz_minutes * 60 * TICKS_PER_SECOND)
     return 0
 
 
 @hle(RTC)
 def sceRtcGetCurrentClockLocalTime(k, out: Ptr) -> int:
-    write_psptime(k, out, tick_to_datetime(current_tick(k)))  # the simulated PSP's time zone is UTC
+    write_psptime(k, out, current_tick(k))  # the simulated PSP's time zone is UTC
     return 0
 
 
@@ -162,16 +201,13 @@ def sceRtcIsLeapYear(k, year: int) -> int:
 @hle(RTC)
 def sceRtcGetDaysInMonth(k, year: int, month: int) -> int:
     if year <= 0 or not 1 <= month <= 12:
-        return codes.signed(0x80000101 + 0x100)  # SCE_ERROR_INVALID_VALUE-style for bad dates
+        return codes.signed(codes.INVALID_VALUE)
     return calendar.monthrange(year, month)[1]
 
 
 @hle(RTC)
 def sceRtcGetDayOfWeek(k, year: int, month: int, day: int) -> int:
-    try:
-        return (dt.date(year, month, day).weekday() + 1) % 7  # Sunday = 0
-    except ValueError:
-        return codes.signed(codes.INVALID_VALUE)
+    return (days_from_civil(year, month, day) + 1) % 7  # 0001-01-01 was a Monday; Sunday = 0
 
 
 def _check_valid(fields) -> int:
@@ -201,30 +237,26 @@ def sceRtcCheckValid(k, time_ptr: Ptr) -> int:
 @hle(RTC)
 def sceRtcGetTick(k, time_ptr: Ptr, tick_ptr: Ptr) -> int:
     fields = read_psptime(k, time_ptr)
-    if _check_valid(fields) < 0:
+    if not 1 <= fields[0] <= 9999:  # only the year is checked; other fields roll over
         return codes.signed(codes.INVALID_VALUE)
-    year, month, day, hour, minute, second, micro = fields
-    k.memory.write_u64(tick_ptr, datetime_to_tick(dt.datetime(year, month, day, hour, minute, second, micro)))
+    write64(k.memory, tick_ptr, tick_from_fields(*fields))
     return 0
 
 
 @hle(RTC)
 def sceRtcSetTick(k, time_ptr: Ptr, tick_ptr: Ptr) -> int:
-    tick = k.memory.read_u64(tick_ptr)
-    if tick >= MAX_TICK:
-        return codes.signed(codes.INVALID_VALUE)
-    write_psptime(k, time_ptr, tick_to_datetime(tick))
+    write_psptime(k, time_ptr, read64(k.memory, tick_ptr))
     return 0
 
 
 @hle(RTC)
 def sceRtcCompareTick(k, a: Ptr, b: Ptr) -> int:
-    x, y = k.memory.read_u64(a), k.memory.read_u64(b)
+    x, y = read64(k.memory, a), read64(k.memory, b)
     return (x > y) - (x < y)
 
 
 def _tick_add(k, dst, src, delta_ticks) -> int:
-    k.memory.write_u64(dst, (k.memory.read_u64(src) + delta_ticks) & 0xFFFFFFFFFFFFFFFF)
+    write64(k.memory, dst, (read64(k.memory, src) + delta_ticks) & U64_MASK)
     return 0
 
 
@@ -240,18 +272,21 @@ def _make_adder(unit, wide):
 
 for _name, _unit, _wide in (("Ticks", 1, True), ("Microseconds", 1, True), ("Seconds", TICKS_PER_SECOND, True),
                             ("Minutes", 60 * TICKS_PER_SECOND, True), ("Hours", 3600 * TICKS_PER_SECOND, False),
-                            ("Days", 86400 * TICKS_PER_SECOND, False), ("Weeks", 7 * 86400 * TICKS_PER_SECOND, False)):
+                            ("Days", DAY_US, False), ("Weeks", 7 * DAY_US, False)):
     hle(RTC, name=f"sceRtcTickAdd{_name}")(_make_adder(_unit, _wide))
 
 
 def _add_months(k, dst, src, months) -> int:
-    d = tick_to_datetime(k.memory.read_u64(src))
-    total = d.year * 12 + (d.month - 1) + months
+    tick = read64(k.memory, src)
+    days, rest = divmod(tick, DAY_US)
+    year, month, day = civil_from_days(days)
+    total = year * 12 + (month - 1) + months
     year, month = divmod(total, 12)
-    day = min(d.day, calendar.monthrange(year, month + 1)[1]) if 1 <= year <= 9999 else d.day
+    month += 1
     if not 1 <= year <= 9999:
-        return codes.signed(codes.INVALID_VALUE)
-    k.memory.write_u64(dst, datetime_to_tick(d.replace(year=year, month=month + 1, day=day)))
+        return 0  # measured: success, but the destination is left alone
+    day = min(day, calendar.monthrange(year, month)[1])
+    write64(k.memory, dst, (days_from_civil(year, month, day) * DAY_US + rest) & U64_MASK)
     return 0
 
 
@@ -265,61 +300,162 @@ def sceRtcTickAddYears(k, dst: Ptr, src: Ptr, years: int) -> int:
     return _add_months(k, dst, src, years * 12)
 
 
+def _unix_seconds(fields) -> int:
+    year, month, day, hour, minute, second, _ = fields
+    return (tick_from_fields(year, month, day, hour, minute, second, 0) - EPOCH_TICKS) // TICKS_PER_SECOND
+
+
 @hle(RTC)
 def sceRtcGetTime_t(k, time_ptr: Ptr, out: Ptr) -> int:
-    year, month, day, hour, minute, second, _ = read_psptime(k, time_ptr)
-    k.memory.write_u32(out, calendar.timegm((year, month, day, hour, minute, second)) & 0xFFFFFFFF)
+    k.memory.write_u32(out, _unix_seconds(read_psptime(k, time_ptr)) & 0xFFFFFFFF)
     return 0
 
 
 @hle(RTC)
 def sceRtcSetTime_t(k, time_ptr: Ptr, t: U32) -> int:
-    write_psptime(k, time_ptr, tick_to_datetime(EPOCH_TICKS + t * TICKS_PER_SECOND))
+    write_psptime(k, time_ptr, EPOCH_TICKS + t * TICKS_PER_SECOND)
     return 0
 
 
 @hle(RTC)
 def sceRtcGetTime64_t(k, time_ptr: Ptr, out: Ptr) -> int:
-    year, month, day, hour, minute, second, _ = read_psptime(k, time_ptr)
-    k.memory.write_u64(out, calendar.timegm((year, month, day, hour, minute, second)) & 0xFFFFFFFFFFFFFFFF)
+    write64(k.memory, out, _unix_seconds(read_psptime(k, time_ptr)) & U64_MASK)
     return 0
 
 
 @hle(RTC)
 def sceRtcSetTime64_t(k, time_ptr: Ptr, t: U64) -> int:
-    write_psptime(k, time_ptr, tick_to_datetime(EPOCH_TICKS + t * TICKS_PER_SECOND))
+    write_psptime(k, time_ptr, EPOCH_TICKS + t * TICKS_PER_SECOND)
     return 0
 
 
 @hle(RTC)
 def sceRtcGetDosTime(k, time_ptr: Ptr, out: Ptr) -> int:
     year, month, day, hour, minute, second, _ = read_psptime(k, time_ptr)
-    if year < 1980:
-        k.memory.write_u32(out, 0)
-        return codes.signed(codes.INVALID_VALUE)
+    if year < 1980 or year >= 2108:
+        return -1  # measured: outside the DOS date range the call answers -1
     value = ((year - 1980) << 25) | (month << 21) | (day << 16) | (hour << 11) | (minute << 5) | (second >> 1)
-    k.memory.write_u32(out, value)
+    k.memory.write_u32(out, value & 0xFFFFFFFF)
     return 0
 
 
 @hle(RTC)
 def sceRtcSetDosTime(k, time_ptr: Ptr, dos: U32) -> int:
     fields = (((dos >> 25) & 0x7F) + 1980, (dos >> 21) & 0xF, (dos >> 16) & 0x1F, (dos >> 11) & 0x1F,
-              (dos >> 5) & 0x3F, (dos & 0x1F) * 2)
-    data = b"".join(v.to_bytes(2, "little") for v in fields) + bytes(4)
-    k.memory.write(time_ptr, data)
+              (dos >> 5) & 0x3F, (dos & 0x1F) * 2, 0)
+    write_fields(k, time_ptr, fields)
     return 0
 
 
 @hle(RTC)
 def sceRtcGetWin32FileTime(k, time_ptr: Ptr, out: Ptr) -> int:
-    year, month, day, hour, minute, second, micro = read_psptime(k, time_ptr)
-    tick = datetime_to_tick(dt.datetime(year, month, day, hour, minute, second, micro))
-    k.memory.write_u64(out, (tick - FILETIME_EPOCH_TICKS) * 10)
+    if not out:
+        return codes.signed(codes.INVALID_VALUE)
+    fields = read_psptime(k, time_ptr)
+    tick = tick_from_fields(*fields)
+    if not 1601 <= fields[0] <= 9999:
+        write64(k.memory, out, 0)
+        return codes.signed(codes.INVALID_VALUE)
+    write64(k.memory, out, ((tick - FILETIME_EPOCH_TICKS) * 10) & U64_MASK)
     return 0
 
 
 @hle(RTC)
 def sceRtcSetWin32FileTime(k, time_ptr: Ptr, ft: U64) -> int:
-    write_psptime(k, time_ptr, tick_to_datetime(ft // 10 + FILETIME_EPOCH_TICKS))
+    write_psptime(k, time_ptr, ft // 10 + FILETIME_EPOCH_TICKS)
     return 0
+
+
+WEEKDAYS = ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat")
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def _zone(minutes: int, rfc3339: bool) -> str:
+    if rfc3339 and minutes == 0:
+        return "Z"
+    sign = "-" if minutes < 0 else "+"
+    hours, mins = divmod(abs(minutes), 60)
+    return f"{sign}{hours:02d}:{mins:02d}" if rfc3339 else f"{sign}{hours:02d}{mins:02d}"
+
+
+def _format(k, out, tick_ptr, tz_minutes, rfc3339) -> int:
+    if not out or not tick_ptr:
+        return codes.signed(codes.INVALID_POINTER)
+    tick = read64(k.memory, tick_ptr) + tz_minutes * 60 * TICKS_PER_SECOND
+    year, month, day, hour, minute, second, micro = fields_from_tick(tick)
+    if rfc3339:
+        text = (f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}."
+                f"{micro // 10000:02d}{_zone(tz_minutes, True)}")
+    else:
+        weekday = WEEKDAYS[(days_from_civil(year, month, day) + 1) % 7]
+        text = (f"{weekday}, {day:02d} {MONTHS[month - 1]} {year:04d} {hour:02d}:{minute:02d}:{second:02d} "
+                f"{_zone(tz_minutes, False)}")
+    k.memory.write(out, text.encode("ascii") + b"\0")
+    return 0
+
+
+@hle(RTC)
+def sceRtcFormatRFC2822(k, out: Ptr, tick_ptr: Ptr, tz_minutes: int) -> int:
+    return _format(k, out, tick_ptr, tz_minutes, False)
+
+
+@hle(RTC)
+def sceRtcFormatRFC3339(k, out: Ptr, tick_ptr: Ptr, tz_minutes: int) -> int:
+    return _format(k, out, tick_ptr, tz_minutes, True)
+
+
+@hle(RTC)
+def sceRtcFormatRFC2822LocalTime(k, out: Ptr, tick_ptr: Ptr) -> int:
+    return _format(k, out, tick_ptr, 0, False)
+
+
+@hle(RTC)
+def sceRtcFormatRFC3339LocalTime(k, out: Ptr, tick_ptr: Ptr) -> int:
+    return _format(k, out, tick_ptr, 0, True)
+
+
+RFC3339 = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})$")
+RFC2822 = re.compile(r"^([A-Za-z]{3,9}), (\d{1,2}) ([A-Za-z]{3}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) ([+-]\d{4})$")
+FULL_WEEKDAYS = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
+
+
+def parse_date(text: str):
+    """Tick for an RFC 3339 or RFC 2822 date (the two forms the firmware accepts), or None."""
+    m = RFC3339.match(text)
+    if m:
+        year, month, day, hour, minute, second = (int(v) for v in m.groups()[:6])
+        frac = m.group(7) or "0"
+        micro = int((frac + "000000")[:6])
+        zone = m.group(8)
+        offset = 0 if zone == "Z" else (1 if zone[0] == "+" else -1) * (int(zone[1:3]) * 60 + int(zone[4:6]))
+    else:
+        m = RFC2822.match(text)
+        if not m or (m.group(1) not in WEEKDAYS and m.group(1) not in FULL_WEEKDAYS) or m.group(3) not in MONTHS:
+            return None
+        day, year, hour, minute, second = (int(m.group(i)) for i in (2, 4, 5, 6, 7))
+        month, micro = MONTHS.index(m.group(3)) + 1, 0
+        zone = m.group(8)
+        offset = (1 if zone[0] == "+" else -1) * (int(zone[1:3]) * 60 + int(zone[3:5]))
+    if _check_valid((year, month, day, hour, minute, second, micro)) < 0:
+        return None
+    return tick_from_fields(year, month, day, hour, minute, second, micro) - offset * 60 * TICKS_PER_SECOND
+
+
+def _parse(k, tick_ptr, text_ptr) -> int:
+    if not text_ptr or not tick_ptr:
+        return -1
+    tick = parse_date(k.memory.read_cstring(text_ptr, 256).decode("latin-1"))
+    if tick is None:
+        return -1
+    write64(k.memory, tick_ptr, tick & U64_MASK)
+    return 0
+
+
+@hle(RTC)
+def sceRtcParseDateTime(k, tick_ptr: Ptr, text: Ptr) -> int:
+    return _parse(k, tick_ptr, text)
+
+
+@hle(RTC)
+def sceRtcParseRFC3339(k, tick_ptr: Ptr, text: Ptr) -> int:
+    return _parse(k, tick_ptr, text)

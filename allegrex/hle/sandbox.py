@@ -26,6 +26,10 @@ class UnknownDevice(AllegrexError):
     pass
 
 
+class Unmapped(AllegrexError):
+    """A path on a known device outside every mounted folder (e.g. ms0:/ without --ms0)."""
+
+
 @dataclass
 class Resolved:
     guest: str  # normalised guest path, e.g. ms0:/PSP/GAME/HELLO/data.txt
@@ -88,5 +92,5 @@ class Sandbox:
                 raise SandboxRefusal(path, "it resolves outside the mapped folder (symbolic link)")
             return Resolved(f"{device}:/" + "/".join(parts), device, real)
         if self.has_device(device):
-            raise SandboxRefusal(path, f"no host folder is mapped at {device}:/{'/'.join(parts)}")
+            raise Unmapped(f"{device}:/{'/'.join(parts)}")
         raise UnknownDevice(f"device {device}: is not mapped")

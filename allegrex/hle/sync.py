@@ -6,7 +6,7 @@ priority attribute (0x100) wake the highest-priority waiter first.
 """
 
 from allegrex.hle import codes, costs
-from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle, alias
+from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
 from allegrex.hle.threads import Wait, V0, Thread
 
 ATTR_PRIORITY = 0x100
@@ -32,6 +32,16 @@ def forget_waiter(wait: Wait, thread) -> None:
     obj = wait.obj
     if isinstance(obj, SyncObject) and thread in obj.waiters:
         obj.waiters.remove(thread)
+
+
+def waiter_left(k, obj) -> None:
+    """A waiter gave up (timeout): the ones queued behind it may be served now."""
+    if isinstance(obj, Semaphore):
+        _sema_wake(k, obj)
+    elif isinstance(obj, Mutex):
+        _mutex_hand_over(k, obj)
+    elif isinstance(obj, LwMutex):
+        _lw_hand_over(k, obj)
 
 
 def release_held_by(k, thread) -> None:
@@ -101,6 +111,8 @@ def _sema(k, uid):
 
 def _sema_wake(k, sema) -> None:
     for t in sema.ordered_waiters():
+        if t.wait is None or t.wait.obj is not sema:
+            continue
         need = t.wait.data
         if need <= sema.count:
             sema.count -= need
@@ -115,8 +127,6 @@ def sceKernelCreateSema(k, name: CStr, attr: U32, init: int, maximum: int, optio
         return codes.signed(codes.KERNEL_ERROR)
     if attr & ~0x1FF:
         return codes.signed(codes.ILLEGAL_ATTR)
-    if maximum <= 0 or init > maximum:
-        return codes.signed(codes.ILLEGAL_COUNT)
     sema = Semaphore(_name(name), attr, init, maximum)
     sema.uid = k.new_uid(sema)
     return sema.uid
@@ -174,11 +184,11 @@ def sceKernelWaitSemaCB(k, uid: int, need: int, timeout: Ptr) -> Raw:
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelPollSema(k, uid: int, need: int) -> int:
+    if need <= 0:
+        return codes.signed(codes.ILLEGAL_COUNT)
     sema = _sema(k, uid)
     if sema is None:
         return codes.signed(codes.NOT_FOUND_SEMAPHORE)
-    if need <= 0:
-        return codes.signed(codes.ILLEGAL_COUNT)
     if sema.count >= need and not sema.waiters:
         sema.count -= need
         return 0
@@ -425,7 +435,7 @@ def sceKernelCreateMutex(k, name: CStr, attr: U32, count: int, option: Ptr) -> i
 @hle(LIB, cost=costs.SYNC)
 def sceKernelDeleteMutex(k, uid: int) -> int:
     mutex = k.get(uid, Mutex)
-    if mutex is None or isinstance(mutex, LwMutex):
+    if mutex is None:
         return codes.signed(codes.MUTEX_NOT_FOUND)
     _delete(k, mutex)
     return 0
@@ -433,7 +443,7 @@ def sceKernelDeleteMutex(k, uid: int) -> int:
 
 def _lock_mutex(k, uid, count, timeout, cb, try_only=False):
     mutex = k.get(uid, Mutex)
-    if mutex is None or isinstance(mutex, LwMutex):
+    if mutex is None:
         return codes.signed(codes.MUTEX_NOT_FOUND)
     return _lock(k, mutex, count, timeout, cb, try_only, MUTEX_LOCK_ERRORS)
 
@@ -460,7 +470,7 @@ def sceKernelTryLockMutex(k, uid: int, count: int) -> int:
 @hle(LIB, cost=costs.SYNC)
 def sceKernelUnlockMutex(k, uid: int, count: int) -> int:
     mutex = k.get(uid, Mutex)
-    if mutex is None or isinstance(mutex, LwMutex):
+    if mutex is None:
         return codes.signed(codes.MUTEX_NOT_FOUND)
     return _unlock(k, mutex, count, MUTEX_UNLOCK_ERRORS)
 
@@ -490,113 +500,189 @@ def sceKernelReferMutexStatus(k, uid: int, info: Ptr) -> int:
 
 
 # ------------------------------------------------------------------ lightweight mutexes
-# The lock state lives in a guest work area: lockLevel, lockThread, attr, numWaitThreads, uid.
-class LwMutex(Mutex):
+# The lock state lives in the guest's work area, which the user-side library reads and
+# writes itself (programs may even fill one in by hand): count, owner thread uid, attr,
+# number of waiters, kernel uid, three pad words. The kernel object only queues waiters.
+class LwMutex(SyncObject):
     kind = "lwmutex"
 
     def __init__(self, name, attr, count, workarea):
-        super().__init__(name, attr, count)
+        super().__init__(name, attr)
+        self.init = count
         self.workarea = workarea
 
 
-LW_LOCK_ERRORS = (codes.LWMUTEX_LOCKED, codes.LWMUTEX_LOCK_OVERFLOW, codes.LWMUTEX_RECURSIVE_NOT_ALLOWED)
-LW_UNLOCK_ERRORS = (codes.LWMUTEX_UNLOCKED, codes.LWMUTEX_UNLOCK_UNDERFLOW)
+LW_COUNT, LW_THREAD, LW_ATTR, LW_WAITERS, LW_UID = 0, 4, 8, 12, 16
+LW_SIZE = 32
+INT_MAX = 0x7FFFFFFF
 
 
-def _lw_sync_out(k, lw) -> None:
-    """Mirror the lock state into the guest work area (programs read it directly)."""
-    m = k.memory
-    m.write_u32(lw.workarea, lw.count)
-    m.write_u32(lw.workarea + 4, lw.owner.uid if lw.owner else 0)
-    m.write_u32(lw.workarea + 8, lw.attr)
-    m.write_u32(lw.workarea + 12, len(lw.waiters))
-    m.write_u32(lw.workarea + 16, lw.uid)
-    m.write(lw.workarea + 20, bytes(12))  # the three pad words are cleared
+class Workarea:
+    def __init__(self, k, addr):
+        self.k, self.addr = k, addr
+
+    def __getitem__(self, offset):
+        return self.k.memory.read_s32(self.addr + offset)
+
+    def __setitem__(self, offset, value):
+        self.k.memory.write_u32(self.addr + offset, value)
 
 
-def _lw(k, workarea):
-    if not workarea or not k.memory.is_valid(workarea, 20):
+def _workarea(k, addr):
+    """The work area, or the PSP error for an address the kernel cannot touch."""
+    if not addr or not k.memory.is_valid(addr, LW_SIZE):
         return None
-    return k.get(k.memory.read_u32(workarea + 16), LwMutex)
+    return Workarea(k, addr)
 
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelCreateLwMutex(k, workarea: Ptr, name: CStr, attr: U32, count: int, option: Ptr) -> int:
-    if name is None or not workarea:
+    if name is None:
         return codes.signed(codes.KERNEL_ERROR)
-    if attr & ~0xBFF:
+    if attr & ~0x3FF:
         return codes.signed(codes.ILLEGAL_ATTR)
     if count < 0 or (count > 1 and not attr & Mutex.ATTR_RECURSIVE):
         return codes.signed(codes.ILLEGAL_COUNT)
+    w = _workarea(k, workarea)
+    if w is None:
+        return codes.signed(codes.ILLEGAL_ADDR)
     lw = LwMutex(_name(name), attr, count, workarea)
     lw.uid = k.new_uid(lw)
-    if count > 0:
-        lw.owner = k.threads.current
-        lw.count = count
-    _lw_sync_out(k, lw)
+    w[LW_COUNT] = count
+    w[LW_THREAD] = k.threads.current.uid if count > 0 else 0
+    w[LW_ATTR] = attr
+    w[LW_WAITERS] = 0
+    w[LW_UID] = lw.uid
+    k.memory.write(workarea + 20, bytes(12))
     return 0
 
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelDeleteLwMutex(k, workarea: Ptr) -> int:
-    lw = _lw(k, workarea)
+    w = _workarea(k, workarea)
+    if w is None:
+        return codes.signed(codes.ILLEGAL_ADDR)
+    lw = k.get(w[LW_UID] & 0xFFFFFFFF, LwMutex)
     if lw is None:
         return codes.signed(codes.LWMUTEX_NOT_FOUND)
-    _delete(k, lw)
-    k.memory.fill(workarea, 0, 20)
+    _delete(k, lw)  # the work area keeps the dead uid: later calls answer "not found"
     return 0
 
 
-def _lock_lw(k, workarea, count, timeout, cb, try_only=False):
-    lw = _lw(k, workarea)
+def _dead(k, w) -> bool:
+    """A work area naming a kernel object that no longer exists (uid 0: a hand-made one)."""
+    uid = w[LW_UID] & 0xFFFFFFFF
+    return uid != 0 and k.get(uid, LwMutex) is None
+
+
+def _lw_lock(k, workarea, count, timeout, cb, try_errors=None):
+    """try_errors: (locked code) for the Try forms, None to wait."""
+    if count <= 0:
+        return codes.signed(codes.ILLEGAL_COUNT)
+    w = _workarea(k, workarea)
+    if w is None:
+        return codes.signed(codes.ILLEGAL_ADDR)
+    if _dead(k, w):
+        return codes.signed(codes.LWMUTEX_NOT_FOUND)
+    attr = w[LW_ATTR]
+    if count > 1 and not attr & Mutex.ATTR_RECURSIVE:
+        return codes.signed(codes.ILLEGAL_COUNT)
+    me = k.threads.current.uid
+    held = w[LW_COUNT]
+    if held == 0:
+        w[LW_COUNT] = count
+        w[LW_THREAD] = me
+        return 0
+    if w[LW_THREAD] == me:
+        if not attr & Mutex.ATTR_RECURSIVE:
+            return codes.signed(codes.LWMUTEX_RECURSIVE_NOT_ALLOWED)
+        if held + count > INT_MAX:
+            return codes.signed(codes.LWMUTEX_LOCK_OVERFLOW)
+        w[LW_COUNT] = held + count
+        return 0
+    if try_errors is not None:
+        return codes.signed(try_errors)
+    lw = k.get(w[LW_UID] & 0xFFFFFFFF, LwMutex)
     if lw is None:
         return codes.signed(codes.LWMUTEX_NOT_FOUND)
-    r = _lock(k, lw, count, timeout, cb, try_only, LW_LOCK_ERRORS)
-    _lw_sync_out(k, lw)
-    return r
+    _wait_on(k, lw, "lwmutex", timeout, cb, data=count)
+    w[LW_WAITERS] = len(lw.waiters)
+    return None
+
+
+def _lw_hand_over(k, lw) -> None:
+    """The lock was released: the first waiter takes it (runs when its wait ends)."""
+    w = _workarea(k, lw.workarea)
+    if w is None or w[LW_COUNT] != 0:
+        return
+    for t in lw.ordered_waiters():
+        w[LW_COUNT] = t.wait.data
+        w[LW_THREAD] = t.uid
+        k.threads.wake(t, 0)
+        break
+    w[LW_WAITERS] = len(lw.waiters)
 
 
 @hle("Kernel_Library", cost=costs.SYNC)
 def sceKernelLockLwMutex(k, workarea: Ptr, count: int, timeout: Ptr) -> Raw:
-    r = _lock_lw(k, workarea, count, timeout, False)
+    r = _lw_lock(k, workarea, count, timeout, False)
     if r is not None:
         k.cpu.regs[V0] = r & 0xFFFFFFFF
 
 
 @hle("Kernel_Library", cost=costs.SYNC)
 def sceKernelLockLwMutexCB(k, workarea: Ptr, count: int, timeout: Ptr) -> Raw:
-    r = _lock_lw(k, workarea, count, timeout, True)
+    r = _lw_lock(k, workarea, count, timeout, True)
     if r is not None:
         k.cpu.regs[V0] = r & 0xFFFFFFFF
 
 
 @hle("Kernel_Library", cost=costs.SYNC)
 def sceKernelTryLockLwMutex(k, workarea: Ptr, count: int) -> int:
-    return _lock_lw(k, workarea, count, 0, False, try_only=True)
+    r = _lw_lock(k, workarea, count, 0, False, try_errors=codes.MUTEX_LOCKED)
+    return codes.signed(codes.MUTEX_LOCKED) if r < 0 else r  # the pre-6.00 call has one failure code
 
 
 @hle("Kernel_Library", cost=costs.SYNC)
 def sceKernelTryLockLwMutex_600(k, workarea: Ptr, count: int) -> int:
-    return _lock_lw(k, workarea, count, 0, False, try_only=True)
+    return _lw_lock(k, workarea, count, 0, False, try_errors=codes.LWMUTEX_LOCKED)
 
 
 @hle("Kernel_Library", cost=costs.SYNC)
 def sceKernelUnlockLwMutex(k, workarea: Ptr, count: int) -> int:
-    lw = _lw(k, workarea)
-    if lw is None:
+    if count <= 0:
+        return codes.signed(codes.ILLEGAL_COUNT)
+    w = _workarea(k, workarea)
+    if w is None:
+        return codes.signed(codes.ILLEGAL_ADDR)
+    if _dead(k, w):
         return codes.signed(codes.LWMUTEX_NOT_FOUND)
-    r = _unlock(k, lw, count, LW_UNLOCK_ERRORS)
-    _lw_sync_out(k, lw)
-    return r
+    if count > 1 and not w[LW_ATTR] & Mutex.ATTR_RECURSIVE:
+        return codes.signed(codes.ILLEGAL_COUNT)
+    held = w[LW_COUNT]
+    if held == 0 or w[LW_THREAD] != k.threads.current.uid:
+        return codes.signed(codes.LWMUTEX_UNLOCKED)
+    if held < count:
+        return codes.signed(codes.LWMUTEX_UNLOCK_UNDERFLOW)
+    w[LW_COUNT] = held - count
+    if held == count:
+        w[LW_THREAD] = 0
+        lw = k.get(w[LW_UID] & 0xFFFFFFFF, LwMutex)
+        if lw is not None:
+            _lw_hand_over(k, lw)
+    return 0
 
 
 @hle("Kernel_Library", cost=costs.SYNC)
 def sceKernelReferLwMutexStatus(k, workarea: Ptr, info: Ptr) -> int:
-    lw = _lw(k, workarea)
+    w = _workarea(k, workarea)
+    if w is None:
+        return codes.signed(codes.ILLEGAL_ADDR)
+    lw = k.get(w[LW_UID] & 0xFFFFFFFF, LwMutex)
     if lw is None:
         return codes.signed(codes.LWMUTEX_NOT_FOUND)
-    owner = lw.owner.uid if lw.owner else -1
-    _write_status(k, info, _status_block(64, lw.name, [lw.attr, lw.uid, workarea, lw.init, lw.count, owner,
+    owner = w[LW_THREAD] if w[LW_COUNT] else -1
+    _write_status(k, info, _status_block(64, lw.name, [w[LW_ATTR], lw.uid, workarea, lw.init, w[LW_COUNT], owner,
                                                         len(lw.waiters)]))
     return 0
 

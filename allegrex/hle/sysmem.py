@@ -17,6 +17,7 @@ KERNEL_PARTITION_START = 0x08000000
 KERNEL_PARTITION_SIZE = 0x00300000
 ALIGN = 0x100
 TYPE_LOW, TYPE_HIGH, TYPE_ADDR = 0, 1, 2
+ILLEGAL_ALIGNMENT_SIZE = 0x800200E4
 FIRMWARE_VERSION = 0x06060010  # 6.60, the firmware pspautotests' expected files come from
 SDK_VERSION_NONE = 0
 
@@ -101,15 +102,13 @@ class SysMem:
         block.uid = self.k.new_uid(block)
         return block
 
-    def alloc_block(self, pid, name, high=False, size=0, kind=None, addr=0):
-        part = self.partitions.get(6 if pid == 6 else pid)
-        if pid == 6:
-            part = self.partitions[USER_PARTITION]  # partition 6 is an alias of the user partition
+    def alloc_block(self, pid, name, high=False, size=0, kind=None, addr=0, align=ALIGN):
+        part = self.partitions.get(USER_PARTITION if pid == 6 else pid)  # 6 aliases the user partition
         if part is None:
             return None
         size = (size + ALIGN - 1) & ~(ALIGN - 1)
         kind = kind if kind is not None else (TYPE_HIGH if high else TYPE_LOW)
-        where = part.place(size, kind, addr)
+        where = part.place(size, kind, addr, align)
         if where is None:
             return None
         block = Block(part.pid, name, where, size)
@@ -133,17 +132,33 @@ class SysMem:
 LIB = "SysMemUserForUser"
 
 
+TYPE_LOW_ALIGNED, TYPE_HIGH_ALIGNED = 3, 4  # addr holds the alignment
+USER_ALIASES = (2, 5, 6)  # partitions a user program may allocate from (5 and 6 share the user memory here)
+KERNEL_ONLY = (1, 3, 4)
+
+
 @hle(LIB, cost=costs.ALLOC)
 def sceKernelAllocPartitionMemory(k, pid: int, name: CStr, kind: int, size: U32, addr: Ptr) -> int:
     if name is None:
         return codes.signed(codes.KERNEL_ERROR)
-    if pid not in (USER_PARTITION, 6):
-        return codes.signed(codes.ILLEGAL_PARTITION if pid not in (1, 3, 4, 5) else codes.ILLEGAL_ARGUMENT)
-    if kind not in (TYPE_LOW, TYPE_HIGH, TYPE_ADDR):
+    if pid in KERNEL_ONLY:
+        return codes.signed(codes.ILLEGAL_PARTITION)
+    if pid not in USER_ALIASES:
+        return codes.signed(codes.ILLEGAL_ARGUMENT)
+    if not 0 <= kind <= TYPE_HIGH_ALIGNED:
         return codes.signed(codes.ILLEGAL_MEMBLOCK_ALLOC_TYPE)
+    align = ALIGN
+    if kind in (TYPE_LOW_ALIGNED, TYPE_HIGH_ALIGNED):
+        if addr == 0 or addr & (addr - 1):
+            return codes.signed(ILLEGAL_ALIGNMENT_SIZE)
+        align = max(addr, ALIGN)
+        kind = TYPE_LOW if kind == TYPE_LOW_ALIGNED else TYPE_HIGH
     if size == 0 or size > 0x7FFFFFFF:
         return codes.signed(codes.FAILED_ALLOC_MEMBLOCK)
-    block = k.sysmem.alloc_block(pid, name[:31], size=size, kind=kind, addr=addr & ~(ALIGN - 1))
+    if kind == TYPE_ADDR and addr == 0:
+        return codes.signed(codes.FAILED_ALLOC_MEMBLOCK)
+    block = k.sysmem.alloc_block(USER_PARTITION, name[:31], size=size, kind=kind, addr=addr & ~(ALIGN - 1),
+                                 align=align)
     if block is None:
         return codes.signed(codes.FAILED_ALLOC_MEMBLOCK)
     return block.uid
@@ -161,9 +176,7 @@ def sceKernelFreePartitionMemory(k, uid: int) -> int:
 @hle(LIB)
 def sceKernelGetBlockHeadAddr(k, uid: int) -> int:
     block = k.get(uid, Block)
-    if block is None:
-        return codes.signed(codes.UNKNOWN_UID)
-    return block.addr
+    return 0 if block is None else block.addr  # the firmware answers 0 for an unknown block
 
 
 @hle(LIB)
@@ -251,6 +264,8 @@ def sceKernelSetPTRIG(k, value: int) -> int:
 def sceKernelAllocMemoryBlock(k, name: CStr, kind: int, size: U32, params: Ptr) -> int:
     if name is None:
         return codes.signed(codes.KERNEL_ERROR)
+    if params and k.memory.read_u32(params) != 4:  # the option block holds only its own size
+        return codes.signed(codes.ILLEGAL_ARGUMENT)
     if kind not in (TYPE_LOW, TYPE_HIGH):
         return codes.signed(codes.ILLEGAL_MEMBLOCK_ALLOC_TYPE)
     if size == 0:
@@ -268,6 +283,6 @@ def sceKernelFreeMemoryBlock(k, uid: int) -> int:
 def sceKernelGetMemoryBlockPtr(k, uid: int, out: Ptr) -> int:
     block = k.get(uid, Block)
     if block is None:
-        return codes.signed(codes.UNKNOWN_UID)
+        return 0  # measured: an unknown block answers 0 and writes nothing
     k.memory.write_u32(out, block.addr)
     return 0

@@ -9,14 +9,16 @@ priority's queue). A thread that waits gives the CPU to the next ready thread.
 
 from allegrex.cpu.state import PC, NPC, CpuState
 from allegrex.hle import codes, costs
-from allegrex.hle.registry import CStr, Ptr, Raw, U32, U64, hle
+from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle, read64
 
 RUNNING, READY, WAITING, SUSPENDED, DORMANT, DEAD = 1, 2, 4, 8, 16, 32
 WAITING_SUSPENDED = WAITING | SUSPENDED
 ATTR_NO_FILLSTACK = 0x00100000
 ATTR_CLEAR_STACK = 0x00200000
 MIN_STACK = 0x200
-LOWEST_PRIORITY, HIGHEST_PRIORITY = 0x7F, 0x08
+STACK_RESERVED = 0x100  # the firmware keeps the top 256 bytes of a new stack (measured via argument addresses)
+ENTRY_FRAME = 0x40  # and starts the thread 64 bytes below its arguments (measured: sceKernelCheckThreadStack)
+LOWEST_PRIORITY, HIGHEST_PRIORITY = 0x77, 0x08  # user threads (0x78+ are refused)
 A0, A1, A2, A3, GP, SP, FP, RA, K0 = 4, 5, 6, 7, 28, 29, 30, 31, 26
 V0 = 2
 THREAD_INFO_SIZE = 104
@@ -51,7 +53,7 @@ class Thread:
         self.status = DORMANT
         self.wait: Wait | None = None
         self.context = None
-        self.exit_status = codes.signed(codes.THREAD_IS_NOT_DORMANT)  # what it reads before it ever exits
+        self.exit_status = codes.signed(codes.THREAD_ALREADY_DORMANT)  # what it reads before it ever runs
         self.wakeup_count = 0
         self.callbacks: list = []  # Callback objects owned by this thread
         self.cb_saved = None  # context to return to after a callback
@@ -83,6 +85,11 @@ class ThreadManager:
     def any_alive(self) -> bool:
         return any(t.status not in (DORMANT, DEAD) for t in self.threads)
 
+    def all_sleeping(self) -> bool:
+        """Every live thread is in sceKernelSleepThread(CB): nothing but the user can go on."""
+        alive = [t for t in self.threads if t.status not in (DORMANT, DEAD)]
+        return bool(alive) and all(t.wait is not None and t.wait.kind == "sleep" for t in alive)
+
     def describe_waits(self) -> str:
         lines = []
         for t in self.threads:
@@ -93,14 +100,6 @@ class ThreadManager:
         return "\n".join(lines)
 
     # --- context helpers ---
-    def regs_of(self, thread: Thread):
-        """The register array holding `thread`'s registers (live CPU when running)."""
-        if thread is self.current and thread.in_callback is None:
-            return self.k.cpu.regs
-        if thread.in_callback is not None:
-            return thread.cb_saved[0] if thread.cb_saved is not None else self.k.cpu.regs
-        return thread.context[0]
-
     def set_result(self, thread: Thread, value: int) -> None:
         if thread.in_callback is not None:
             thread.cb_saved[0][V0] = value & 0xFFFFFFFF
@@ -129,7 +128,14 @@ class ThreadManager:
             k.memory.fill(thread.stack_addr, 0xFF, size)
         k.memory.write_u32(thread.stack_addr, thread.uid)  # the firmware marks the stack bottom with the uid
         top = thread.stack_addr + size
-        sp = top - 64
+        # the thread's control block (what k0 points at) sits in the reserved top: its
+        # last two words are -1, word -14 the stack base and word -16 the thread id
+        k.memory.fill(top - STACK_RESERVED, 0, STACK_RESERVED)
+        k.memory.write_u32(top - 4, 0xFFFFFFFF)
+        k.memory.write_u32(top - 8, 0xFFFFFFFF)
+        k.memory.write_u32(top - 14 * 4, thread.stack_addr)
+        k.memory.write_u32(top - 16 * 4, thread.uid)
+        sp = top - STACK_RESERVED
         # a new thread starts from the reset state (FCR0/FCR31, VFPU prefixes and control)
         ctx_regs, fpr, vpr, vctrl = CpuState().save_context()
         argaddr = 0
@@ -137,12 +143,13 @@ class ThreadManager:
             sp -= (argsize + 0xF) & ~0xF
             k.memory.write(sp, k.memory.read(argp, argsize))
             argaddr = sp
-        ctx_regs[A0] = argsize & 0xFFFFFFFF
+        ctx_regs[A0] = argsize & 0xFFFFFFFF if argaddr else 0  # no argument block: the size reads 0
         ctx_regs[A1] = argaddr
         ctx_regs[GP] = thread.gp
+        sp -= ENTRY_FRAME
         ctx_regs[SP] = sp
         ctx_regs[FP] = sp
-        ctx_regs[K0] = top - 64
+        ctx_regs[K0] = top - STACK_RESERVED
         ctx_regs[RA] = k.trampoline("thread-return", _thread_returned)
         ctx_regs[PC] = thread.entry
         ctx_regs[NPC] = thread.entry + 4
@@ -195,6 +202,9 @@ class ThreadManager:
         """Put the current thread (or `thread`) into `wait`; the caller has already set the
         provisional v0. A timeout pointer in wait.timeout_ptr or timeout_us arms a deadline."""
         k = self.k
+        if k.interrupts:
+            from allegrex.hle.kernel import IllegalContext
+            raise IllegalContext
         thread = thread or self.current
         if wait.timeout_ptr:
             # like delays, very short timeouts take a minimum time on the PSP (estimate)
@@ -219,7 +229,11 @@ class ThreadManager:
         result = codes.signed(codes.WAIT_TIMEOUT)
         if wait.kind in ("delay", "vblank"):
             result = 0
+        elif wait.kind == "io":
+            result = wait.data  # the driver finished: the call's own result
         self.wake(thread, result)
+        from allegrex.hle import sync
+        sync.waiter_left(self.k, wait.obj)  # a FIFO queue may now serve the next waiter
 
     def wake(self, thread: Thread, result: int) -> None:
         """End `thread`'s wait with `result` as the return value of its blocking call."""
@@ -261,6 +275,8 @@ class ThreadManager:
         return min(self.ready, key=lambda t: t.priority)
 
     def reschedule(self) -> None:
+        if self.k.interrupts:
+            return  # an interrupt handler runs on top of whatever was running
         cur = self.current
         if cur is not None and cur.status == RUNNING:
             if self.dispatch_suspended:
@@ -282,6 +298,8 @@ class ThreadManager:
         cur = self.current
         if cur is thread:
             if thread is not None:
+                if thread in self.ready:
+                    self.ready.remove(thread)
                 thread.status = RUNNING
             return
         if cur is not None and cur.status not in (DORMANT, DEAD):
@@ -391,6 +409,7 @@ def sceKernelCreateThread(k, name: CStr, entry: Ptr, priority: int, stack_size: 
     if entry == 0 or not k.memory.is_valid(entry, 4):
         return codes.signed(codes.ILLEGAL_ENTRY)
     gp = int(k.cpu.regs[GP])
+    stack_size = (stack_size + 0xFF) & ~0xFF  # stacks come in 256-byte units
     thread = k.threads.create(name, entry, priority, stack_size, attr | 0x80000000, gp)
     block = k.sysmem.alloc_block(2, f"stack {name}", high=True, size=(stack_size + 0xFF) & ~0xFF)
     if block is None:
@@ -416,6 +435,8 @@ def sceKernelStartThread(k, uid: int, argsize: int, argp: Ptr) -> int:
         return codes.signed(codes.NOT_FOUND_THREAD)
     if thread.status != DORMANT:
         return codes.signed(codes.THREAD_IS_NOT_DORMANT)
+    if argp and (argsize < 0 or (argsize and not k.memory.is_valid(argp, argsize))):
+        return codes.signed(codes.ILLEGAL_ADDR)
     k.threads.start(thread, argsize, argp)
     return 0
 
@@ -440,11 +461,9 @@ def sceKernelExitDeleteThread(k, status: int) -> Raw:
 
 @hle(LIB)
 def sceKernelDeleteThread(k, uid: int) -> int:
-    if uid == 0:
-        return codes.signed(codes.ILLEGAL_THREAD)
-    thread = k.get(uid, Thread)
-    if thread is None or thread is k.threads.current:
-        return codes.signed(codes.NOT_FOUND_THREAD if thread is None else codes.ILLEGAL_THREAD)
+    thread = _thread(k, uid)
+    if thread is None:
+        return codes.signed(codes.NOT_FOUND_THREAD)
     if thread.status != DORMANT:
         return codes.signed(codes.THREAD_IS_NOT_DORMANT)
     k.threads.delete(thread)
@@ -483,6 +502,8 @@ def sceKernelTerminateDeleteThread(k, uid: int) -> int:
 
 @hle(LIB)
 def sceKernelGetThreadId(k) -> int:
+    if k.interrupts:
+        return codes.signed(codes.ILLEGAL_CONTEXT)  # no thread inside an interrupt handler
     return k.threads.current.uid
 
 
@@ -511,6 +532,8 @@ def sceKernelChangeThreadPriority(k, uid: int, priority: int) -> int:
 @hle(LIB)
 def sceKernelRotateThreadReadyQueue(k, priority: int) -> int:
     cur = k.threads.current
+    if priority != 0 and not HIGHEST_PRIORITY <= priority <= LOWEST_PRIORITY:
+        return codes.signed(codes.ILLEGAL_PRIORITY)
     if priority == 0 or priority == cur.priority:
         k.threads.yield_current()
     else:
@@ -644,6 +667,8 @@ def sceKernelResumeThread(k, uid: int) -> int:
     if uid == 0:
         return codes.signed(codes.ILLEGAL_THREAD)
     thread = k.get(uid, Thread)
+    if thread is k.threads.current:
+        return codes.signed(codes.ILLEGAL_THREAD)
     if thread is None:
         return codes.signed(codes.NOT_FOUND_THREAD)
     if not thread.status & SUSPENDED:
@@ -660,6 +685,8 @@ def sceKernelReleaseWaitThread(k, uid: int) -> int:
     if uid == 0:
         return codes.signed(codes.ILLEGAL_THREAD)
     thread = k.get(uid, Thread)
+    if thread is k.threads.current:
+        return codes.signed(codes.ILLEGAL_THREAD)
     if thread is None:
         return codes.signed(codes.NOT_FOUND_THREAD)
     if not thread.status & WAITING:
@@ -691,21 +718,23 @@ def sceKernelDelayThreadCB(k, us: U32) -> Raw:
 
 @hle(LIB, cost=costs.THREAD_SWITCH)
 def sceKernelDelaySysClockThread(k, clock: Ptr) -> Raw:
-    _delay(k, k.memory.read_u64(clock), False)
+    _delay(k, read64(k.memory, clock), False)
 
 
 @hle(LIB, cost=costs.THREAD_SWITCH)
 def sceKernelDelaySysClockThreadCB(k, clock: Ptr) -> Raw:
-    _delay(k, k.memory.read_u64(clock), True)
+    _delay(k, read64(k.memory, clock), True)
 
 
 # --- waiting for another thread ---
 def _wait_end(k, uid, timeout_ptr, cb) -> int | None:
+    if uid == 0:
+        return codes.signed(codes.ILLEGAL_THREAD)
     thread = k.get(uid, Thread)
     if thread is None:
         return codes.signed(codes.NOT_FOUND_THREAD)
     if thread is k.threads.current:
-        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
+        return codes.signed(codes.ILLEGAL_THREAD)
     if thread.status == DORMANT:
         return thread.exit_status
     k.cpu.regs[V0] = 0

@@ -46,10 +46,20 @@ def assemble_kernels() -> tuple[bytes, dict[str, int]]:
 
 
 class KernelRun:
-    """One call of a kernel: the outputs and the cycles and instructions it took."""
+    """One call of a kernel: the outputs, the cycles and instructions it took, and (with the
+    timing model) every counter's change: stalls by cause, cache hits and misses."""
 
-    def __init__(self, out: np.ndarray, cycles: int, instructions: int):
+    def __init__(self, out: np.ndarray, cycles: int, instructions: int, counters: dict | None = None):
         self.out, self.cycles, self.instructions = out, cycles, instructions
+        self.counters = counters or {}
+
+
+def _counters(machine) -> dict:
+    try:
+        from allegrex.timing.counters import snapshot
+    except ImportError:
+        return {"cycles": machine.cycles, "instructions": machine.instructions}
+    return snapshot(machine.cpu.counters)
 
 
 def _run(function: str, fields: list, blobs: list[bytes], out_count: int, model: str = "psp-2000") -> KernelRun:
@@ -78,28 +88,32 @@ def _run(function: str, fields: list, blobs: list[bytes], out_count: int, model:
     regs[31] = CODE_BASE + len(text)             # ra: the break after the code
     regs[29] = DATA_BASE - 0x100                 # sp (unused by the kernels)
     m.cpu.jump(CODE_BASE + symbols[function])
-    c0, i0 = m.cycles, m.instructions
+    c0, i0, before = m.cycles, m.instructions, _counters(m)
     event = m.step(500_000_000)
     if event.kind != "break":
         raise LlamaError(f"{function} stopped with {event.kind} at 0x{event.pc:08x} (value 0x{event.value:x})")
     out = np.frombuffer(m.memory.read(out_addr, out_count * 4), dtype="<f4").copy()
-    return KernelRun(out, m.cycles - c0, m.instructions - i0)
+    after = _counters(m)
+    return KernelRun(out, m.cycles - c0, m.instructions - i0, {k: after[k] - before.get(k, 0) for k in after})
 
 
 def run_q80(wq: np.ndarray, ws: np.ndarray, xq: np.ndarray, xs: np.ndarray, group_size: int,
-            wide: bool | None = None, model: str = "psp-2000") -> KernelRun:
-    """out = W @ x as the q80 kernels compute it; rows a multiple of 4."""
+            step: int | None = None, model: str = "psp-2000") -> KernelRun:
+    """out = W @ x as the q80 kernels compute it; rows a multiple of 4. step: weights per
+    row per inner step, 32, 16 (quad loads) or 4 (word loads); default as the program picks."""
     d, n = wq.shape
     if d % 4 or n % 4 or group_size % 4:
         raise LlamaError("the VFPU q80 kernels take rows in fours and lengths in multiples of 4")
-    if wide is None:
-        wide = n % 16 == 0 and group_size % 16 == 0
+    if step is None:  # as kernels_vfpu.c chooses
+        step = 32 if n % 16 == 0 and group_size % 32 == 0 else 16 if n % 16 == 0 and group_size % 16 == 0 else 4
+    if group_size % step or (step > 4 and n % 16):
+        raise LlamaError(f"step {step} does not fit group size {group_size} and row length {n}")
     groups = n // group_size
     fields = [("blob", 0), ("blob", 1), ("blob", 2), ("blob", 3), ("out",), n, d, groups,
-              group_size // 16 if wide else group_size // 4, groups * 4]
+              group_size // step, groups * 4]
     blobs = [wq.astype(np.int8).tobytes(), ws.astype("<f4").tobytes(),
              xq.astype("<f4").tobytes(), xs.astype("<f4").tobytes()]
-    return _run("vfpu_q80_rows16" if wide else "vfpu_q80_rows4", fields, blobs, d, model)
+    return _run(f"vfpu_q80_rows{step}", fields, blobs, d, model)
 
 
 def run_fp32(w: np.ndarray, x: np.ndarray, model: str = "psp-2000") -> KernelRun:

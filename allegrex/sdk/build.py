@@ -50,7 +50,10 @@ def _tree_digest(paths) -> str:
 
 
 def sdk_digest() -> str:
-    return _tree_digest([SDK, Path(__file__).parent])
+    """Everything a build depends on besides its own inputs: the SDK tree, this driver,
+    and the VFPU assembler that rewrites .S files."""
+    vfpu = sorted(p for p in (REPO / "vfpu").glob("*.py") if not p.name.startswith("_"))
+    return _digest(_tree_digest([SDK, Path(__file__).parent]), _tree_digest(vfpu) if vfpu else "")
 
 
 def _opt_flag(opt: str) -> str:
@@ -61,6 +64,9 @@ def _opt_flag(opt: str) -> str:
 
 
 def _check_sources(sources) -> list:
+    if not IMPORTS.is_file():
+        raise SdkError(f"the SDK sources are missing ({SDK}): allegrex cc needs a checkout "
+                       "(pip install -e .), not a wheel without psp/")
     paths = [Path(s) for s in sources]
     if not paths:
         raise SdkError("no source files given")
@@ -117,9 +123,9 @@ class _Workspace:
     def compile_cached(self, source: Path, flags: list, key: str) -> Path:
         obj = self.objects / f"{source.stem}-{key}.o"
         if not obj.exists():
-            tmp = self.tmp / f"{source.stem}-{key}.o"
+            tmp = self.objects / f"{obj.name}.{os.getpid()}.tmp"   # same folder: the rename is atomic
             toolchain.compile_object(source, tmp, flags, f"compiling {source.name}")
-            shutil.move(str(tmp), obj)
+            os.replace(tmp, obj)
         return obj
 
     def compile_source(self, source: Path, flags: list, index: int) -> Path:

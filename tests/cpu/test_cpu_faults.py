@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from allegrex.cpu.events import (FAULT_FETCH, FAULT_LOAD, FAULT_OVERFLOW, FAULT_RESERVED, FAULT_STORE,
-                                 FAULT_VFPU_UNAVAILABLE)
+                                 FAULT_VFPU)
 from allegrex.cpu.faults import GuestFault
 from allegrex.cpu.state import PC
 from allegrex.errors import AllegrexError
@@ -86,8 +86,10 @@ def test_int_min_divided_by_minus_one_does_not_trap():
 def test_reserved_and_vfpu_words():
     _, fault = fault_of([0x7000003F])  # SPECIAL2 funct 0x3F: nothing on the Allegrex
     assert fault.kind == FAULT_RESERVED and ".word 0x7000003f" in str(fault)
-    _, fault = fault_of([0x60000000])  # vadd.s S000, S000, S000
-    assert fault.kind == FAULT_VFPU_UNAVAILABLE and "VFPU instruction not available" in str(fault)
+    _, fault = fault_of([0x48000000])  # COP2 mfc2: no VFPU instruction has this encoding
+    assert fault.kind == FAULT_VFPU and "VFPU instruction fault" in str(fault)
+    _, fault = fault_of([0xC8000000])  # lv.s S000, 0(zero): the VFPU reports the bad address
+    assert fault.kind == FAULT_LOAD and fault.address == 0
 
 
 def test_fault_in_a_delay_slot_reports_the_slot():

@@ -56,6 +56,8 @@ def call(k, library, name, *args) -> int:
         regs[4 + i] = value & 0xFFFFFFFF
     caller = k.threads.current
     k.on_syscall(code)
+    while k.threads.current is None and caller.wait is not None and caller.wait.kind == "io":
+        k.idle_until_next_event()  # the memory stick finishes; the caller runs again
     if k.threads.current is caller or caller.context is None:
         v0 = int(regs[2])
     else:  # switched away: the caller's result is in its saved context

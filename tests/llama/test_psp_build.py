@@ -47,7 +47,7 @@ def test_psp_state_file_equals_the_host_build(tmp_path, models, eboot, fmt, prom
 def test_vfpu_kernels_agree_with_scalar(tmp_path, models, eboot, fmt):
     runs = {}
     for kernel in ("scalar", "vfpu"):
-        runs[kernel] = run_psp(tmp_path / kernel, {"prompt": "Once upon a time", "steps": 64, "temperature": 0,
+        runs[kernel] = run_psp(tmp_path / kernel, {"prompt": "Once upon a time", "steps": 40, "temperature": 0,
                                                    "kernel": kernel, "logits": "logits.bin", "logits_steps": 8},
                                models[fmt], models["tok"], eboot=eboot)
     assert runs["vfpu"].stats["kernel"] == "vfpu" and runs["vfpu"].text == runs["scalar"].text

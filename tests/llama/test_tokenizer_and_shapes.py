@@ -50,3 +50,15 @@ def test_cli_reports_bad_input_in_one_line(tmp_path, capsys):
     (tmp_path / "x.bin").write_bytes(b"\1\2")
     assert main(["llama", "convert", str(tmp_path / "x.bin"), str(tmp_path / "y.bin")]) == 2
     assert "too short" in capsys.readouterr().err
+
+
+def test_cli_run_on_the_host_build(shared_models, capsys):
+    code = main(["llama", "run", "--model", str(shared_models / "stories260K.bin"),
+                 "--tokenizer", str(shared_models / "tok512.bin"), "--steps", "20", "--host"])
+    out = capsys.readouterr().out
+    assert code == 0 and "Once upon a time" in out and "20 tokens in" in out
+
+
+def test_cli_run_reports_a_missing_model(tmp_path, capsys):
+    assert main(["llama", "run", "--model", str(tmp_path / "none.bin"), "--tokenizer", str(tmp_path / "t.bin")]) == 2
+    assert "no such file" in capsys.readouterr().err

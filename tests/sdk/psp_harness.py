@@ -1,5 +1,6 @@
-"""Run an SDK-built program on the project's CPU with a minimal OS of its own, until
-the HLE lands: loads the image, patches each import stub to `jr $ra; syscall n` (as the
+"""Run an SDK-built program on the project's CPU with a minimal OS of its own (written
+before the HLE landed; kept because it records every OS call's registers and isolates
+SDK tests from the HLE): loads the image, patches each import stub to `jr $ra; syscall n` (as the
 PSP kernel does) and answers the handful of calls the SDK runtime makes. Only for
 single-threaded programs built with PSP_NO_CREATE_MAIN_THREAD()."""
 

@@ -96,6 +96,25 @@ def test_import_entries_stubs_and_nids(hello_elf):
     assert "sceCtrlReadBufferPositive" not in called  # only what the program references
 
 
+def test_threads_program_imports_the_thread_calls(out_dir):
+    from allegrex.sdk import build
+    from sdk_paths import APPS
+
+    elf = build([APPS / "exercise" / "threads.c"], out_dir / "threads.elf", elf=True)
+    image = loader.load(str(elf))
+    called = {fn.name for lib in image.imports for fn in lib.functions}
+    assert {"sceKernelCreateSema", "sceKernelWaitSema", "sceKernelSignalSema", "sceKernelWaitThreadEnd",
+            "sceKernelCreateThread", "sceKernelStartThread", "sceKernelDeleteSema"} <= called
+    # 5- and 6-argument calls go through wrappers that load $t0/$t1 from the o32 stack slots
+    for name, loads in (("sceKernelCreateSema", ["lw      t0, 16(sp)"]),
+                        ("sceKernelCreateThread", ["lw      t0, 16(sp)", "lw      t1, 20(sp)"])):
+        wrapper = image.symbol_named(name)
+        stub = next(fn.stub_addr for lib in image.imports for fn in lib.functions if fn.name == name)
+        code = [disassemble(image.read_u32(wrapper.addr + 4 * i), wrapper.addr + 4 * i) for i in range(len(loads) + 1)]
+        # the loads, the last one in the delay slot of the jump to the stub
+        assert code == loads[:-1] + [f"j       0x{stub:08x}"] + loads[-1:]
+
+
 # Encodings a MIPS32/MIPS64 compiler could emit that the Allegrex lacks or decodes differently.
 def _foreign(word):
     op, rs, funct = word >> 26, (word >> 21) & 31, word & 63
@@ -113,7 +132,8 @@ def _foreign(word):
     return None
 
 
-PROGRAMS = ["hello/main.c", "exercise/printf_formats.c", "exercise/libm_table.c", "exercise/eabi_args.c"]
+PROGRAMS = ["hello/main.c", "exercise/printf_formats.c", "exercise/libm_table.c", "exercise/eabi_args.c",
+            "exercise/threads.c", "exercise/heap.c", "exercise/fileio.c"]
 
 
 @pytest.mark.parametrize("program", PROGRAMS)
@@ -135,3 +155,21 @@ def test_code_is_allegrex_only(out_dir, program):
             assert list(md.disasm(data[i:i + 4], addr + i)), f"not a MIPS32 instruction: {where}"
             checked += 1
     assert checked > 1000
+
+
+def test_cc_then_info_shows_module_title_and_imports(tmp_path):
+    """The issue's acceptance path: `allegrex cc` then `allegrex info` on the result."""
+    import subprocess
+    import sys
+
+    from sdk_paths import APPS, ROOT
+
+    out = tmp_path / "EBOOT.PBP"
+    cc = subprocess.run([sys.executable, "-m", "allegrex", "cc", str(APPS / "hello" / "main.c"), "-o", str(out),
+                         "--title", "Hello Info"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert cc.returncode == 0, cc.stderr
+    info = subprocess.run([sys.executable, "-m", "allegrex", "info", str(out)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert info.returncode == 0, info.stderr
+    for expected in ("Hello Info", "hello", "IoFileMgrForUser", "sceIoOpen", "sceKernelExitGame", "0x109f50bc"):
+        assert expected in info.stdout

@@ -77,3 +77,11 @@ def test_import_list_errors_name_the_line():
     ("SceOff a", 2), ("int a, SceInt64 *p", 2), ("const char *n, SceKernelThreadEntry e, int p, int s, SceUInt a, void *o", 6)])
 def test_argument_words_follow_o32_pairing(params, words):
     assert count_arg_words(params) == words
+
+
+def test_bad_vfpu_line_names_file_and_line(tmp_path):
+    src = tmp_path / "bad.S"
+    src.write_text("    .text\n    .globl f\nf:\n    vdot.q  S020, C000\n    jr $ra\n    nop\n")
+    with pytest.raises(SdkError) as err:
+        build([src], tmp_path / "out.pbp")
+    assert "bad.S" in str(err.value) and "line 4" in str(err.value)

@@ -1,16 +1,16 @@
-"""SDK programs running on the project's CPU (tests/sdk/psp_harness.py answers the OS
-calls until the HLE lands): arguments in the PSP's registers, and output identical to
-the host build of the same C."""
+"""SDK programs running on the project's CPU with the small OS of tests/sdk/psp_harness.py
+(it records the registers of every OS call and keeps these tests independent of the
+HLE): arguments in the PSP's registers, and output identical to the host build of the
+same C. tests/sdk/test_hle_run.py runs programs under the full simulator."""
 
-import re
 import subprocess
 
 import numpy as np
-import pytest
 
 from allegrex.sdk import build, build_host
 from psp_harness import run_program
-from sdk_paths import APPS, SDK
+from screen_model import expected_screen
+from sdk_paths import APPS
 
 
 def both(out_dir, name, **run_options):
@@ -64,37 +64,6 @@ def test_file_round_trip(out_dir):
     assert "ms0:/lines.txt" not in psp.files.files
 
 
-def read_font():
-    text = (SDK / "screen" / "font8x8.c").read_text()
-    rows = re.findall(r"\{(0x[0-9a-f]{2}(?:, 0x[0-9a-f]{2}){7})\}", text)
-    return [[int(b, 16) for b in row.split(", ")] for row in rows]
-
-
-def expected_screen(text, fg, bg, columns=60, rows=34):
-    """A second implementation of the console: character grid with wrap and scroll."""
-    grid, line = [], []
-    for ch in text:
-        if ch == "\n":
-            grid.append(line)
-            line = []
-            continue
-        if len(line) == columns:
-            grid.append(line)
-            line = []
-        line.append(ch)
-    grid.append(line)
-    grid = grid[-rows:]
-    font = read_font()
-    pixels = np.full((272, 480), bg, dtype=np.uint32)
-    for r, chars in enumerate(grid):
-        for c, ch in enumerate(chars):
-            glyph = font[ord(ch) - 0x20]
-            for y in range(8):
-                for x in range(8):
-                    pixels[r * 8 + y, c * 8 + x] = fg if glyph[y] & (0x80 >> x) else bg
-    return pixels
-
-
 def test_debug_screen_draws_wraps_and_scrolls(out_dir):
     elf = build([APPS / "exercise" / "screen_text.c"], out_dir / "screen.elf", elf=True)
     result = run_program(elf)
@@ -111,3 +80,10 @@ def test_assembly_source_links_and_runs(out_dir):
     elf = build([APPS / "exercise" / "asm_main.c", APPS / "exercise" / "asm_sum.S"], out_dir / "asm.elf", elf=True)
     expected = sum(i * i - 50 for i in range(100))
     assert run_program(elf).stdout == f"sum={expected} empty=0\n"
+
+
+def test_soft_float_doubles_match_the_host_fpu(out_dir):
+    psp, host = both(out_dir, "softfloat")
+    assert len(host.splitlines()) == 6 * 600 + 1   # and a hash of 10000 more divisions
+    for mine, theirs in zip(psp.stdout.splitlines(), host.splitlines()):
+        assert mine == theirs

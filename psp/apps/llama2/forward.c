@@ -8,7 +8,10 @@
 
 enum { T_WQ, T_WK, T_WV, T_WO, T_W1, T_W2, T_W3 };
 
-static void rmsnorm(float *o, const float *x, const float *weight, int size) {
+/* Kept as separate functions so a profile can tell norms, RoPE and attention apart. */
+#define PROFILED __attribute__((noinline))
+
+PROFILED static void rmsnorm(float *o, const float *x, const float *weight, int size) {
     float ss = 0.0f;
     for (int j = 0; j < size; j++) ss += x[j] * x[j];
     ss /= size;
@@ -17,7 +20,7 @@ static void rmsnorm(float *o, const float *x, const float *weight, int size) {
     for (int j = 0; j < size; j++) o[j] = weight[j] * (ss * x[j]);
 }
 
-void softmax(float *x, int size) {
+PROFILED void softmax(float *x, int size) {
     float max_val = x[0];
     for (int i = 1; i < size; i++) if (x[i] > max_val) max_val = x[i];
     float sum = 0.0f;
@@ -37,7 +40,7 @@ static void matmul(Model *m, float *out, Act *a, float *x, int n, const Mat *w, 
 }
 
 /* cos/sin of pos * freq for each pair in a head: the same values run.c computes per element. */
-static void rope_table(Model *m, int pos) {
+PROFILED static void rope_table(Model *m, int pos) {
     int head_size = m->c.dim / m->c.n_heads;
     for (int i = 0; i < head_size; i += 2) {
         float freq = 1.0f / powf(10000.0f, i / (float)head_size);
@@ -47,7 +50,16 @@ static void rope_table(Model *m, int pos) {
     }
 }
 
-static void attention(Model *m, int l, int pos) {
+PROFILED static void swiglu(float *hb, const float *hb2, int n) {
+    for (int i = 0; i < n; i++) {
+        float val = hb[i];
+        val *= (1.0f / (1.0f + expf(-val)));  /* silu */
+        val *= hb2[i];
+        hb[i] = val;
+    }
+}
+
+PROFILED static void attention(Model *m, int l, int pos) {
     const Config *p = &m->c;
     int dim = p->dim, kv_dim = p->dim * p->n_kv_heads / p->n_heads, kv_mul = p->n_heads / p->n_kv_heads;
     int head_size = dim / p->n_heads;
@@ -105,12 +117,7 @@ float *forward(Model *m, int token, int pos, char *err) {
         rmsnorm(m->xb, x, m->rms_ffn + (size_t)l * dim, dim);
         matmul(m, m->hb, &m->ax, m->xb, dim, layer_mat(m, T_W1, l), hidden_dim, 0);
         matmul(m, m->hb2, &m->ax, m->xb, dim, layer_mat(m, T_W3, l), hidden_dim, 1);
-        for (int i = 0; i < hidden_dim; i++) {
-            float val = m->hb[i];
-            val *= (1.0f / (1.0f + expf(-val)));
-            val *= m->hb2[i];
-            m->hb[i] = val;
-        }
+        swiglu(m->hb, m->hb2, hidden_dim);
         matmul(m, m->xb, &m->ah, m->hb, hidden_dim, layer_mat(m, T_W2, l), dim, 0);
         for (int i = 0; i < dim; i++) x[i] += m->xb[i];
     }

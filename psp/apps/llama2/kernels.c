@@ -7,7 +7,7 @@
 int g_group_size = 1;
 
 /* Quantize x per group as runq.c does: scale = max|x| / 127, q = round(x / scale). */
-void quantize_act(Act *a, const float *x, int n, int want_floats) {
+__attribute__((noinline)) void quantize_act(Act *a, const float *x, int n, int want_floats) {
     int gs = g_group_size;
     for (int g = 0; g < n / gs; g++) {
         float wmax = 0.0f;

@@ -16,7 +16,8 @@ void *arena_alloc(Arena *a, size_t bytes, int category) {
     size_t need = align16(bytes);
     if (a->used + need > a->size) return NULL;
     void *p = a->base + a->used;
-    memset(p, 0, need);
+    /* weights are read over in full: zeroing them would only cost load time */
+    if (category != MEM_WEIGHTS && category != MEM_STREAM) memset(p, 0, need);
     a->used += need;
     a->by_category[category] += need;
     return p;
@@ -144,7 +145,9 @@ static size_t layer_bytes(const Model *m) {
     int64_t d = c->dim, hd = c->hidden_dim, kv = (int64_t)c->dim * c->n_kv_heads / c->n_heads;
     int64_t sizes[7] = {d * d, kv * d, kv * d, d * d, hd * d, d * hd, hd * d};
     size_t total = 0;
-    for (int t = 0; t < 7; t++) total += align16((size_t)mat_bytes(m, sizes[t])) + 16;
+    for (int t = 0; t < 7; t++)  /* values and scales are separate 16-byte aligned blocks */
+        total += m->q80 ? align16((size_t)sizes[t]) + align16((size_t)(sizes[t] / m->group_size * 4))
+                        : align16((size_t)sizes[t] * 4);
     return total;
 }
 

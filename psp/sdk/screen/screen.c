@@ -32,10 +32,11 @@ void screen_clear(void)
     column = row = 0;
 }
 
+/* Shown at once (not at the next vblank), so a short program's output is on screen. */
 void screen_init(void)
 {
     sceDisplaySetMode(0, SCREEN_WIDTH, SCREEN_HEIGHT);
-    sceDisplaySetFrameBuf((void *)SCREEN_VRAM, SCREEN_STRIDE, PSP_DISPLAY_PIXEL_FORMAT_8888, PSP_DISPLAY_SETBUF_NEXTFRAME);
+    sceDisplaySetFrameBuf((void *)SCREEN_VRAM, SCREEN_STRIDE, PSP_DISPLAY_PIXEL_FORMAT_8888, PSP_DISPLAY_SETBUF_IMMEDIATE);
     screen_clear();
 }
 

@@ -1,0 +1,50 @@
+"""`allegrex bench llama`: scalar vs VFPU llama2 tok/s on a simulated PSP, the memory
+budget, the bandwidth roofline and the published figures; --sweep over model sizes."""
+
+import json
+import sys
+
+from allegrex.errors import AllegrexError
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser("bench", help="benchmarks on the simulated PSP (llama: tok/s per kernel)")
+    sub = p.add_subparsers(dest="bench_command", metavar="BENCHMARK")
+    sub.required = True
+    b = sub.add_parser("llama", help="the llama2 port: scalar vs VFPU tok/s, memory, roofline (--sweep: model sizes)")
+    b.add_argument("--shape", default="stories15M", help="model shape of the bundled random q80 model")
+    b.add_argument("--kernels", default="scalar,vfpu", help="comma-separated: scalar, vfpu")
+    b.add_argument("--tokens", type=int, help="positions to run (default 64; 2 with --sweep)")
+    b.add_argument("--prompt", default=None, help="prompt (default 'Once upon a time'; empty with --sweep)")
+    b.add_argument("--model", default="psp-2000", choices=("psp-1000", "psp-2000", "psp-3000"))
+    b.add_argument("--clock", type=int, default=333, help="CPU MHz (222, 266, 333)")
+    b.add_argument("--json", metavar="F", help="write the report as JSON")
+    b.add_argument("--plot", metavar="F.png", help="draw tok/s per kernel and the cycle breakdown")
+    b.add_argument("--sweep", action="store_true", help="stories260K..110M on psp-1000 and psp-2000")
+    b.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+def run(args) -> int:
+    from allegrex.bench.llama import DEFAULT_PROMPT, SWEEP_TOKENS, bench_llama, sweep_llama
+    from allegrex.bench.report import format_report
+    kernels = tuple(k.strip() for k in args.kernels.split(",") if k.strip())
+    if args.sweep:
+        report = sweep_llama(kernels, args.tokens or SWEEP_TOKENS, args.clock, show_progress=not args.quiet)
+    else:
+        prompt = DEFAULT_PROMPT if args.prompt is None else args.prompt
+        report = bench_llama(args.shape, kernels, args.tokens or 64, prompt, args.model, args.clock,
+                             show_progress=not args.quiet)
+    print(format_report(report))
+    sys.stdout.flush()
+    if args.json:
+        try:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump(report, f, indent=1)
+        except OSError as exc:
+            raise AllegrexError(f"cannot write {args.json}: {exc.strerror}") from None
+    if args.plot:
+        from allegrex.bench.plot import plot_report
+        plot_report(report, args.plot)
+    ok = all(k.get("ok") for k in report.get("kernels", [])) if not args.sweep else True
+    return 0 if ok else 1
