@@ -2,9 +2,9 @@
 are not CPU instructions.
 
 HLE costs are cycles of CPU work the real kernel would do for a call (trap, argument
-checks, the service, return): one documented ESTIMATE per call class in
-allegrex/hle/costs.py; the HLE charges them with `allegrex.timing.charge_hle` so reports
-show them as their own row (counters STALL_SYSCALL / HLE_CALLS).
+checks, the service, return). They are ESTIMATES by call class (no reference figure
+exists); the HLE charges them through `hle_call_cycles(kind)` so reports show them as
+their own row (counters STALL_SYSCALL / HLE_CALLS).
 
 Memory stick: a read or write of n bytes costs MEMSTICK_OP_LATENCY_US + n / rate of wall
 time. PSP memory sticks (Pro Duo, MagicGate) read at roughly 1.5-2 MB/s through the
@@ -17,6 +17,26 @@ DEFAULT_BUS_MHZ = 111
 
 MEMSTICK_BYTES_PER_SECOND = 1_800_000  # ESTIMATE: sustained sceIoRead/sceIoWrite rate
 MEMSTICK_OP_LATENCY_US = 400  # ESTIMATE: per request (command, FAT lookup, sector setup)
+
+# Cycles per HLE call class (ESTIMATES; a syscall trap round trip is a few hundred cycles).
+HLE_CALL_CYCLES = {
+    "syscall": 300,  # simple getters/setters: trap, dispatch, return
+    "sync": 600,  # semaphore / event flag / mutex operation
+    "thread_switch": 1200,  # context save + dispatch of another thread
+    "thread_create": 4000,
+    "alloc": 1500,  # partition allocator walk
+    "io": 5000,  # IO manager call (open, close, stat) besides the medium's own time
+    "display": 400,
+}
+
+
+def hle_call_cycles(kind: str) -> int:
+    """CPU cycles charged for one HLE call of class `kind` (see HLE_CALL_CYCLES)."""
+    try:
+        return HLE_CALL_CYCLES[kind]
+    except KeyError:
+        raise ValueError(f"unknown HLE call class {kind!r}; known: {', '.join(HLE_CALL_CYCLES)}") from None
+
 
 def memstick_cycles(nbytes: int, cpu_mhz: int, rate: int = MEMSTICK_BYTES_PER_SECOND) -> int:
     """CPU cycles that a memory-stick transfer of `nbytes` takes at the CPU clock in force

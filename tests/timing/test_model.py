@@ -4,7 +4,7 @@ instruction, memory regions, clock ratios, the timing switch."""
 import pytest
 
 from allegrex.timing import counters as C
-from allegrex.timing import memstick_cycles
+from allegrex.timing import memstick_cycles, hle_call_cycles
 from tests.timing.conftest import NOP, enc
 
 DATA = 0x08900000
@@ -100,10 +100,11 @@ def test_clock_change_mid_run_is_followed_by_seconds(run):
     assert "222/111" in t.clock_text()
 
 
-def test_memstick_cost():
+def test_memstick_and_hle_costs():
     mb17 = memstick_cycles(17_000_000, 333)
     assert 9.0 < mb17 / 333e6 < 10.5  # ~1.8 MB/s: loading a 17 MB model takes ~9.5 s
     assert memstick_cycles(0, 333) > 0  # a request has a fixed latency
+    assert hle_call_cycles("syscall") > 0
 
 
 def test_scepower_sets_the_timing_clock():
