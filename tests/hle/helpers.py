@@ -7,6 +7,7 @@ from allegrex.cpu.state import CpuState
 from allegrex.hle import registry
 from allegrex.hle.kernel import Kernel, RunOptions, SYSCALL_BASE
 from allegrex.memory import Memory
+from allegrex.timing import Timing
 
 STUB_BASE = 0x08900000
 ENTRY = 0x08880000
@@ -18,6 +19,7 @@ class BareMachine:
     def __init__(self, model="psp-2000"):
         self.memory = Memory(model)
         self.cpu = CpuState()
+        self.timing = Timing()  # the clock API scePower calls
 
     def step(self, budget, max_cycles=None):
         raise AssertionError("no interpreter in HLE unit tests")
