@@ -10,6 +10,11 @@ multiply-accumulate loop (lwc1/lwc1/mul.s/add.s). Measured:
   - steady: the run loop alone, already compiled (MIPS = simulated instructions / s),
     with the cycle model on (the default) and off,
 and Unicorn (MIPS32 LE, QEMU TCG JIT) runs the identical words in the same process.
+
+    PYTHONPATH=. python benchmarks/sim_speed.py --llama [--tokens 64]
+
+adds the wall time of the full llama2 stories15M q80 scalar run (64 positions) against
+the 42.6 s the real PSP-2000 takes (allegrex.bench.llama, timing model and profiler on).
 """
 
 import argparse
@@ -137,11 +142,28 @@ def fresh_process(kind, elements, repeat, cache_dir=None):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def llama_scalar_wall(tokens=64):
+    """The full scalar llama2 run in the simulator: wall seconds vs the real PSP's."""
+    sys.path.insert(0, str(ROOT))
+    from allegrex.bench import published
+    from allegrex.bench.llama import bench_llama
+    t = time.perf_counter()
+    run = bench_llama("stories15M", ("scalar",), tokens, show_progress=True)["kernels"][0]
+    wall = time.perf_counter() - t
+    real = published.REAL_SCALAR_SECONDS * tokens / published.REAL_SCALAR_TOKENS
+    print(f"llama2 stories15M q80 scalar, {tokens} positions: simulated {run.get('seconds', 0):.1f} s of PSP time "
+          f"({run.get('tok_per_s', 0):.2f} tok/s) in {wall:.1f} s of wall time (run loop {run['wall_seconds']:.1f} s, "
+          f"{run['instructions_simulated'] / run['wall_seconds'] / 1e6:.1f} MIPS); the real PSP-2000 takes "
+          f"{real:.1f} s: {'faster' if wall < real else 'slower'} than the handheld by {max(wall, real) / min(wall, real):.2f}x")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--elements", type=int, default=65536)
     parser.add_argument("--repeat", type=int, default=60)
     parser.add_argument("--child", choices=["int8", "float"])
+    parser.add_argument("--llama", action="store_true", help="also time the full 64-position llama2 scalar run")
+    parser.add_argument("--tokens", type=int, default=64, help="positions of the --llama run")
     args = parser.parse_args()
     if args.child:
         child(args.child, args.elements, args.repeat)
@@ -164,6 +186,9 @@ def main():
     print("warm: seconds for a fresh process to import, load the cached run loop and run one pass "
           f"({args.elements} elements); MIPS: {args.repeat} passes, run loop only; timed = with the "
           "cycle model (allegrex.timing), untimed = Machine(timing=False).")
+    if args.llama:
+        llama_scalar_wall(args.tokens)
+
 
 if __name__ == "__main__":
     main()

@@ -1,0 +1,67 @@
+"""--plot: tok/s per kernel (with the roofline and the published figures) and the
+stacked cycle breakdown, drawn with Pillow (no plotting library needed)."""
+
+from __future__ import annotations
+
+from allegrex.bench.breakdown import GROUP_NAMES
+from allegrex.errors import AllegrexError
+
+W, H, PAD = 900, 420, 50
+COLORS = {"matmul": (66, 133, 244), "attention": (234, 67, 53), "rmsnorm/softmax": (251, 188, 5),
+          "other": (160, 160, 160), "HLE/I-O": (52, 168, 83)}
+
+
+def plot_report(report: dict, path) -> None:
+    try:
+        from PIL import Image, ImageDraw
+    except ImportError:
+        raise AllegrexError("--plot needs Pillow (pip install pillow)") from None
+    runs = [k for k in report.get("kernels", []) if k.get("ok")]
+    if not runs:
+        raise AllegrexError("--plot: no kernel run finished, nothing to draw")
+    img = Image.new("RGB", (W, H), "white")
+    d = ImageDraw.Draw(img)
+    d.text((PAD, 10), f"llama2 {report['shape']} on {report['psp_model']} at {report['clock_mhz']} MHz", fill="black")
+    _tok_bars(d, runs, report, (PAD, 40, W // 2 - PAD // 2, H - PAD))
+    _stacks(d, runs, (W // 2 + PAD // 2, 40, W - PAD, H - PAD))
+    try:
+        img.save(path)
+    except OSError as exc:
+        raise AllegrexError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def _tok_bars(d, runs, report, box):
+    x0, y0, x1, y1 = box
+    pub = report["published"]
+    marks = [("real PSP scalar", pub["scalar"]["tok_per_s"]), ("VFPU guess (top)", pub["vfpu"]["tok_per_s_range"][1])]
+    top = max([r["tok_per_s"] for r in runs] + [v for _, v in marks]) * 1.15
+    d.text((x0, y0), "tok/s (simulated)", fill="black")
+    d.line((x0, y1, x1, y1), fill="black")
+    bw = (x1 - x0) // (2 * len(runs) + 1)
+    for i, r in enumerate(runs):
+        bx = x0 + bw * (2 * i + 1)
+        h = (y1 - y0 - 20) * r["tok_per_s"] / top
+        d.rectangle((bx, y1 - h, bx + bw, y1), fill=(66, 133, 244))
+        d.text((bx, y1 - h - 14), f"{r['tok_per_s']:.2f}", fill="black")
+        d.text((bx, y1 + 4), r["kernel"], fill="black")
+    for label, v in marks:
+        y = y1 - (y1 - y0 - 20) * v / top
+        d.line((x0, y, x1, y), fill=(200, 0, 0))
+        d.text((x1 - 110, y - 12), f"{label} {v:g}", fill=(200, 0, 0))
+
+
+def _stacks(d, runs, box):
+    x0, y0, x1, y1 = box
+    d.text((x0, y0), "cycle breakdown (generation)", fill="black")
+    bw = (x1 - x0 - 120) // (2 * len(runs) + 1)
+    for i, r in enumerate(runs):
+        bx, y = x0 + bw * (2 * i + 1), y1
+        for g in GROUP_NAMES:
+            h = (y1 - y0 - 20) * r["breakdown"][g]["share"]
+            d.rectangle((bx, y - h, bx + bw, y), fill=COLORS[g])
+            y -= h
+        d.text((bx, y1 + 4), r["kernel"], fill="black")
+    for j, g in enumerate(GROUP_NAMES):
+        ly = y0 + 20 + 18 * j
+        d.rectangle((x1 - 110, ly, x1 - 98, ly + 12), fill=COLORS[g])
+        d.text((x1 - 92, ly), g, fill="black")
