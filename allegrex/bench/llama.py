@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from allegrex.bench import published as pub
-from allegrex.bench.breakdown import GROUP_NAMES, breakdown
+from allegrex.bench.breakdown import breakdown
 from allegrex.bench.progress import ProgressBar, note
 from allegrex.bench.roofline import roofline
 from allegrex.errors import AllegrexError
