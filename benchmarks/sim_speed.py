@@ -3,10 +3,12 @@
     PYTHONPATH=. python benchmarks/sim_speed.py [--elements N] [--repeat R]
 
 Two hand-assembled kernels: an int8 dot product (lb/lb/mult/mflo/addu) and a float
-multiply-accumulate loop (lwc1/lwc1/mul.s/add.s). Each is measured
-  - cold: a fresh process with an empty numba cache (compile included),
-  - warm: a fresh process with the numba cache filled (load + run),
+multiply-accumulate loop (lwc1/lwc1/mul.s/add.s). Measured:
+  - cold: a fresh process with an empty numba cache (compile included; the run loop is
+    the same for both kernels, so once),
+  - warm: a fresh process with the numba cache filled (load + run), per kernel,
   - steady: the run loop alone, already compiled (MIPS = simulated instructions / s),
+    with the cycle model on (the default) and off,
 and Unicorn (MIPS32 LE, QEMU TCG JIT) runs the identical words in the same process.
 
     PYTHONPATH=. python benchmarks/sim_speed.py --llama [--tokens 64]
@@ -86,10 +88,10 @@ def data(kind, elements):
     return a.tobytes(), b.tobytes()
 
 
-def run_allegrex(kind, elements, repeat):
+def run_allegrex(kind, elements, repeat, timing=True):
     """(instructions, seconds in the run loop, result) for one full run."""
     from allegrex.machine import Machine
-    m = Machine("psp-2000")
+    m = Machine("psp-2000", timing=timing)
     words = kernel(kind, elements, repeat)
     a, b = data(kind, elements)
     m.load_raw(A, a)
@@ -167,20 +169,23 @@ def main():
         child(args.child, args.elements, args.repeat)
         return
     sys.path.insert(0, str(ROOT))
-    print(f"{'kernel':<7} {'instr':>11} {'cold s':>7} {'warm s':>7} {'allegrex MIPS':>14} "
-          f"{'unicorn MIPS':>13} {'ratio':>6}  results agree")
+    with tempfile.TemporaryDirectory() as empty_cache:
+        cold = fresh_process("int8", args.elements, 1, cache_dir=empty_cache)
+    print(f"cold start (fresh process, empty numba cache, compile + 1 int8 pass): {cold['total']:.1f} s")
+    print(f"{'kernel':<7} {'instr':>11} {'warm s':>7} {'MIPS timed':>11} {'MIPS untimed':>13} "
+          f"{'unicorn MIPS':>13} {'timed/unicorn':>14}  results agree")
     for kind in ("int8", "float"):
-        with tempfile.TemporaryDirectory() as empty_cache:
-            cold = fresh_process(kind, args.elements, 1, cache_dir=empty_cache)
-        fresh_process(kind, args.elements, 1)  # fill the default cache
+        fresh_process(kind, args.elements, 1)  # make sure the default cache is filled
         warm = fresh_process(kind, args.elements, 1)
         n, dt, ours = run_allegrex(kind, args.elements, args.repeat)
+        n2, dt2, ours2 = run_allegrex(kind, args.elements, args.repeat, timing=False)
         udt, theirs = run_unicorn(kind, args.elements, args.repeat)
-        agree = ours == theirs
-        print(f"{kind:<7} {n:>11,} {cold['total']:>7.2f} {warm['total']:>7.2f} {n / dt / 1e6:>14.1f} "
-              f"{n / udt / 1e6:>13.1f} {udt / dt:>6.2f}  {agree}")
-    print("cold/warm: seconds for a fresh process to import, compile or load the run loop and run one pass "
-          f"({args.elements} elements); MIPS: {args.repeat} passes, run loop only.")
+        agree = ours == theirs == ours2
+        print(f"{kind:<7} {n:>11,} {warm['total']:>7.2f} {n / dt / 1e6:>11.1f} {n2 / dt2 / 1e6:>13.1f} "
+              f"{n / udt / 1e6:>13.1f} {udt / dt:>14.2f}  {agree}")
+    print("warm: seconds for a fresh process to import, load the cached run loop and run one pass "
+          f"({args.elements} elements); MIPS: {args.repeat} passes, run loop only; timed = with the "
+          "cycle model (allegrex.timing), untimed = Machine(timing=False).")
     if args.llama:
         llama_scalar_wall(args.tokens)
 

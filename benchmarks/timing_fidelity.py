@@ -2,17 +2,23 @@
 the reference's own method; prints figure, measured, simulated, error %.
 
     PYTHONPATH=. python benchmarks/timing_fidelity.py [--full] [--match REGEX] [--json F]
+    PYTHONPATH=. python benchmarks/timing_fidelity.py --eboot     # the PSP program instead
 
 By default the loops run 1/8 of the reference's iteration counts (2048 and 8192: the
 per-iteration figures are settled long before); --full uses 16384 and 65536 as the
 hardware test did. The loops are hand-assembled from the decode tables
-(allegrex/timing/fidelity.py); psp/apps/microbench is the same test as a PSP program.
+(allegrex/timing/fidelity.py); --eboot instead builds psp/apps/microbench (the same
+loops as a PSP program, with the SDK) and runs it with `allegrex run`, parsing the
+"<figure>: <value>" lines it prints.
 """
 
 import argparse
 import json
+import os
 import re
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -21,15 +27,42 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from allegrex.timing import fidelity, reference  # noqa: E402
 
 
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def eboot_figures(scale):
+    """{figure: value} printed by psp/apps/microbench run in the simulator."""
+    app = ROOT / "psp" / "apps" / "microbench"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    with tempfile.TemporaryDirectory() as tmp:
+        pbp = os.path.join(tmp, "microbench.pbp")
+        subprocess.run([sys.executable, "-m", "allegrex", "cc", "-O2", f"-DITER_DIV={scale}",
+                        str(app / "main.c"), str(app / "bench.S"), "-o", pbp], env=env, check=True,
+                       capture_output=True)
+        out = subprocess.run([sys.executable, "-m", "allegrex", "run", "--quiet", pbp], env=env,
+                             capture_output=True, text=True, check=True).stdout
+    values = {}
+    for line in out.splitlines():
+        name, sep, value = line.rpartition(": ")
+        if sep and name:
+            try:
+                values[name] = float(value)
+            except ValueError:
+                pass
+    return values
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--full", action="store_true", help="the reference's iteration counts")
     ap.add_argument("--match", default="", help="only figures whose name matches this regex")
     ap.add_argument("--json", help="write the rows to this file")
     ap.add_argument("--worst", type=int, default=5, help="list the N worst figures at the end")
+    ap.add_argument("--eboot", action="store_true", help="run psp/apps/microbench with allegrex run")
     args = ap.parse_args(argv)
     measured = reference.figures()
     scale = 1 if args.full else 8
+    printed = eboot_figures(scale) if args.eboot else None
     rows, unavailable = [], []
     t0 = time.time()
     print(f"{'figure':34s} {'measured':>9s} {'simulated':>9s} {'error %':>8s}")
@@ -38,7 +71,12 @@ def main(argv=None):
             continue
         iters = (fidelity.MEM_ITERS if name.startswith("mem ") else fidelity.INST_ITERS) // scale
         try:
-            sim = fidelity.run_figure(name, iters)
+            if printed is not None:
+                if name not in printed:
+                    raise fidelity.Unavailable("the program did not print it")
+                sim = printed[name]
+            else:
+                sim = fidelity.run_figure(name, iters)
         except fidelity.Unavailable as exc:
             unavailable.append(name)
             print(f"{name:34s} {measured[name]:9.2f} {'n/a':>9s}   ({exc})")

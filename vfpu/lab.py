@@ -119,8 +119,9 @@ def bits_value(bits) -> float | int:
 
 
 def fmt_value(v, digits: int = 7) -> str:
+    """A float as short as it reads exactly enough; an integer pattern as e.g. '448i'."""
     if isinstance(v, int):
-        return f"0x{v & 0xFFFFFFFF:08x}"
+        return f"{v}i"
     if math.isinf(v):
         return "inf" if v > 0 else "-inf"
     if v == 0:
@@ -166,8 +167,10 @@ def view_cells(name: str) -> tuple[str, int, list[int]]:
 
 
 _VALID_TEXT = {
-    ("v", 2): "a pair starts at row 0 or 2 of its column (C<m><c>0, C<m><c>2) or column 0 or 2 of its row (R<m>0<r>, R<m>2<r>)",
-    ("v", 3): "a triple starts at row 0 or 1 of its column (C<m><c>0, C<m><c>1) or column 0 or 1 of its row (R<m>0<r>, R<m>1<r>)",
+    ("v", 2): "a pair starts at row 0 or 2 of its column (C<m><c>0, C<m><c>2) "
+              "or column 0 or 2 of its row (R<m>0<r>, R<m>2<r>)",
+    ("v", 3): "a triple starts at row 0 or 1 of its column (C<m><c>0, C<m><c>1) "
+              "or column 0 or 1 of its row (R<m>0<r>, R<m>1<r>)",
     ("v", 4): "a quad is a whole column (C<m><c>0) or a whole row (R<m>0<r>)",
     ("m", 2): "a 2x2 matrix starts at column 0 or 2 and row 0 or 2 (M<m>00, M<m>20, M<m>02, M<m>22; E likewise)",
     ("m", 3): "a 3x3 matrix starts at column 0 or 1 and row 0 or 1 (M<m>00, M<m>10, M<m>01, M<m>11; E likewise)",
@@ -458,13 +461,16 @@ class Lab:
         self.done = False
 
     def _mem_read(self, addr, nbytes):
+        """Values at a guest address as an instruction sees them: floats (or integer
+        patterns) per word, or one integer for a byte or halfword access."""
         mem = self.machine.memory
         try:
-            raw = bytes(mem.mem[mem.offset(addr, 4):mem.offset(addr, 4) + nbytes]) if nbytes >= 4 else None
+            off = mem.offset(addr, min(nbytes, 4))
         except AllegrexError:
-            return []
-        if raw is None:
-            return []
+            return []  # the instruction itself will fault and say so
+        raw = bytes(mem.mem[off:off + nbytes])
+        if nbytes < 4:
+            return [int.from_bytes(raw, "little")]
         return [bits_value(w) for w in struct.unpack(f"<{nbytes // 4}I", raw)]
 
     def step(self) -> Step | None:
@@ -527,12 +533,7 @@ class Lab:
             out.append(Access("fpr", f"$f{r}", [float(cpu.fpr[r])]))
         if memop is not None and memop[2]:
             addr, n, _ = memop
-            if n >= 4:
-                out.append(Access("mem", f"0x{addr:08x}", self._mem_read(addr, n)))
-            else:
-                m = self.machine.memory
-                val = int(m.mem[m.offset(addr, n)]) if n == 1 else int(m.mem16[m.offset(addr, 2) >> 1])
-                out.append(Access("mem", f"0x{addr:08x}", [val]))
+            out.append(Access("mem", f"0x{addr:08x}", self._mem_read(addr, n)))
         return out
 
     def run(self) -> "Trace":

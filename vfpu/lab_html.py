@@ -8,7 +8,7 @@ import html
 import json
 
 from vfpu.lab import bits_value, cell_name, fmt_value
-from vfpu.lab_text import timing_line
+from vfpu.lab_text import _values, timing_line
 
 
 def _page_data(trace) -> dict:
@@ -29,7 +29,7 @@ def _page_data(trace) -> dict:
 
 
 def _access_text(a) -> str:
-    vals = ", ".join(fmt_value(v) for v in a.values)
+    vals = _values(a)
     note = f" {a.note}" if a.note else ""
     return f"{a.name}{note}" + (f" = {vals}" if vals else "")
 
@@ -53,10 +53,11 @@ td.src.dst{background:linear-gradient(135deg,#93c5fd 50%,#fdba74 50%)}
 #info{font:13px monospace;background:#fff;border:1px solid #ccc;padding:6px;margin-top:10px;white-space:pre-wrap}
 #legend span{display:inline-block;padding:0 6px;margin-right:8px;font-size:12px}
 #tl{margin-top:12px;background:#fff;border:1px solid #ccc;padding:6px;overflow-x:auto}
-#tl .row{position:relative;height:16px;font:11px monospace;cursor:pointer}
+#tl .row,#tl .axis{position:relative;height:16px;font:11px monospace;cursor:pointer}
 #tl .row.cur{background:#e0e7ff}
 #tl .lab{position:absolute;left:0;width:230px;overflow:hidden;white-space:nowrap}
 #tl .bar{position:absolute;top:3px;height:10px}
+#tl .tick{position:absolute;top:2px;border-left:1px solid #999;padding-left:2px;color:#666}
 .stall{background:#dc2626}.issue{background:#1d4ed8}.lat{background:#93c5fd;opacity:.6}
 """
 
@@ -85,20 +86,26 @@ D.steps.forEach((s,i)=>{const r=document.createElement('div'); r.className='row'
   let h='<span class="lab">#'+s.i+' '+s.text.replace(/&/g,'&amp;').replace(/</g,'&lt;')+'</span>';
   const x=c=>(240+c*scale)+'px', w=n=>Math.max(1,n*scale)+'px';
   if(s.t.ready!==null) h+='<span class="bar lat" style="left:'+x(s.t.issue)+';width:'+w(s.t.ready-s.t.issue)+'" title="latency '+(s.t.ready-s.t.issue)+'"></span>';
+  const busy=1+(s.t.stalls['vfpu-issue']||0), after=s.t.next-s.t.issue-busy;
   if(s.t.issue>s.t.start) h+='<span class="bar stall" style="left:'+x(s.t.start)+';width:'+w(s.t.issue-s.t.start)+'" title="stall '+(s.t.issue-s.t.start)+'"></span>';
-  h+='<span class="bar issue" style="left:'+x(s.t.issue)+';width:'+w(Math.max(1,s.t.next-s.t.issue))+'" title="issue @'+s.t.issue+'"></span>';
+  h+='<span class="bar issue" style="left:'+x(s.t.issue)+';width:'+w(busy)+'" title="issue @'+s.t.issue+'"></span>';
+  if(after>0) h+='<span class="bar stall" style="left:'+x(s.t.issue+busy)+';width:'+w(after)+'" title="stall '+after+' after issue"></span>';
   r.innerHTML=h; tl.appendChild(r);});
 tl.style.minWidth=(260+end*scale)+'px';
+const axis=document.createElement('div'); axis.className='axis'; let ah='<span class="lab">cycle</span>';
+const tick=[1,2,5,10,20,50,100,200,500,1000,2000,5000].find(t=>t*scale>=40)||10000;
+for(let c=0;c<=end;c+=tick) ah+='<span class="tick" style="left:'+(240+c*scale)+'px">'+c+'</span>';
+axis.innerHTML=ah; tl.appendChild(axis);
 function show(i){
   if(!D.steps.length) return;
   cur=Math.max(0,Math.min(D.steps.length-1,i));
   const s=D.steps[cur], changed=new Set();
   for(let k=0;k<=cur;k++) D.steps[k].dst.forEach(c=>changed.add(c));
-  const src=new Set(s.src), dst=new Set(s.dst);
+  const reads=new Set(s.src), writes=new Set(s.dst);
   for(let m=0;m<8;m++)for(let c=0;c<4;c++)for(let r=0;r<4;r++){
     const n=name(m,c,r), td=document.getElementById('cell-'+n);
     td.textContent=s.vals[m*16+c*4+r];
-    td.className=(changed.has(n)?'chg ':'')+(src.has(n)?'src ':'')+(dst.has(n)?'dst':'');
+    td.className=(changed.has(n)?'chg ':'')+(reads.has(n)?'src ':'')+(writes.has(n)?'dst':'');
   }
   document.querySelectorAll('#prog div.cur,#tl .row.cur').forEach(e=>e.classList.remove('cur'));
   document.getElementById('ins-'+cur).classList.add('cur');

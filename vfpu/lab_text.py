@@ -10,7 +10,10 @@ WRITE_ON, READ_ON, OFF = "\x1b[1;30;43m", "\x1b[30;46m", "\x1b[0m"
 
 
 def _values(a) -> str:
-    vals = [fmt_value(v) for v in a.values]
+    if a.kind in ("gpr", "hilo", "vctrl"):  # integer registers read best in hex
+        vals = [f"0x{int(v) & 0xFFFFFFFF:08x}" for v in a.values]
+    else:
+        vals = [fmt_value(v) for v in a.values]
     if not vals:
         return ""
     return vals[0] if len(vals) == 1 else "(" + ", ".join(vals) + ")"
@@ -27,17 +30,15 @@ def _access(verb, a) -> str:
 def timing_line(st, timed: bool) -> str:
     if not timed:
         return f"    time   @{st.start}: {st.cycles} cycle (no cycle model on this checkout)"
-    parts = [f"start @{st.start}"]
+    parts = []
     if st.stalls:
         why = []
         for cause, n in st.stalls.items():
-            text = f"{n} {lab_timing.CAUSE_TEXT.get(cause, cause)}"
+            text = lab_timing.CAUSE_TEXT.get(cause, cause)
             if cause in ("vfpu", "load-use", "fpu", "mult/div") and st.waited_for:
-                text += f" ({st.waited_for} ready @{st.waited_until})"
-            why.append(text)
-        if len(why) == 1:
-            why = [why[0].split(" ", 1)[1]]
-        parts.append(f"stall {st.stall} (" + ", ".join(why) + ")")
+                text += f": {st.waited_for} ready @{st.waited_until}"
+            why.append(text if len(st.stalls) == 1 else f"{n} {text}")
+        parts.append(f"start @{st.start}, stall {st.stall} (" + "; ".join(why) + ")")
     parts.append(f"issue @{st.issue}")
     if st.latency is not None:
         parts.append(f"latency {st.latency} (ready @{st.ready})")
@@ -60,9 +61,11 @@ def render_step(step, timed: bool = True) -> list[str]:
 
 
 def _cell_text(v) -> str:
-    text = fmt_value(v, 4)
-    if len(text) > 7:
-        text = fmt_value(v, 2)
+    """At most 6 characters where possible, so neighbouring cells never touch."""
+    for digits in (4, 3, 2, 1):
+        text = fmt_value(v, digits)
+        if len(text) <= 6:
+            break
     return text
 
 
@@ -115,6 +118,27 @@ def render_trace(trace, color=False, matrices="all") -> str:
     return "\n".join(out) + "\n"
 
 
+def render_table(trace) -> str:
+    """One line per instruction: when it issued, what it waited for, its latency; then the total."""
+    out = ["  #  issue  stall  lat  instruction"]
+    for s in trace.steps:
+        st = s.timing
+        lat = "-" if st.latency is None else str(st.latency)
+        why = ""
+        if st.stalls:
+            causes = [lab_timing.CAUSE_TEXT.get(c, c) for c in st.stalls]
+            why = "  <- " + ", ".join(causes)
+            if st.waited_for:
+                why += f" ({st.waited_for})"
+        out.append(f"{s.index:>3}  {st.issue:>5}  {st.stall:>5}  {lat:>3}  {s.text}{why}")
+    last = next((a for s in reversed(trace.steps) for a in s.writes if a.kind == "vpr"), None)
+    if last is not None:
+        out.append(f"last VFPU result: {last.name} = {_values(last)}")
+    clock = f" at {trace.clock_mhz} MHz" if trace.clock_mhz else ""
+    out.append(f"{len(trace.steps)} instructions, {trace.total_cycles} cycles{clock}")
+    return "\n".join(out) + "\n"
+
+
 def render_step_view(step, color=False) -> str:
     """One instruction and the matrices it touched (for --step)."""
     lines = render_step(step, True)
@@ -124,6 +148,7 @@ def render_step_view(step, color=False) -> str:
     if only:
         lines.append("")
         lines.extend(render_matrices(step.vpr_bits, written, read, only, color))
+        lines.append("(* written, + read by this instruction)")
     return "\n".join(lines)
 
 

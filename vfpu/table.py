@@ -114,7 +114,9 @@ alu("vsbn", 0x0C2, "s", "dst", V("n"), V("n"), V("n"), "std", "arithmetic")
 alu("vdiv", 0x0C7, "sptq", "dst", V("n"), V("n"), V("n"), "s0t0d0", "division")
 alu("vmul", 0x0C8, "sptq", "dst", V("n"), V("n"), V("n"), "std", "arithmetic")
 alu("vdot", 0x0C9, "ptq", "dst", V("1"), V("n"), V("n"), "std", "arithmetic-reduction")
-alu("vscl", 0x0CA, "ptq", "dst", V("n"), V("n"), V("1"), "sd", "arithmetic")
+# vscl: the reference lists "sd", but a real PSP applies a vpfxt constant to the scalar
+# (pspautotests prefixes.expected: vpfxt [3, ...] then vscl.q gives 3 * x).
+alu("vscl", 0x0CA, "ptq", "dst", V("n"), V("n"), V("1"), "std", "arithmetic")
 alu("vhdp", 0x0CC, "ptq", "dst", V("1"), V("n"), V("n"), "td", "arithmetic-reduction")
 alu("vcrs", 0x0CD, "t", "dst", V("n"), V("n"), V("n"), "d", "arithmetic")
 alu("vdet", 0x0CE, "p", "dst", V("1"), V("n"), V("n"), "sd", "arithmetic-reduction")

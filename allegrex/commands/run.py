@@ -1,7 +1,7 @@
 """`allegrex run FILE`: run a PSP program (EBOOT.PBP, PRX or ELF) headless.
 
 The guest's text goes to stdout; diagnostics and progress to stderr. Exit status:
-0 the program exited, 1 guest fault / unknown import / deadlock, 2 bad input,
+0 the program exited (or every thread sleeps, waiting for HOME), 1 guest fault / unknown import / deadlock, 2 bad input,
 3 a --max-seconds or --timeout limit stopped it.
 """
 
@@ -82,6 +82,11 @@ def load_program(path: str, model: str, options: RunOptions):
             raise AllegrexError(f"{path}: {exc}") from None
         raise
     machine = Machine(model)
+    if options.frames_dir:
+        try:
+            os.makedirs(options.frames_dir, exist_ok=True)
+        except OSError as exc:
+            raise AllegrexError(f"cannot create frames folder {options.frames_dir}: {exc.strerror}") from None
     return machine, boot(machine, image, options)
 
 
@@ -111,16 +116,19 @@ def run(args) -> int:
     wall_start = time.monotonic()
     stop = kernel.run(max_seconds=args.max_seconds, timeout=args.timeout, progress=progress)
     wall = time.monotonic() - wall_start
-    if args.screenshot:
-        kernel.display.save_png(args.screenshot, final=True)
     report = kernel.stats()
     report["program"] = args.file
     report["model"] = args.model
     report["wall_seconds"] = round(wall, 3)
     report["exit_code"] = stop.exit_code
     sys.stdout.flush()
-    if stop.kind not in ("exit", "threads-ended"):
+    if stop.kind not in ("exit", "threads-ended", "sleeping"):
         print(f"allegrex run: {stop.message}", file=sys.stderr)
+    if args.screenshot:
+        try:
+            kernel.display.save_png(args.screenshot, final=True)
+        except (OSError, ValueError) as exc:
+            raise AllegrexError(f"cannot write screenshot {args.screenshot}: {exc}") from None
     if args.stats:
         print(f"exit: {stop.kind} ({stop.message.splitlines()[0]})\n"
               f"cycles: {report['cycles']:,} (idle {report['idle_cycles']:,}, HLE {report['hle_cycles']:,})\n"

@@ -26,6 +26,7 @@ def add_parser(subparsers):
                    help="start with the snippet's code and data in the caches (steady-state timing)")
     p.add_argument("--matrices", choices=("all", "used"), default="all",
                    help="final register view: all 8 matrices (default) or only those written")
+    p.add_argument("--table", action="store_true", help="timing only: one line per instruction")
     p.add_argument("--step", action="store_true", help="walk one instruction at a time (Enter: next, q: quit)")
     p.add_argument("--json", action="store_true", help="print the whole run as JSON")
     p.add_argument("--html", metavar="FILE", help="write a self-contained web page of the run")
@@ -74,6 +75,8 @@ def run(args) -> int:
             raise LabUsageError(f"cannot write {args.html}: {exc}") from None
     if args.json:
         print(json.dumps(trace.as_dict(), indent=1))
+    elif args.table:
+        sys.stdout.write(lab_text.render_table(trace))
     elif not args.html:
         sys.stdout.write(lab_text.render_trace(trace, color, args.matrices))
     else:

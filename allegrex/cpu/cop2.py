@@ -6,7 +6,9 @@ Every word of the VFPU opcode space (COP2 except the bvf/bvt branches, opcodes 0
 run loop then advances PC as for any non-branch instruction), or an event code
 (allegrex.cpu.events.EV_*) after filling event[1] (value) and event[3] (extra).
 
-The body forwards to vfpu.exec.execute (decoded through vfpu/table.py).
+The body forwards to vfpu.exec.execute (decoded through vfpu/table.py). It is inlined
+into the run loop so no separately cached copy of it can hold stale VFPU code: vfpu/
+refreshes its own kernels' cache, and the run loop's cache watches vfpu/ too.
 """
 
 from numba import njit
@@ -14,6 +16,6 @@ from numba import njit
 from vfpu.exec import execute as vfpu_execute
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event):
     return vfpu_execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event)

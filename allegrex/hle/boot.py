@@ -9,7 +9,7 @@ from allegrex.hle.kernel import Kernel, RunOptions
 
 MAIN_PRIORITY = 0x20
 MAIN_STACK = 0x40000
-MAIN_ATTR = 0x80004000  # user thread with VFPU access
+MAIN_ATTR = 0x800040FF  # user thread with VFPU access (the low byte reads back set, as for every user thread)
 ARGS_ADDR = 0x08001000  # kernel partition scratch for the argument block before it is copied to the stack
 
 
@@ -54,6 +54,7 @@ def boot(machine, image, options: RunOptions | None = None) -> Kernel:
     module_name = getattr(getattr(image, "module_info", None), "name", None) or "main"
     thread = kernel.threads.create(str(module_name)[:31], image.entry, MAIN_PRIORITY, MAIN_STACK, MAIN_ATTR,
                                    image.gp or 0)
+    thread.deleted_on_exit = True  # the module manager deletes the start thread (and frees its stack) when it returns
     try:
         kernel.threads.start(thread, len(argv0), ARGS_ADDR)
     except MemoryError:

@@ -1,13 +1,14 @@
-"""Cycle cost of HLE calls, one named constant per call class, added to the cycle
-counter for each call. These are estimates (syscall entry/exit through the kernel is a
-few hundred cycles on the Allegrex); the timing model may refine them."""
+"""Cycle cost of HLE calls, one named constant per call class, charged per call to the
+cycle counter (and the timing model's "syscalls" stall row). The figures are the timing
+model's estimates (allegrex.timing.clock.HLE_CALL_CYCLES), so there is one source."""
 
-SYSCALL = 300  # trap, kernel entry, argument checks, return: simple getters and setters
-SYNC = 600  # a thread-manager operation on a sync object (semaphore, flag, mutex)
-THREAD_SWITCH = 1200  # saving one thread's context and dispatching another
-THREAD_CREATE = 4000  # control block, stack allocation and fill
-ALLOC = 1500  # partition allocator walk
-IO = 5000  # file system call through the IO manager (open, close, stat...)
-IO_PER_KIB = 1000  # extra per KiB moved by read/write (memory stick bus, cache)
-DISPLAY = 400  # display controller register access
-TRAMPOLINE = 50  # internal return from a callback or thread entry
+from allegrex.timing.clock import HLE_CALL_CYCLES
+
+SYSCALL = HLE_CALL_CYCLES["syscall"]  # trap, kernel entry, argument checks, return: getters and setters
+SYNC = HLE_CALL_CYCLES["sync"]  # a thread-manager operation on a sync object (semaphore, flag, mutex)
+THREAD_SWITCH = HLE_CALL_CYCLES["thread_switch"]  # saving one thread's context and dispatching another
+THREAD_CREATE = HLE_CALL_CYCLES["thread_create"]  # control block, stack allocation and fill
+ALLOC = HLE_CALL_CYCLES["alloc"]  # partition allocator walk
+IO = HLE_CALL_CYCLES["io"]  # IO manager call (open, close, stat...); the medium's time comes on top
+DISPLAY = HLE_CALL_CYCLES["display"]  # display controller register access
+TRAMPOLINE = 50  # internal return from a callback, handler or thread entry (a few instructions)

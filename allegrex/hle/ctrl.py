@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from allegrex.errors import AllegrexError
 from allegrex.hle import codes, costs
 from allegrex.hle.kernel import VBLANK_HZ
-from allegrex.hle.registry import Ptr, Raw, U32, hle
+from allegrex.hle.registry import Ptr, Raw, hle
 from allegrex.hle.threads import Wait, V0
 
 BUTTONS = {
@@ -108,11 +108,18 @@ def parse_press(spec: str) -> InputEvent:
 
 
 class Ctrl:
+    """The pad is sampled at every vblank (cycle 0) or every `cycle` microseconds into a
+    64-entry buffer. Reads consume the samples taken since the previous read and wait for
+    the next sample when there is none; the latch counts samples since it was last read."""
+
     def __init__(self, kernel):
         self.k = kernel
         self.events = list(kernel.options.input_events)
         self.mode = 0  # 0 digital only, 1 analog
         self.cycle = 0
+        self.cycle_base = 0  # time the cycle was set: samples at cycle_base + n * cycle
+        self.last_read = -1  # the sample taken at power-on (time 0) is unread
+        self.latch_base = 0
         self.latch_prev = 0
         self.latch = [0, 0, 0, 0]  # make, break, press, release
         self.idle_reset = -1
@@ -127,72 +134,121 @@ class Ctrl:
                     analog = ev.analog
         return buttons, analog
 
-    def sample(self) -> bytes:
-        us = self.k.now_us()
+    # --- sample instants ---
+    def _index(self, us: int) -> int:
+        """Number of samples taken at or before `us` (since the cycle was set)."""
+        from allegrex.hle.display import vcount_at
+        if self.cycle == 0:
+            return vcount_at(us)
+        return (max(us, self.cycle_base) - self.cycle_base) // self.cycle
+
+    def samples_between(self, start: int, end: int) -> int:
+        return max(0, self._index(end) - self._index(start))
+
+    def next_sample_us(self, us: int) -> int:
+        from allegrex.hle.display import vblank_us
+        if self.cycle == 0:
+            return vblank_us(self._index(us) + 1)
+        return self.cycle_base + (self._index(us) + 1) * self.cycle
+
+    def set_cycle(self, cycle: int) -> None:
+        now = self.k.now_us()
+        self.update_latch(now)
+        self.cycle, self.cycle_base = cycle, now
+
+    # --- data ---
+    def record(self, us: int, negative: bool = False) -> bytes:
         buttons, (x, y) = self.state(us)
         if self.mode == 0:
             x = y = CENTER
-        self._update_latch(buttons)
+        if negative:
+            buttons = ~buttons & 0xFFFFFFFF
         return ((us & 0xFFFFFFFF).to_bytes(4, "little") + buttons.to_bytes(4, "little")
                 + bytes([x, y]) + bytes(6))
 
-    def _update_latch(self, buttons: int) -> None:
-        changed = buttons ^ self.latch_prev
-        self.latch[0] |= changed & buttons
-        self.latch[1] |= changed & ~buttons
-        self.latch[2] |= buttons
-        self.latch[3] |= ~buttons & 0xFFFFFFFF
-        self.latch_prev = buttons
+    def update_latch(self, now: int) -> int:
+        """Fold the samples since the latch was reset into make/break/press/release; the count."""
+        from allegrex.hle.display import vblank_us
+        count = self.samples_between(self.latch_base, now)
+        for i in range(min(count, 64)):  # the button state can only change at script events
+            buttons, _ = self.state(now - i)
+            changed = buttons ^ self.latch_prev
+            self.latch[0] |= changed & buttons
+            self.latch[1] |= changed & ~buttons & 0xFFFFFFFF
+            self.latch[2] |= buttons
+            self.latch[3] |= ~buttons & 0xFFFFFFFF
+            self.latch_prev = buttons
+        return count
 
 
 LIB = "sceCtrl"
 
 
-def _write_samples(k, addr, count, negative=False) -> int:
-    if count < 1 or count > 64:
-        return codes.signed(codes.INVALID_SIZE)
-    data = k.ctrl.sample()
-    if negative:
-        buttons = (~int.from_bytes(data[4:8], "little")) & 0xFFFFFFFF
-        data = data[:4] + buttons.to_bytes(4, "little") + data[8:]
+MAX_SAMPLES = 64
+
+
+def _fill(k, addr, count, negative, now) -> None:
+    data = k.ctrl.record(now, negative)
     for i in range(count):
         k.memory.write(addr + DATA_SIZE * i, data)
+
+
+def _peek(k, addr, count, negative) -> int:
+    if not 1 <= count <= MAX_SAMPLES:
+        return codes.signed(codes.INVALID_SIZE)
+    _fill(k, addr, count, negative, k.now_us())
     return count
+
+
+def _read(k, addr, count, negative) -> None:
+    """Samples taken since the last read; with none, wait for the next one."""
+    c = k.ctrl
+    if not 1 <= count <= MAX_SAMPLES:
+        k.cpu.regs[V0] = codes.INVALID_SIZE
+        return
+    now = k.now_us()
+    unread = min(MAX_SAMPLES, c.samples_between(c.last_read, now))
+    if unread:
+        n = min(count, unread)
+        _fill(k, addr, n, negative, now)
+        c.last_read = now
+        k.cpu.regs[V0] = n
+        return
+    t = k.threads.current
+    wait = Wait("ctrl")
+    k.cpu.regs[V0] = 0
+    at = c.next_sample_us(now)
+
+    def sampled():
+        if t.wait is wait:
+            _fill(k, addr, 1, negative, at)
+            c.last_read = at
+            c.update_latch(at - 1)  # the sample read here still counts for the latch
+            c.latch_base = at - 1
+            k.threads.wake(t, 1)
+
+    k.threads.block(wait)
+    wait.timer = k.timers.add(at, sampled)
 
 
 @hle(LIB, cost=costs.SYSCALL)
 def sceCtrlPeekBufferPositive(k, data: Ptr, count: int) -> int:
-    return _write_samples(k, data, count)
+    return _peek(k, data, count, False)
 
 
 @hle(LIB, cost=costs.SYSCALL)
 def sceCtrlPeekBufferNegative(k, data: Ptr, count: int) -> int:
-    return _write_samples(k, data, count, negative=True)
-
-
-def _read_blocking(k, data, count, negative) -> None:
-    """Read waits for the next sample (taken at vblank), then returns it."""
-    from allegrex.hle.display import vblank_us
-    t = k.threads.current
-    wait = Wait("ctrl")
-    k.cpu.regs[V0] = 0
-
-    def sampled():
-        if t.wait is wait:
-            k.threads.wake(t, _write_samples(k, data, count, negative))
-
-    k.threads.block(wait)
-    wait.timer = k.timers.add(vblank_us(k.display.vcount() + 1), sampled)
+    return _peek(k, data, count, True)
 
 
 @hle(LIB, cost=costs.SYSCALL)
 def sceCtrlReadBufferPositive(k, data: Ptr, count: int) -> Raw:
-    _read_blocking(k, data, count, False)
+    _read(k, data, count, False)
 
 
 @hle(LIB, cost=costs.SYSCALL)
 def sceCtrlReadBufferNegative(k, data: Ptr, count: int) -> Raw:
-    _read_blocking(k, data, count, True)
+    _read(k, data, count, True)
 
 
 @hle(LIB)
@@ -214,7 +270,8 @@ def sceCtrlGetSamplingMode(k, out: Ptr) -> int:
 def sceCtrlSetSamplingCycle(k, cycle: int) -> int:
     if cycle != 0 and not 5555 <= cycle <= 20000:
         return codes.signed(codes.INVALID_VALUE)
-    old, k.ctrl.cycle = k.ctrl.cycle, cycle
+    old = k.ctrl.cycle
+    k.ctrl.set_cycle(cycle)
     return old
 
 
@@ -227,12 +284,21 @@ def sceCtrlGetSamplingCycle(k, out: Ptr) -> int:
 
 def _latch(k, out, reset) -> int:
     c = k.ctrl
-    c.sample()
+    now = k.now_us()
+    count = c.update_latch(now)
     for i, v in enumerate(c.latch):
         k.memory.write_u32(out + 4 * i, v)
     if reset:
         c.latch = [0, 0, 0, 0]
-    return 1
+        c.latch_base = now
+    else:
+        c.latch_base = now  # the samples are folded in; keep counting from here
+        c.latch_pending = getattr(c, "latch_pending", 0) + count
+        count = c.latch_pending
+    if reset:
+        count += getattr(c, "latch_pending", 0)
+        c.latch_pending = 0
+    return count
 
 
 @hle(LIB)
@@ -253,8 +319,14 @@ def sceCtrlSetIdleCancelThreshold(k, reset: int, back: int) -> int:
     return 0
 
 
+PRIV_REQUIRED = 0x80000023  # a pointer into memory the caller may not write
+
+
 @hle(LIB)
 def sceCtrlGetIdleCancelThreshold(k, reset: Ptr, back: Ptr) -> int:
+    for ptr in (reset, back):
+        if ptr and (ptr & 0x80000000 or not k.memory.is_valid(ptr, 4)):
+            return codes.signed(PRIV_REQUIRED)
     if reset:
         k.memory.write_u32(reset, k.ctrl.idle_reset)
     if back:

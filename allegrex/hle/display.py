@@ -11,14 +11,16 @@ from allegrex.hle.registry import F32
 import numpy as np
 
 from allegrex.hle import codes, costs
-from allegrex.hle.kernel import VBLANK_HZ
-from allegrex.hle.registry import Ptr, Raw, U32, hle
+from allegrex.hle.registry import Ptr, Raw, hle
 from allegrex.hle.threads import Wait, V0
 
 WIDTH, HEIGHT = 480, 272
 FORMAT_565, FORMAT_5551, FORMAT_4444, FORMAT_8888 = 0, 1, 2, 3
 BYTES_PER_PIXEL = {FORMAT_565: 2, FORMAT_5551: 2, FORMAT_4444: 2, FORMAT_8888: 4}
 SETBUF_IMMEDIATE, SETBUF_NEXTFRAME = 0, 1
+MAX_STRIDE = 4096  # wider buffers are accepted but not turned into pictures
+VRAM_BASE, VRAM_BYTES = 0x04000000, 0x00200000
+RAM_BASE, RAM_BYTES_MAX = 0x08000000, 0x04000000
 HSYNC_PER_FRAME = 286
 
 
@@ -66,6 +68,7 @@ class Display:
         self.pending = None  # frame buffer set for the next frame
         self.pending_vcount = 0
         self.frames_written = 0
+        self.hcount_offset = 0
         self.frames_timer = None
         self.screenshots = 0
         if kernel.options.frames_dir:
@@ -85,13 +88,18 @@ class Display:
             self.latch()
         return self.topaddr, self.stride, self.format
 
+    def latched(self):
+        """What the next frame will show."""
+        self.current()
+        return self.pending if self.pending is not None else (self.topaddr, self.stride, self.format)
+
     def image(self, final: bool = False):
         """The displayed frame as an RGBA array, or None when no frame buffer is set.
         final: the run is over, so a pending buffer counts as shown."""
         if final:
             self.latch()
         self.current()
-        if not self.topaddr:
+        if not self.topaddr or not WIDTH <= self.stride <= MAX_STRIDE:
             return None
         size = self.stride * HEIGHT * BYTES_PER_PIXEL[self.format]
         if not self.k.memory.is_valid(self.topaddr, size):
@@ -122,8 +130,11 @@ class Display:
         self.latch()
         every = max(1, self.k.options.frames_every)
         if n % every == 0 and self.topaddr and self.k.threads.any_alive():
-            self.save_png(os.path.join(self.k.options.frames_dir, f"frame_{n:06d}.png"))
-            self.frames_written += 1
+            try:
+                self.save_png(os.path.join(self.k.options.frames_dir, f"frame_{n:06d}.png"))
+                self.frames_written += 1
+            except OSError as exc:
+                self.k.warn_once("frames", f"cannot write frames: {exc}")
         if self.k.threads.any_alive():
             self._arm_frame_timer()
 
@@ -137,12 +148,17 @@ LIB = "sceDisplay"
 
 
 @hle(LIB, cost=costs.DISPLAY)
-def sceDisplaySetMode(k, mode: int, width: int, height: int) -> int:
-    if mode != 0 or width <= 0 or height <= 0 or width > WIDTH or height > HEIGHT:
-        return codes.signed(codes.INVALID_MODE if mode != 0 else codes.INVALID_SIZE)
+def sceDisplaySetMode(k, mode: int, width: int, height: int) -> Raw:
+    """Only the LCD mode exists; a valid call takes effect at the next vblank and waits for it."""
+    if mode != 0:
+        k.cpu.regs[V0] = codes.INVALID_MODE
+        return
+    if (width, height) != (WIDTH, HEIGHT):
+        k.cpu.regs[V0] = codes.INVALID_SIZE
+        return
     d = k.display
     d.mode, d.width, d.height = mode, width, height
-    return 0
+    _wait_vblank(k, False)
 
 
 @hle(LIB, cost=costs.DISPLAY)
@@ -154,21 +170,35 @@ def sceDisplayGetMode(k, mode: Ptr, width: Ptr, height: Ptr) -> int:
     return 0
 
 
+def _valid_framebuffer_address(addr: int) -> bool:
+    phys = addr & 0x1FFFFFFF
+    in_vram = VRAM_BASE <= phys < VRAM_BASE + VRAM_BYTES
+    in_ram = RAM_BASE <= phys < RAM_BASE + RAM_BYTES_MAX
+    return (in_vram or in_ram) and not addr & 0xF
+
+
 @hle(LIB, cost=costs.DISPLAY)
 def sceDisplaySetFrameBuf(k, topaddr: Ptr, stride: int, fmt: int, sync: int) -> int:
+    """Latched (next frame) sets may change everything; an immediate set may only move
+    the address, keeping the latched stride and format (as measured on hardware)."""
     if sync not in (SETBUF_IMMEDIATE, SETBUF_NEXTFRAME):
         return codes.signed(codes.INVALID_MODE)
-    if topaddr and (stride < 512 or stride & 63):
-        return codes.signed(codes.INVALID_SIZE)
-    if fmt not in BYTES_PER_PIXEL:
+    if not 0 <= fmt <= FORMAT_8888:
         return codes.signed(codes.INVALID_FORMAT)
-    if topaddr & 0xF:
+    if topaddr and not _valid_framebuffer_address(topaddr):
         return codes.signed(codes.INVALID_POINTER)
+    if topaddr and (stride == 0 or stride & 63):
+        return codes.signed(codes.INVALID_SIZE)
     d = k.display
+    latched = d.latched()
     if sync == SETBUF_IMMEDIATE:
+        if (stride, fmt) != latched[1:]:
+            return codes.signed(codes.INVALID_MODE)
         d.topaddr, d.stride, d.format = topaddr, stride, fmt
         d.pending = None
     else:
+        d.current()
+        d.stride, d.format = stride, fmt  # measured: stride and format apply at once, the address at vblank
         d.pending = (topaddr, stride, fmt)
         d.pending_vcount = d.vcount()
     return 0
@@ -177,7 +207,7 @@ def sceDisplaySetFrameBuf(k, topaddr: Ptr, stride: int, fmt: int, sync: int) -> 
 @hle(LIB, cost=costs.DISPLAY)
 def sceDisplayGetFrameBuf(k, topaddr: Ptr, stride: Ptr, fmt: Ptr, sync: int) -> int:
     d = k.display
-    cur = d.pending if (sync == SETBUF_NEXTFRAME and d.pending) else d.current()
+    cur = d.latched() if sync == SETBUF_NEXTFRAME else d.current()
     for ptr, value in zip((topaddr, stride, fmt), cur):
         if ptr:
             k.memory.write_u32(ptr, value)
@@ -214,14 +244,22 @@ def sceDisplayWaitVblankStartCB(k) -> Raw:
     _wait_vblank(k, True)
 
 
+def _wait_in_or_for_vblank(k, cb: bool) -> None:
+    """Return 1 at once inside a vblank, else wait for the next one (and return 0)."""
+    if _into_frame(k) < VBLANK_LENGTH_US:
+        k.cpu.regs[V0] = 1
+        return
+    _wait_vblank(k, cb)
+
+
 @hle(LIB, cost=costs.DISPLAY)
 def sceDisplayWaitVblank(k) -> Raw:
-    _wait_vblank(k, False)
+    _wait_in_or_for_vblank(k, False)
 
 
 @hle(LIB, cost=costs.DISPLAY)
 def sceDisplayWaitVblankCB(k) -> Raw:
-    _wait_vblank(k, True)
+    _wait_in_or_for_vblank(k, True)
 
 
 @hle(LIB, cost=costs.DISPLAY)
@@ -240,29 +278,45 @@ def sceDisplayWaitVblankStartMultiCB(k, count: int) -> Raw:
     _wait_vblank(k, True, count)
 
 
+VBLANK_LENGTH_US = 731.5  # measured on hardware (pspautotests display/isstate)
+VSYNC_START_US = 631.5  # the vsync pulse comes late in the vblank
+
+
+def _into_frame(k) -> int:
+    return k.now_us() - vblank_us(k.display.vcount())
+
+
 @hle(LIB, cost=costs.DISPLAY)
 def sceDisplayIsVblank(k) -> int:
-    frame_us = 1e6 / VBLANK_HZ
-    into = k.now_us() - vblank_us(k.display.vcount())
-    return 1 if into >= frame_us * 272 / HSYNC_PER_FRAME else 0
+    return 1 if _into_frame(k) < VBLANK_LENGTH_US else 0
 
 
 @hle(LIB, cost=costs.DISPLAY)
 def sceDisplayIsVsync(k) -> int:
-    return 0
+    return 1 if VSYNC_START_US <= _into_frame(k) < VBLANK_LENGTH_US else 0
 
 
 @hle(LIB, cost=costs.DISPLAY)
 def sceDisplayGetCurrentHcount(k) -> int:
-    frame_us = 1e6 / VBLANK_HZ
     into = k.now_us() - vblank_us(k.display.vcount())
-    return int(into * HSYNC_PER_FRAME / frame_us)
+    return into * HSYNC_PER_FRAME * VBLANK_MICROHZ // 10**12 + 1  # lines are counted from 1
+
+
+def _hcount_total(k) -> int:
+    return k.now_us() * HSYNC_PER_FRAME * VBLANK_MICROHZ // 10**12
 
 
 @hle(LIB, cost=costs.DISPLAY)
 def sceDisplayGetAccumulatedHcount(k) -> int:
-    frame_us = 1e6 / VBLANK_HZ
-    return int(k.now_us() * HSYNC_PER_FRAME / frame_us) & 0xFFFFFFFF
+    return (_hcount_total(k) + k.display.hcount_offset) & 0x7FFFFFFF  # measured: wraps from INT_MAX to 0
+
+
+@hle(LIB, cost=costs.DISPLAY)
+def sceDisplayAdjustAccumulatedHcount(k, value: int) -> int:
+    if value < 0:
+        return codes.signed(codes.INVALID_VALUE)
+    k.display.hcount_offset = value - _hcount_total(k)
+    return 0
 
 
 @hle(LIB, cost=costs.DISPLAY)

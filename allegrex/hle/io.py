@@ -11,8 +11,10 @@ import time
 
 from allegrex.hle import codes, costs
 from allegrex.hle.kernel import HleStop
-from allegrex.hle.registry import CStr, Ptr, Raw, S64, U32, hle
+from allegrex.hle.registry import CStr, Ptr, S64, U32, hle, write64
 from allegrex.hle.sandbox import Sandbox, SandboxRefusal, UnknownDevice, Unmapped
+from allegrex.hle.threads import Wait
+from allegrex.timing.clock import MEMSTICK_BYTES_PER_SECOND, MEMSTICK_OP_LATENCY_US
 
 O_RDONLY, O_WRONLY, O_RDWR, O_NBLOCK, O_DIROPEN = 1, 2, 3, 4, 8
 O_APPEND, O_CREAT, O_TRUNC, O_EXCL = 0x100, 0x200, 0x400, 0x800
@@ -105,14 +107,12 @@ class IoManager:
                              f"(pass --{device} DIR; only the program's own folder is mapped)")
             return codes.signed(codes.NO_SUCH_DEVICE)
         except UnknownDevice as exc:
-            device = str(exc).split()[1] if " " in str(exc) else ""
-            if device.rstrip(":") not in ("disc0", "umd0", "umd1", "flash0", "flash1", "flash2", "host1"):
-                self.refuse(f"refused guest path {path!r}: {exc}")
+            self.refuse(f"refused guest path {path!r}: {exc}")
             return codes.signed(codes.NO_SUCH_DEVICE)
 
     def refuse(self, message: str) -> None:
         self.k.sandbox_refusals.append(message)
-        self.k.warn(f"sandbox: {message}")
+        self.k.warn_once(("sandbox", message), f"sandbox: {message}")  # each distinct attempt once
         if self.k.options.strict:
             raise HleStop("sandbox", message)
 
@@ -191,7 +191,6 @@ class IoManager:
         data = f.handle.read(size)
         if data:
             self.k.memory.write(addr, data)
-        self._charge(len(data))
         return len(data)
 
     def write(self, fd, addr, size) -> int:
@@ -201,7 +200,6 @@ class IoManager:
         if size < 0:
             return codes.signed(codes.INVALID_SIZE)
         data = self.k.memory.read(addr, size) if size else b""
-        self._charge(len(data))
         if f.kind != "file":
             self.write_stream(f.kind, data)
             return size
@@ -221,25 +219,28 @@ class IoManager:
         base = {0: 0, 1: f.handle.tell(), 2: os.fstat(f.handle.fileno()).st_size}[whence]
         pos = base + offset
         if pos < 0:
-            return codes.signed(codes.ERRNO_INVALID_ARGUMENT)
+            return -1  # measured: a seek before the start answers -1, not an error code
         f.handle.seek(pos)
         return pos
-
-    def _charge(self, nbytes) -> None:
-        extra = (nbytes * costs.IO_PER_KIB) // 1024
-        self.k.cpu.counters[0] += extra
-        self.k.hle_cycles += extra
 
 
 def _io(k) -> IoManager:
     return k.io
 
 
-def _driver_call(k, result):
-    """A call that reached a file system driver: the caller waits for the driver's
-    thread, so threads of its own priority run first (the PSP reschedules here)."""
-    k.threads.yield_current()
-    return result
+def memstick_us(nbytes: int) -> int:
+    """How long the memory stick takes for one request moving `nbytes` (timing model)."""
+    return MEMSTICK_OP_LATENCY_US + nbytes * 1_000_000 // MEMSTICK_BYTES_PER_SECOND
+
+
+def _driver_call(k, result, nbytes: int = 0):
+    """A call that reached the file system driver: the caller sleeps while the medium
+    works (other threads run meanwhile) and gets `result` when it is done."""
+    if k.threads.current is None or k.interrupts:
+        return result
+    k.cpu.regs[2] = result & 0xFFFFFFFF
+    k.threads.block(Wait("io", data=result), timeout_us=memstick_us(nbytes))
+    return None
 
 
 LIB = "IoFileMgrForUser"
@@ -253,25 +254,27 @@ def sceIoOpen(k, path: CStr, flags: int, mode: int) -> int:
     return _driver_call(k, fd) if fd >= 0 or fd == codes.signed(codes.ERRNO_FILE_NOT_FOUND) else fd
 
 
+def _file_call(k, fd, op, moves_data: bool):
+    f = k.io.files.get(fd)
+    result = op()
+    if f is None or f.kind != "file":
+        return result
+    return _driver_call(k, result, result if moves_data and result > 0 else 0)
+
+
 @hle(LIB, cost=costs.IO)
 def sceIoClose(k, fd: int) -> int:
-    f = k.io.files.get(fd)
-    result = k.io.close(fd)
-    return _driver_call(k, result) if f is not None and f.kind == "file" else result
+    return _file_call(k, fd, lambda: k.io.close(fd), False)
 
 
 @hle(LIB, cost=costs.IO)
 def sceIoRead(k, fd: int, addr: Ptr, size: int) -> int:
-    f = k.io.files.get(fd)
-    result = k.io.read(fd, addr, size)
-    return _driver_call(k, result) if f is not None and f.kind == "file" else result
+    return _file_call(k, fd, lambda: k.io.read(fd, addr, size), True)
 
 
 @hle(LIB, cost=costs.IO)
 def sceIoWrite(k, fd: int, addr: Ptr, size: int) -> int:
-    f = k.io.files.get(fd)
-    result = k.io.write(fd, addr, size)
-    return _driver_call(k, result) if f is not None and f.kind == "file" else result
+    return _file_call(k, fd, lambda: k.io.write(fd, addr, size), True)
 
 
 @hle(LIB, cost=costs.IO)
@@ -346,7 +349,7 @@ def _finish_async(k, fd, res_ptr, poll) -> int:
     if f.async_result is None:
         return 1 if poll else codes.signed(codes.NO_ASYNC_OP)
     if res_ptr:
-        k.memory.write_u64(res_ptr, f.async_result & 0xFFFFFFFFFFFFFFFF)
+        write64(k.memory, res_ptr, f.async_result & 0xFFFFFFFFFFFFFFFF)
     f.async_result = None
     if getattr(f, "pending_close", False):
         if f.handle is not None:
@@ -416,13 +419,12 @@ def sceIoGetstat(k, path: CStr, out: Ptr) -> int:
     r = k.io.resolve(path or "")
     if isinstance(r, int):
         return r
-    k.threads.yield_current()
     try:
         st = os.stat(r.host)
     except OSError:
-        return codes.signed(codes.ERRNO_FILE_NOT_FOUND)
+        return _driver_call(k, codes.signed(codes.ERRNO_FILE_NOT_FOUND))
     k.memory.write(out, _stat_bytes(st))
-    return 0
+    return _driver_call(k, 0)
 
 
 @hle(LIB, cost=costs.IO)
@@ -478,9 +480,13 @@ def _path_op(k, path, op) -> int:
     r = k.io.resolve(path or "")
     if isinstance(r, int):
         return r
-    k.threads.yield_current()  # the driver works on it (see _driver_call)
+    return _driver_call(k, _host_op(op, r.host))
+
+
+def _host_op(op, host) -> int:
+    """Run a host file operation; the PSP error code for what went wrong."""
     try:
-        op(r.host)
+        op(host)
     except FileExistsError:
         return codes.signed(codes.ERRNO_FILE_EXISTS)
     except FileNotFoundError:
@@ -526,7 +532,10 @@ def sceIoRename(k, old: CStr, new: CStr) -> int:
         return r_new
     if r_old.device != r_new.device:
         return codes.signed(CROSS_DEVICE)
-    k.threads.yield_current()
+    return _driver_call(k, _rename(r_old, r_new, old))
+
+
+def _rename(r_old, r_new, old) -> int:
     name = r_new.guest.rsplit("/", 1)[-1]
     if any(c in (old or "") + name for c in "*?"):
         return codes.signed(codes.ERRNO_INVALID_ARGUMENT)
@@ -549,9 +558,7 @@ def sceIoChdir(k, path: CStr) -> int:
     r = k.io.resolve(path or "")
     if isinstance(r, int):
         return r
-    if not os.path.isdir(r.host):
-        return codes.signed(codes.ERRNO_FILE_NOT_FOUND)
-    k.io.cwd = r.guest
+    k.io.cwd = r.guest  # measured: the firmware does not check that the folder exists
     return 0
 
 

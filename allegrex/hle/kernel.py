@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from allegrex.cpu.state import CYCLES, INSTRUCTIONS, PC, NPC, GPR_NAMES
 from allegrex.errors import AllegrexError, GuestMemoryError
 from allegrex.hle import costs, registry
+from allegrex.timing import charge_hle, counters as timing_counters
 
 SYSCALL_BASE = 0x1000  # first syscall code we hand out; codes are 20-bit fields
 JR_RA = 0x03E00008
@@ -27,6 +28,22 @@ DEFAULT_EPOCH = 1262304000  # 2010-01-01 00:00:00 UTC: the settable, fixed wall-
 
 def syscall_word(code: int) -> int:
     return ((code & 0xFFFFF) << 6) | 0x0C
+
+
+INTERRUPT_STACK_TOP = 0x08010000  # kernel partition: stack for interrupt handlers (64 KiB below)
+
+
+def _interrupt_returned(k) -> None:
+    saved, thread, on_return = k.interrupts.pop()
+    result = int(k.cpu.regs[2])
+    k.cpu.load_context(saved)
+    on_return(result)
+    if k.pending_interrupts:
+        k.run_interrupt(*k.pending_interrupts.pop(0))
+
+
+class IllegalContext(Exception):
+    """A call that would wait was made from an interrupt handler."""
 
 
 class HleStop(AllegrexError):
@@ -168,6 +185,9 @@ class Kernel:
         self.sdk_version = 0
         self.compiler_version = 0
         self._trampolines: dict[str, int] = {}
+        self.interrupts: list = []  # (saved context, thread, on_return) of running handlers
+        self.intr_enabled = 1  # sceKernelCpuSuspendIntr clears it: timers wait until it is set again
+        self.pending_interrupts: list = []
         self._trampoline_next = TRAMPOLINE_ADDR
         # library state, one object per group
         from allegrex.hle import threads, sysmem, io, display, ctrl, utility
@@ -258,8 +278,7 @@ class Kernel:
             self.request_stop("unknown-import", f"called unimplemented import {entry.describe()} "
                               f"from 0x{(ra - 8) & 0xFFFFFFFF:08x} (ra=0x{ra:08x})", 1)
             return
-        self.cpu.counters[CYCLES] += entry.cost
-        self.hle_cycles += entry.cost
+        self.charge(entry.cost)
         self.call_counts[entry.name] = self.call_counts.get(entry.name, 0) + 1
         try:
             args = entry.read_args(self.cpu, self.memory)
@@ -270,27 +289,70 @@ class Kernel:
         except HleStop as exc:
             self.request_stop(exc.kind, f"{entry.library}.{entry.name} called from 0x{ra:08x}: {exc}",
                               exc.exit_code)
+        except IllegalContext:
+            self.cpu.regs[2] = 0x80020064  # SCE_KERNEL_ERROR_ILLEGAL_CONTEXT: waiting inside an interrupt
+        except AttributeError as exc:
+            if self.interrupts and self.threads.current is None:  # a thread call with no thread
+                self.cpu.regs[2] = 0x80020064
+            else:
+                self.request_stop("hle-error", f"internal error in {entry.library}.{entry.name} called from "
+                                  f"0x{ra:08x}: {exc.__class__.__name__}: {exc}", 1)
         except (ArithmeticError, ValueError, IndexError, KeyError, TypeError) as exc:
             # a bug in allegrex's HLE, not in the guest: stop with a clear line, not a traceback
             self.request_stop("hle-error", f"internal error in {entry.library}.{entry.name} called from "
                               f"0x{ra:08x}: {exc.__class__.__name__}: {exc}", 1)
         self.threads.reschedule()
 
-    def current_function_caller(self) -> int:
-        return int(self.cpu.regs[31])
+    def charge(self, cycles: int) -> None:
+        """Cycles of kernel work for one call: the cycle counter, the timing model's
+        'syscalls' stall row and call count (allegrex.timing.charge_hle)."""
+        charge_hle(self.machine, cycles)
+        self.hle_cycles += cycles
+
+    def set_clock(self, cpu_mhz: int, bus_mhz: int) -> None:
+        """scePower changed the clocks: time runs at the new rate from now on, and the
+        timing model charges memory at the new bus ratio."""
+        self.clock.set_mhz(cpu_mhz, bus_mhz)
+        timing = getattr(self.machine, "timing", None)
+        if timing is not None:
+            timing.set_clock(cpu_mhz, bus_mhz, self.clock.cycles)
+
+    # --- interrupt handlers (alarms, vtimers, vblank) ---
+    def run_interrupt(self, func: int, args: tuple, on_return) -> None:
+        """Run guest `func(*args)` now, in interrupt context on a kernel stack, on top of
+        whatever runs; on_return(v0) is called when it returns. Handlers never nest: one
+        that falls due meanwhile waits its turn."""
+        if self.interrupts:
+            self.pending_interrupts.append((func, args, on_return))
+            return
+        cpu = self.cpu
+        saved = cpu.save_context()
+        regs = saved[0].copy()
+        for i, value in enumerate(args):
+            regs[4 + i] = value & 0xFFFFFFFF
+        regs[29] = INTERRUPT_STACK_TOP
+        regs[31] = self.trampoline("interrupt-return", _interrupt_returned)
+        if self.image is not None and self.image.gp:
+            regs[28] = self.image.gp
+        regs[PC], regs[NPC] = func, func + 4
+        self.interrupts.append((saved, self.threads.current, on_return))
+        cpu.load_context((regs, saved[1].copy(), saved[2].copy(), saved[3].copy()))
+        self.cpu.counters[CYCLES] += costs.THREAD_SWITCH
 
     # --- time ---
     def now_us(self) -> int:
         return self.clock.now_us()
 
     def fire_timers(self) -> None:
+        if not self.intr_enabled:
+            return
         for action in self.timers.pop_due(self.clock.now_us()):
             action()
 
     def idle_until_next_event(self) -> bool:
         """Every thread waits: jump time to the next deadline. False when there is none."""
         deadline = self.timers.next_deadline()
-        if deadline is None:
+        if deadline is None or not self.intr_enabled:  # with interrupts off no timer can wake anyone
             return False
         added = self.clock.advance_to(deadline)
         self.idle_cycles += added
@@ -306,18 +368,24 @@ class Kernel:
         max_cycles = None
         self.threads.reschedule()
         while self.stop is None:
-            if self.threads.current is None:
+            if self.threads.current is None and not self.interrupts:
                 if not self.threads.any_alive():
                     self.request_stop("threads-ended", "every thread has exited", 0)
                     break
                 if not self.idle_until_next_event():
-                    self.request_stop("deadlock", "deadlock: every thread waits and nothing can wake one\n"
-                                      + self.threads.describe_waits(), 1)
+                    if self.quit_via_exit_callback():
+                        continue
+                    if self.threads.all_sleeping():
+                        self.request_stop("sleeping", "every thread sleeps: the program waits for the user "
+                                          "to quit (HOME) and has no exit callback", 0)
+                    else:
+                        self.request_stop("deadlock", "deadlock: every thread waits and nothing can wake one\n"
+                                          + self.threads.describe_waits(), 1)
                     break
                 continue
             # run until the next timer deadline or the simulated-time limit, whichever is first
             limit = None
-            deadline = self.timers.next_deadline()
+            deadline = self.timers.next_deadline() if self.intr_enabled else None
             cycles = self.clock.cycles
             if deadline is not None:
                 limit = self.clock.cycles_at(deadline)
@@ -348,6 +416,19 @@ class Kernel:
                 progress(self)
         self.io.flush_all()
         return self.stop
+
+    def quit_via_exit_callback(self) -> bool:
+        """Every thread sleeps and the program registered an exit callback: do what the
+        HOME menu's "quit" does, once, so the program ends through its own exit path."""
+        from allegrex.hle.threads import Callback
+        cb = self.get(getattr(self, "exit_callback", 0), Callback)
+        if cb is None or getattr(self, "exit_requested", False):
+            return False
+        self.exit_requested = True
+        self.warn("every thread sleeps: quitting through the program's exit callback, as HOME > Quit would")
+        self.threads.notify(cb, 0)
+        self.threads.reschedule()
+        return True
 
     def fault_report(self, event, what: str | None = None) -> str:
         if event.kind == "fault" and hasattr(self.machine, "fault"):
@@ -383,4 +464,5 @@ class Kernel:
             "unknown_imports": [u.describe() for u in self.unknown_imports],
             "sandbox_refusals": list(self.sandbox_refusals),
             "frames_written": self.display.frames_written,
+            "counters": timing_counters.snapshot(counters),
         }

@@ -3,7 +3,7 @@ interrupt masking (UtilsForUser, Kernel_Library), power locks (sceSuspendForUser
 and the GE (sceGe_user), which is out of scope: reported once, answered harmlessly."""
 
 from allegrex.hle import codes
-from allegrex.hle.registry import CStr, Ptr, U32, hle, alias
+from allegrex.hle.registry import Ptr, U32, hle, alias
 from allegrex.hle import threads
 
 # --- exit ---
@@ -71,7 +71,7 @@ KL = "Kernel_Library"
 
 @hle(KL)
 def sceKernelCpuSuspendIntr(k) -> int:
-    was = getattr(k, "intr_enabled", 1)
+    was = k.intr_enabled
     k.intr_enabled = 0
     return was
 
@@ -95,7 +95,7 @@ def sceKernelIsCpuIntrSuspended(k, flags: int) -> int:
 
 @hle(KL)
 def sceKernelIsCpuIntrEnable(k) -> int:
-    return getattr(k, "intr_enabled", 1)
+    return k.intr_enabled
 
 
 @hle(KL)
@@ -118,25 +118,50 @@ alias(KL, "sceKernelGetThreadId", threads.sceKernelGetThreadId)
 IM = "InterruptManager"
 
 
+def _vblank(k):
+    from allegrex.hle.timers import VblankHandlers
+    if not hasattr(k, "vblank_handlers"):
+        k.vblank_handlers = VblankHandlers(k)
+    return k.vblank_handlers
+
+
 @hle(IM)
 def sceKernelRegisterSubIntrHandler(k, intr: int, sub: int, handler: Ptr, arg: Ptr) -> int:
-    k.warn_once(("intr", intr), f"interrupt handlers (interrupt {intr}) are registered but never called")
+    from allegrex.hle.timers import VBLANK_INTERRUPT
+    if intr != VBLANK_INTERRUPT:
+        k.warn_once(("intr", intr), f"interrupt {intr} handlers are registered but never called")
+        return 0
+    v = _vblank(k)
+    if sub in v.handlers:
+        return codes.signed(0x80020068)  # SCE_KERNEL_ERROR_FOUND_HANDLER
+    v.handlers[sub] = [handler, arg, False]
     return 0
 
 
 @hle(IM)
 def sceKernelReleaseSubIntrHandler(k, intr: int, sub: int) -> int:
+    v = _vblank(k)
+    if v.handlers.pop(sub, None) is None and intr == 30:
+        return codes.signed(0x80020069)  # SCE_KERNEL_ERROR_NOTFOUND_HANDLER
+    return 0
+
+
+def _enable(k, intr, sub, on) -> int:
+    v = _vblank(k)
+    if intr == 30 and sub in v.handlers:
+        v.handlers[sub][2] = on
+        v.arm()
     return 0
 
 
 @hle(IM)
 def sceKernelEnableSubIntr(k, intr: int, sub: int) -> int:
-    return 0
+    return _enable(k, intr, sub, True)
 
 
 @hle(IM)
 def sceKernelDisableSubIntr(k, intr: int, sub: int) -> int:
-    return 0
+    return _enable(k, intr, sub, False)
 
 
 # --- power locks ---

@@ -11,7 +11,7 @@ PLL_MHZ = 333
 def _set(k, cpu, bus) -> int:
     if not 1 <= cpu <= 333 or not 1 <= bus <= 166:
         return codes.signed(codes.INVALID_VALUE)
-    k.clock.set_mhz(cpu, bus)
+    k.set_clock(cpu, bus)
     return 0
 
 

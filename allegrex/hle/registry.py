@@ -55,6 +55,29 @@ V0, V1 = 2, 3
 CSTR_LIMIT = 1024  # PSP path and name arguments are far shorter
 
 
+def read64(memory, addr: int) -> int:
+    """A 64-bit value the guest keeps as two words (SceKernelSysClock, u64 ticks): only
+    word alignment is required, as on the PSP."""
+    return memory.read_u32(addr) | (memory.read_u32(addr + 4) << 32)
+
+
+def write64(memory, addr: int, value: int) -> None:
+    memory.write_u32(addr, value & 0xFFFFFFFF)
+    memory.write_u32(addr + 4, (value >> 32) & 0xFFFFFFFF)
+
+
+def read_cstr(memory, addr: int, limit: int = CSTR_LIMIT) -> str:
+    """A guest C string: one slice of the memory array when the whole window is mapped
+    (the common case), else the checked byte-by-byte reader."""
+    if memory.is_valid(addr, limit):
+        off = memory.span(addr, limit)
+        window = memory.mem[off:off + limit].tobytes()
+        end = window.find(b"\0")
+        if end >= 0:
+            return window[:end].decode("latin-1")
+    return memory.read_cstring(addr, limit).decode("latin-1")
+
+
 @dataclass
 class HleFunction:
     library: str
@@ -77,7 +100,7 @@ class HleFunction:
             elif kind == "u32":
                 out.append(lo)
             elif kind == "cstr":
-                out.append(memory.read_cstring(lo, CSTR_LIMIT).decode("latin-1") if lo else None)
+                out.append(read_cstr(memory, lo) if lo else None)
             else:  # 64-bit pair
                 value = lo | (int(cpu.regs[index + 1]) << 32)
                 if kind == "s64" and value & (1 << 63):

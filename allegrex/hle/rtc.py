@@ -6,9 +6,10 @@ a microsecond since 0001-01-01 00:00:00 UTC.
 """
 
 import calendar
+import re
 
-from allegrex.hle import codes, costs
-from allegrex.hle.registry import Ptr, S64, U32, U64, hle
+from allegrex.hle import codes
+from allegrex.hle.registry import Ptr, S64, U32, U64, hle, read64, write64
 
 TICKS_PER_SECOND = 1_000_000
 EPOCH_TICKS = 62135596800 * TICKS_PER_SECOND  # 0001-01-01 -> 1970-01-01
@@ -102,13 +103,13 @@ def sceKernelGetSystemTimeLow(k) -> U32:
 
 @hle(TM)
 def sceKernelGetSystemTime(k, out: Ptr) -> int:
-    k.memory.write_u64(out, k.now_us())
+    write64(k.memory, out, k.now_us())
     return 0
 
 
 @hle(TM)
 def sceKernelUSec2SysClock(k, us: U32, out: Ptr) -> int:
-    k.memory.write_u64(out, us)
+    write64(k.memory, out, us)
     return 0
 
 
@@ -119,7 +120,7 @@ def sceKernelUSec2SysClockWide(k, us: U32) -> U64:
 
 @hle(TM)
 def sceKernelSysClock2USec(k, clock: Ptr, hi: Ptr, lo: Ptr) -> int:
-    value = k.memory.read_u64(clock)
+    value = read64(k.memory, clock)
     if hi:
         k.memory.write_u32(hi, value // 1_000_000)
     if lo:
@@ -176,7 +177,7 @@ def sceRtcGetTickResolution(k) -> int:
 
 @hle(RTC)
 def sceRtcGetCurrentTick(k, out: Ptr) -> int:
-    k.memory.write_u64(out, current_tick(k))
+    write64(k.memory, out, current_tick(k))
     return 0
 
 
@@ -235,24 +236,27 @@ def sceRtcCheckValid(k, time_ptr: Ptr) -> int:
 
 @hle(RTC)
 def sceRtcGetTick(k, time_ptr: Ptr, tick_ptr: Ptr) -> int:
-    k.memory.write_u64(tick_ptr, tick_from_fields(*read_psptime(k, time_ptr)))
+    fields = read_psptime(k, time_ptr)
+    if not 1 <= fields[0] <= 9999:  # only the year is checked; other fields roll over
+        return codes.signed(codes.INVALID_VALUE)
+    write64(k.memory, tick_ptr, tick_from_fields(*fields))
     return 0
 
 
 @hle(RTC)
 def sceRtcSetTick(k, time_ptr: Ptr, tick_ptr: Ptr) -> int:
-    write_psptime(k, time_ptr, k.memory.read_u64(tick_ptr))
+    write_psptime(k, time_ptr, read64(k.memory, tick_ptr))
     return 0
 
 
 @hle(RTC)
 def sceRtcCompareTick(k, a: Ptr, b: Ptr) -> int:
-    x, y = k.memory.read_u64(a), k.memory.read_u64(b)
+    x, y = read64(k.memory, a), read64(k.memory, b)
     return (x > y) - (x < y)
 
 
 def _tick_add(k, dst, src, delta_ticks) -> int:
-    k.memory.write_u64(dst, (k.memory.read_u64(src) + delta_ticks) & U64_MASK)
+    write64(k.memory, dst, (read64(k.memory, src) + delta_ticks) & U64_MASK)
     return 0
 
 
@@ -273,15 +277,16 @@ for _name, _unit, _wide in (("Ticks", 1, True), ("Microseconds", 1, True), ("Sec
 
 
 def _add_months(k, dst, src, months) -> int:
-    tick = k.memory.read_u64(src)
+    tick = read64(k.memory, src)
     days, rest = divmod(tick, DAY_US)
     year, month, day = civil_from_days(days)
     total = year * 12 + (month - 1) + months
     year, month = divmod(total, 12)
     month += 1
-    if year >= 1:
-        day = min(day, calendar.monthrange(year % 400 + 2000, month)[1])  # same leap pattern every 400 years
-    k.memory.write_u64(dst, (days_from_civil(year, month, day) * DAY_US + rest) & U64_MASK)
+    if not 1 <= year <= 9999:
+        return 0  # measured: success, but the destination is left alone
+    day = min(day, calendar.monthrange(year, month)[1])
+    write64(k.memory, dst, (days_from_civil(year, month, day) * DAY_US + rest) & U64_MASK)
     return 0
 
 
@@ -314,7 +319,7 @@ def sceRtcSetTime_t(k, time_ptr: Ptr, t: U32) -> int:
 
 @hle(RTC)
 def sceRtcGetTime64_t(k, time_ptr: Ptr, out: Ptr) -> int:
-    k.memory.write_u64(out, _unix_seconds(read_psptime(k, time_ptr)) & U64_MASK)
+    write64(k.memory, out, _unix_seconds(read_psptime(k, time_ptr)) & U64_MASK)
     return 0
 
 
@@ -327,12 +332,8 @@ def sceRtcSetTime64_t(k, time_ptr: Ptr, t: U64) -> int:
 @hle(RTC)
 def sceRtcGetDosTime(k, time_ptr: Ptr, out: Ptr) -> int:
     year, month, day, hour, minute, second, _ = read_psptime(k, time_ptr)
-    if year < 1980:
-        k.memory.write_u32(out, 0)
-        return codes.signed(codes.INVALID_VALUE)
-    if year >= 2108:
-        k.memory.write_u32(out, 0xFF9FBF7D)  # the last DOS date, 2107-12-31 23:59:58
-        return codes.signed(codes.INVALID_VALUE)
+    if year < 1980 or year >= 2108:
+        return -1  # measured: outside the DOS date range the call answers -1
     value = ((year - 1980) << 25) | (month << 21) | (day << 16) | (hour << 11) | (minute << 5) | (second >> 1)
     k.memory.write_u32(out, value & 0xFFFFFFFF)
     return 0
@@ -348,8 +349,14 @@ def sceRtcSetDosTime(k, time_ptr: Ptr, dos: U32) -> int:
 
 @hle(RTC)
 def sceRtcGetWin32FileTime(k, time_ptr: Ptr, out: Ptr) -> int:
-    tick = tick_from_fields(*read_psptime(k, time_ptr))
-    k.memory.write_u64(out, ((tick - FILETIME_EPOCH_TICKS) * 10) & U64_MASK if tick >= FILETIME_EPOCH_TICKS else 0)
+    if not out:
+        return codes.signed(codes.INVALID_VALUE)
+    fields = read_psptime(k, time_ptr)
+    tick = tick_from_fields(*fields)
+    if not 1601 <= fields[0] <= 9999:
+        write64(k.memory, out, 0)
+        return codes.signed(codes.INVALID_VALUE)
+    write64(k.memory, out, ((tick - FILETIME_EPOCH_TICKS) * 10) & U64_MASK)
     return 0
 
 
@@ -357,3 +364,98 @@ def sceRtcGetWin32FileTime(k, time_ptr: Ptr, out: Ptr) -> int:
 def sceRtcSetWin32FileTime(k, time_ptr: Ptr, ft: U64) -> int:
     write_psptime(k, time_ptr, ft // 10 + FILETIME_EPOCH_TICKS)
     return 0
+
+
+WEEKDAYS = ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat")
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def _zone(minutes: int, rfc3339: bool) -> str:
+    if rfc3339 and minutes == 0:
+        return "Z"
+    sign = "-" if minutes < 0 else "+"
+    hours, mins = divmod(abs(minutes), 60)
+    return f"{sign}{hours:02d}:{mins:02d}" if rfc3339 else f"{sign}{hours:02d}{mins:02d}"
+
+
+def _format(k, out, tick_ptr, tz_minutes, rfc3339) -> int:
+    if not out or not tick_ptr:
+        return codes.signed(codes.INVALID_POINTER)
+    tick = read64(k.memory, tick_ptr) + tz_minutes * 60 * TICKS_PER_SECOND
+    year, month, day, hour, minute, second, micro = fields_from_tick(tick)
+    if rfc3339:
+        text = (f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}."
+                f"{micro // 10000:02d}{_zone(tz_minutes, True)}")
+    else:
+        weekday = WEEKDAYS[(days_from_civil(year, month, day) + 1) % 7]
+        text = (f"{weekday}, {day:02d} {MONTHS[month - 1]} {year:04d} {hour:02d}:{minute:02d}:{second:02d} "
+                f"{_zone(tz_minutes, False)}")
+    k.memory.write(out, text.encode("ascii") + b"\0")
+    return 0
+
+
+@hle(RTC)
+def sceRtcFormatRFC2822(k, out: Ptr, tick_ptr: Ptr, tz_minutes: int) -> int:
+    return _format(k, out, tick_ptr, tz_minutes, False)
+
+
+@hle(RTC)
+def sceRtcFormatRFC3339(k, out: Ptr, tick_ptr: Ptr, tz_minutes: int) -> int:
+    return _format(k, out, tick_ptr, tz_minutes, True)
+
+
+@hle(RTC)
+def sceRtcFormatRFC2822LocalTime(k, out: Ptr, tick_ptr: Ptr) -> int:
+    return _format(k, out, tick_ptr, 0, False)
+
+
+@hle(RTC)
+def sceRtcFormatRFC3339LocalTime(k, out: Ptr, tick_ptr: Ptr) -> int:
+    return _format(k, out, tick_ptr, 0, True)
+
+
+RFC3339 = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})$")
+RFC2822 = re.compile(r"^([A-Za-z]{3,9}), (\d{1,2}) ([A-Za-z]{3}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) ([+-]\d{4})$")
+FULL_WEEKDAYS = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
+
+
+def parse_date(text: str):
+    """Tick for an RFC 3339 or RFC 2822 date (the two forms the firmware accepts), or None."""
+    m = RFC3339.match(text)
+    if m:
+        year, month, day, hour, minute, second = (int(v) for v in m.groups()[:6])
+        frac = m.group(7) or "0"
+        micro = int((frac + "000000")[:6])
+        zone = m.group(8)
+        offset = 0 if zone == "Z" else (1 if zone[0] == "+" else -1) * (int(zone[1:3]) * 60 + int(zone[4:6]))
+    else:
+        m = RFC2822.match(text)
+        if not m or (m.group(1) not in WEEKDAYS and m.group(1) not in FULL_WEEKDAYS) or m.group(3) not in MONTHS:
+            return None
+        day, year, hour, minute, second = (int(m.group(i)) for i in (2, 4, 5, 6, 7))
+        month, micro = MONTHS.index(m.group(3)) + 1, 0
+        zone = m.group(8)
+        offset = (1 if zone[0] == "+" else -1) * (int(zone[1:3]) * 60 + int(zone[3:5]))
+    if _check_valid((year, month, day, hour, minute, second, micro)) < 0:
+        return None
+    return tick_from_fields(year, month, day, hour, minute, second, micro) - offset * 60 * TICKS_PER_SECOND
+
+
+def _parse(k, tick_ptr, text_ptr) -> int:
+    if not text_ptr or not tick_ptr:
+        return -1
+    tick = parse_date(k.memory.read_cstring(text_ptr, 256).decode("latin-1"))
+    if tick is None:
+        return -1
+    write64(k.memory, tick_ptr, tick & U64_MASK)
+    return 0
+
+
+@hle(RTC)
+def sceRtcParseDateTime(k, tick_ptr: Ptr, text: Ptr) -> int:
+    return _parse(k, tick_ptr, text)
+
+
+@hle(RTC)
+def sceRtcParseRFC3339(k, tick_ptr: Ptr, text: Ptr) -> int:
+    return _parse(k, tick_ptr, text)

@@ -6,7 +6,7 @@ priority attribute (0x100) wake the highest-priority waiter first.
 """
 
 from allegrex.hle import codes, costs
-from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle, alias
+from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
 from allegrex.hle.threads import Wait, V0, Thread
 
 ATTR_PRIORITY = 0x100

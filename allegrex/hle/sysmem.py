@@ -103,9 +103,7 @@ class SysMem:
         return block
 
     def alloc_block(self, pid, name, high=False, size=0, kind=None, addr=0, align=ALIGN):
-        part = self.partitions.get(6 if pid == 6 else pid)
-        if pid == 6:
-            part = self.partitions[USER_PARTITION]  # partition 6 is an alias of the user partition
+        part = self.partitions.get(USER_PARTITION if pid == 6 else pid)  # 6 aliases the user partition
         if part is None:
             return None
         size = (size + ALIGN - 1) & ~(ALIGN - 1)

@@ -9,14 +9,20 @@ priority's queue). A thread that waits gives the CPU to the next ready thread.
 
 from allegrex.cpu.state import PC, NPC, CpuState
 from allegrex.hle import codes, costs
-from allegrex.hle.registry import CStr, Ptr, Raw, U32, U64, hle
+from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle, read64
 
 RUNNING, READY, WAITING, SUSPENDED, DORMANT, DEAD = 1, 2, 4, 8, 16, 32
 WAITING_SUSPENDED = WAITING | SUSPENDED
 ATTR_NO_FILLSTACK = 0x00100000
+# measured on hardware (pspautotests threads/create): these bits are refused, these kept,
+# and a user thread always reads back with the user bit and the low byte set
+ATTR_INVALID = 0x070F9F00
+ATTR_KEPT = 0x00706000
+ATTR_USER_THREAD = 0x800000FF
 ATTR_CLEAR_STACK = 0x00200000
 MIN_STACK = 0x200
 STACK_RESERVED = 0x100  # the firmware keeps the top 256 bytes of a new stack (measured via argument addresses)
+ENTRY_FRAME = 0x40  # and starts the thread 64 bytes below its arguments (measured: sceKernelCheckThreadStack)
 LOWEST_PRIORITY, HIGHEST_PRIORITY = 0x77, 0x08  # user threads (0x78+ are refused)
 A0, A1, A2, A3, GP, SP, FP, RA, K0 = 4, 5, 6, 7, 28, 29, 30, 31, 26
 V0 = 2
@@ -84,6 +90,11 @@ class ThreadManager:
     def any_alive(self) -> bool:
         return any(t.status not in (DORMANT, DEAD) for t in self.threads)
 
+    def all_sleeping(self) -> bool:
+        """Every live thread is in sceKernelSleepThread(CB): nothing but the user can go on."""
+        alive = [t for t in self.threads if t.status not in (DORMANT, DEAD)]
+        return bool(alive) and all(t.wait is not None and t.wait.kind == "sleep" for t in alive)
+
     def describe_waits(self) -> str:
         lines = []
         for t in self.threads:
@@ -94,14 +105,6 @@ class ThreadManager:
         return "\n".join(lines)
 
     # --- context helpers ---
-    def regs_of(self, thread: Thread):
-        """The register array holding `thread`'s registers (live CPU when running)."""
-        if thread is self.current and thread.in_callback is None:
-            return self.k.cpu.regs
-        if thread.in_callback is not None:
-            return thread.cb_saved[0] if thread.cb_saved is not None else self.k.cpu.regs
-        return thread.context[0]
-
     def set_result(self, thread: Thread, value: int) -> None:
         if thread.in_callback is not None:
             thread.cb_saved[0][V0] = value & 0xFFFFFFFF
@@ -140,6 +143,7 @@ class ThreadManager:
         sp = top - STACK_RESERVED
         # a new thread starts from the reset state (FCR0/FCR31, VFPU prefixes and control)
         ctx_regs, fpr, vpr, vctrl = CpuState().save_context()
+        vpr[:] = 0x7F800001  # a new thread's VFPU registers read as NaN (pspautotests vfpu/vavg.expected)
         argaddr = 0
         if argp and argsize > 0:
             sp -= (argsize + 0xF) & ~0xF
@@ -148,6 +152,7 @@ class ThreadManager:
         ctx_regs[A0] = argsize & 0xFFFFFFFF if argaddr else 0  # no argument block: the size reads 0
         ctx_regs[A1] = argaddr
         ctx_regs[GP] = thread.gp
+        sp -= ENTRY_FRAME
         ctx_regs[SP] = sp
         ctx_regs[FP] = sp
         ctx_regs[K0] = top - STACK_RESERVED
@@ -203,6 +208,9 @@ class ThreadManager:
         """Put the current thread (or `thread`) into `wait`; the caller has already set the
         provisional v0. A timeout pointer in wait.timeout_ptr or timeout_us arms a deadline."""
         k = self.k
+        if k.interrupts:
+            from allegrex.hle.kernel import IllegalContext
+            raise IllegalContext
         thread = thread or self.current
         if wait.timeout_ptr:
             # like delays, very short timeouts take a minimum time on the PSP (estimate)
@@ -227,6 +235,8 @@ class ThreadManager:
         result = codes.signed(codes.WAIT_TIMEOUT)
         if wait.kind in ("delay", "vblank"):
             result = 0
+        elif wait.kind == "io":
+            result = wait.data  # the driver finished: the call's own result
         self.wake(thread, result)
         from allegrex.hle import sync
         sync.waiter_left(self.k, wait.obj)  # a FIFO queue may now serve the next waiter
@@ -271,6 +281,8 @@ class ThreadManager:
         return min(self.ready, key=lambda t: t.priority)
 
     def reschedule(self) -> None:
+        if self.k.interrupts:
+            return  # an interrupt handler runs on top of whatever was running
         cur = self.current
         if cur is not None and cur.status == RUNNING:
             if self.dispatch_suspended:
@@ -402,9 +414,11 @@ def sceKernelCreateThread(k, name: CStr, entry: Ptr, priority: int, stack_size: 
         return codes.signed(codes.ILLEGAL_PRIORITY)
     if entry == 0 or not k.memory.is_valid(entry, 4):
         return codes.signed(codes.ILLEGAL_ENTRY)
+    if attr & ATTR_INVALID:
+        return codes.signed(codes.ILLEGAL_ATTR)
     gp = int(k.cpu.regs[GP])
     stack_size = (stack_size + 0xFF) & ~0xFF  # stacks come in 256-byte units
-    thread = k.threads.create(name, entry, priority, stack_size, attr | 0x80000000, gp)
+    thread = k.threads.create(name, entry, priority, stack_size, (attr & ATTR_KEPT) | ATTR_USER_THREAD, gp)
     block = k.sysmem.alloc_block(2, f"stack {name}", high=True, size=(stack_size + 0xFF) & ~0xFF)
     if block is None:
         k.threads.delete(thread)
@@ -496,6 +510,8 @@ def sceKernelTerminateDeleteThread(k, uid: int) -> int:
 
 @hle(LIB)
 def sceKernelGetThreadId(k) -> int:
+    if k.interrupts:
+        return codes.signed(codes.ILLEGAL_CONTEXT)  # no thread inside an interrupt handler
     return k.threads.current.uid
 
 
@@ -574,7 +590,8 @@ def sceKernelReferThreadStatus(k, uid: int, info: Ptr) -> int:
               thread.run_clocks >> 32, 0, 0, 0]
     for i, value in enumerate(fields):
         data[36 + 4 * i:40 + 4 * i] = (value & 0xFFFFFFFF).to_bytes(4, "little")
-    m.write(info, bytes(data[:min(size, THREAD_INFO_SIZE)] if size else data[:4]))
+    if size:
+        m.write(info, bytes(data[:min(size, THREAD_INFO_SIZE)]))  # the caller's size says how much to copy
     return 0
 
 
@@ -710,12 +727,12 @@ def sceKernelDelayThreadCB(k, us: U32) -> Raw:
 
 @hle(LIB, cost=costs.THREAD_SWITCH)
 def sceKernelDelaySysClockThread(k, clock: Ptr) -> Raw:
-    _delay(k, k.memory.read_u64(clock), False)
+    _delay(k, read64(k.memory, clock), False)
 
 
 @hle(LIB, cost=costs.THREAD_SWITCH)
 def sceKernelDelaySysClockThreadCB(k, clock: Ptr) -> Raw:
-    _delay(k, k.memory.read_u64(clock), True)
+    _delay(k, read64(k.memory, clock), True)
 
 
 # --- waiting for another thread ---

@@ -98,19 +98,22 @@ def _run(function: str, fields: list, blobs: list[bytes], out_count: int, model:
 
 
 def run_q80(wq: np.ndarray, ws: np.ndarray, xq: np.ndarray, xs: np.ndarray, group_size: int,
-            wide: bool | None = None, model: str = "psp-2000") -> KernelRun:
-    """out = W @ x as the q80 kernels compute it; rows a multiple of 4."""
+            step: int | None = None, model: str = "psp-2000") -> KernelRun:
+    """out = W @ x as the q80 kernels compute it; rows a multiple of 4. step: weights per
+    row per inner step, 32, 16 (quad loads) or 4 (word loads); default as the program picks."""
     d, n = wq.shape
     if d % 4 or n % 4 or group_size % 4:
         raise LlamaError("the VFPU q80 kernels take rows in fours and lengths in multiples of 4")
-    if wide is None:
-        wide = n % 16 == 0 and group_size % 16 == 0
+    if step is None:  # as kernels_vfpu.c chooses
+        step = 32 if n % 16 == 0 and group_size % 32 == 0 else 16 if n % 16 == 0 and group_size % 16 == 0 else 4
+    if group_size % step or (step > 4 and n % 16):
+        raise LlamaError(f"step {step} does not fit group size {group_size} and row length {n}")
     groups = n // group_size
     fields = [("blob", 0), ("blob", 1), ("blob", 2), ("blob", 3), ("out",), n, d, groups,
-              group_size // 16 if wide else group_size // 4, groups * 4]
+              group_size // step, groups * 4]
     blobs = [wq.astype(np.int8).tobytes(), ws.astype("<f4").tobytes(),
              xq.astype("<f4").tobytes(), xs.astype("<f4").tobytes()]
-    return _run("vfpu_q80_rows16" if wide else "vfpu_q80_rows4", fields, blobs, d, model)
+    return _run(f"vfpu_q80_rows{step}", fields, blobs, d, model)
 
 
 def run_fp32(w: np.ndarray, x: np.ndarray, model: str = "psp-2000") -> KernelRun:

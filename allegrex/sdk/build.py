@@ -64,6 +64,9 @@ def _opt_flag(opt: str) -> str:
 
 
 def _check_sources(sources) -> list:
+    if not IMPORTS.is_file():
+        raise SdkError(f"the SDK sources are missing ({SDK}): allegrex cc needs a checkout "
+                       "(pip install -e .), not a wheel without psp/")
     paths = [Path(s) for s in sources]
     if not paths:
         raise SdkError("no source files given")

@@ -26,6 +26,13 @@ def zig_command(*args) -> list:
 
 @lru_cache(maxsize=None)
 def zig_version() -> str:
+    """The ziglang package's version (its zig's version), from the package metadata:
+    asking the compiler costs a process start on every build."""
+    from importlib import metadata
+    try:
+        return metadata.version("ziglang")
+    except metadata.PackageNotFoundError:
+        pass
     result = subprocess.run(zig_command("version"), capture_output=True, text=True)
     if result.returncode != 0:
         raise CompileError(f"cannot run the zig compiler (python -m ziglang): {result.stderr.strip()}")

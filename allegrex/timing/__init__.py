@@ -110,10 +110,11 @@ class Timing:
             self.tm[lo:lo + n] = fresh[lo:lo + n]
 
 
-def charge_hle(machine, cycles: int) -> None:
-    """Charge `cycles` of HLE work (one call) to the machine: the cycle counter, the
-    'syscalls' stall row and the call count. The HLE's dispatch calls this per call."""
+def charge_hle(machine, cycles: int, calls: int = 1) -> None:
+    """Charge `cycles` of HLE work to the machine: the cycle counter, the 'syscalls'
+    stall row and the call count. The HLE's dispatch calls this once per call (and the
+    IO manager with calls=0 for the memory stick's transfer time)."""
     c = machine.cpu.counters
     c[counters.CYCLES] += cycles
     c[counters.STALL_SYSCALL] += cycles
-    c[counters.HLE_CALLS] += 1
+    c[counters.HLE_CALLS] += calls

@@ -3,8 +3,9 @@ are not CPU instructions.
 
 HLE costs are cycles of CPU work the real kernel would do for a call (trap, argument
 checks, the service, return). They are ESTIMATES by call class (no reference figure
-exists); the HLE charges them through `hle_call_cycles(kind)` so reports show them as
-their own row (counters STALL_SYSCALL / HLE_CALLS).
+exists). allegrex/hle/costs.py names them per call class from this table, and the HLE
+charges each call with `charge_hle` so reports show them as their own row (counters
+STALL_SYSCALL / HLE_CALLS).
 
 Memory stick: a read or write of n bytes costs MEMSTICK_OP_LATENCY_US + n / rate of wall
 time. PSP memory sticks (Pro Duo, MagicGate) read at roughly 1.5-2 MB/s through the

@@ -35,7 +35,8 @@ BUS_ROW_OPEN_CYCLES = 8  # extra bus cycles when the fill must open a new row (f
 DRAM_BANKS = 4
 DRAM_ROW_BITS = 11  # 2 KiB rows, banks interleaved by row (ESTIMATE: sets the mid-size random curve)
 BUS_WRITEBACK_CYCLES = 16  # ESTIMATE: a dirty line's 64 bytes over a 32-bit DDR bus, no row cost
-UNCACHED_BUS_CYCLES = 20  # ESTIMATE: one uncached word: a row access without the line burst
+UNCACHED_BUS_CYCLES = 20  # ESTIMATE: one uncached word load: a row access without the line burst
+UNCACHED_STORE_BUS_CYCLES = 3  # ESTIMATE: uncached stores drain through the write buffer
 VRAM_FILL_BUS_CYCLES = 12  # ESTIMATE: VRAM (eDRAM in the graphics chip) fills faster than DDR
 SCRATCHPAD_CYCLES = 0  # scratchpad: no stall beyond the load latency (on-chip SRAM)
 

@@ -20,7 +20,6 @@ prof: int64[4, n] per-instruction-slot (cycles, stall cycles, D-cache misses, co
 guest addresses tm[T_PROF_BASE] + 4*i, or an empty [4, 0] array when profiling is off.
 """
 
-import numpy as np
 from numba import njit
 
 # No cache=True here: these functions are compiled into the run loop, whose cache is
@@ -37,8 +36,8 @@ from allegrex.timing.layout import (T_DC_DIRTY, T_DC_LRU, T_DC_TAG, T_DRAM_ROW, 
                                     T_IC_LRU, T_IC_TAG, T_KIND, T_LAST_ILINE, T_NEXT_TICK, T_PROF_BASE,
                                     T_RATIO_Q8, T_READY, T_TICK_COST, T_TICK_PERIOD, T_UNIT, T_VMEMO_ROW,
                                     T_VMEMO_WORD, VMEMO_SIZE)
-from allegrex.timing.vfpu_classes import (CTRL_BITS8, CTRL_LOW4, FLD_MEMQ, FLD_MEMS, FLD_VD, FLD_VS,
-                                          FLD_VT, KIND_MAT, KIND_VEC, LUT_ROWS, LUT_START, MAT_CELLS64,
+from allegrex.timing.vfpu_classes import (CTRL_LOW4, FLD_MEMQ, FLD_MEMS, FLD_VD, FLD_VS,
+                                          FLD_VT, KIND_VEC, LUT_ROWS, LUT_START, MAT_CELLS64,
                                           MEM_LOAD, MEM_STORE, ROW_EXTRA, ROW_ISSUE_Q4, ROW_LATENCY,
                                           ROW_MASK, ROW_MATCH, ROW_OPS, VCMP_TO_BRANCH, VCMP_TO_MFVC,
                                           VEC_CELLS64)
@@ -63,7 +62,10 @@ def dcache_access(tm, counters, addr, is_store):
         return 0
     if reg == M.REG_UNCACHED:
         counters[C.UNCACHED_ACCESSES] += 1
-        p = M.MISS_CPU_CYCLES + M.bus_to_cpu(tm, T_RATIO_Q8, M.UNCACHED_BUS_CYCLES)
+        if is_store:  # the write buffer takes it; the CPU waits only for its drain rate
+            p = M.bus_to_cpu(tm, T_RATIO_Q8, M.UNCACHED_STORE_BUS_CYCLES)
+        else:
+            p = M.MISS_CPU_CYCLES + M.bus_to_cpu(tm, T_RATIO_Q8, M.UNCACHED_BUS_CYCLES)
         counters[C.STALL_DCACHE] += p
         return p
     line = (addr & M.PHYS_MASK) >> M.LINE_BITS
@@ -229,11 +231,18 @@ def vfpu_account(tm, counters, word, pc, maddr, t):
     if ready > t:
         counters[stall_kind] += ready - t
         t = ready
+    late = ROW_EXTRA[row, 6] == 1
     frac = tm[T_FRAC] + (ROW_ISSUE_Q4[row] & 3)
     if frac >= 4:  # a quarter-cycle issue cost adds up to a whole cycle: the op starts late
         frac -= 4
-        t += 1
+        if late:
+            late_cycle = 1
+        else:
+            t += 1
+            late_cycle = 0
         counters[C.STALL_STRUCTURAL] += 1
+    else:
+        late_cycle = 0
     tm[T_FRAC] = frac
     mem = ROW_EXTRA[row, 4]
     is_load = mem == MEM_LOAD
@@ -270,7 +279,7 @@ def vfpu_account(tm, counters, word, pc, maddr, t):
         tm[T_KIND + R_VCC_BRANCH] = C.STALL_VFPU
         tm[T_READY + R_VCTRL + 3] = t + VCMP_TO_MFVC
     whole = ROW_ISSUE_Q4[row] >> 2
-    t += whole
+    t += whole + late_cycle  # (vocp: the extra cycle comes after the result is on its way)
     if whole > 1:
         counters[C.STALL_STRUCTURAL] += whole - 1
     return t
@@ -286,7 +295,8 @@ def account(tm, counters, prof, op, word, pc, maddr, taken, t):
     if tm[T_TICK_PERIOD] > 0 and t >= tm[T_NEXT_TICK]:
         cost = tm[T_TICK_COST]
         counters[C.OS_TICK_CYCLES] += cost
-        tm[T_NEXT_TICK] += tm[T_TICK_PERIOD]
+        nxt = tm[T_NEXT_TICK] + tm[T_TICK_PERIOD]
+        tm[T_NEXT_TICK] = nxt if nxt > t else t + tm[T_TICK_PERIOD]  # after idle time: no backlog
         t += cost
         start = t  # the interrupt's cycles are not this instruction's
     line = pc >> M.LINE_BITS

@@ -145,7 +145,8 @@ def format_report(report: dict, top: int = 20) -> str:
              "caches       " + ", ".join(f"{k} {v:,}" for k, v in report["caches"].items()),
              "",
              f"{'function':40s} {'self cycles':>14s} {'share':>7s} {'instructions':>13s} {'stalls':>12s} {'D$ miss':>9s}"]
-    rows = report["functions"]
+    rows = [r for r in report["functions"] if not r["function"].startswith("(")]
+    special = [r for r in report["functions"] if r["function"].startswith("(")]
     shown = rows[:top]
     for r in shown:
         lines.append(f"{r['function'][:40]:40s} {r['cycles']:14,} {100 * r['share']:6.2f}% {r['instructions']:13,} "
@@ -153,6 +154,8 @@ def format_report(report: dict, top: int = 20) -> str:
     rest = rows[top:]
     if rest:
         cyc = sum(r["cycles"] for r in rest)
-        lines.append(f"{f'({len(rest)} more)':40s} {cyc:14,} {100 * cyc / max(report['cycles'], 1):6.2f}%")
+        lines.append(f"{f'({len(rest)} more functions)':40s} {cyc:14,} {100 * cyc / max(report['cycles'], 1):6.2f}%")
+    for r in special:
+        lines.append(f"{r['function'][:40]:40s} {r['cycles']:14,} {100 * r['share']:6.2f}%")
     lines.append(f"{'total':40s} {report['cycles']:14,} {100.0:6.2f}%")
     return "\n".join(lines)

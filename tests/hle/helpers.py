@@ -7,6 +7,7 @@ from allegrex.cpu.state import CpuState
 from allegrex.hle import registry
 from allegrex.hle.kernel import Kernel, RunOptions, SYSCALL_BASE
 from allegrex.memory import Memory
+from allegrex.timing import Timing
 
 STUB_BASE = 0x08900000
 ENTRY = 0x08880000
@@ -18,6 +19,7 @@ class BareMachine:
     def __init__(self, model="psp-2000"):
         self.memory = Memory(model)
         self.cpu = CpuState()
+        self.timing = Timing()  # the clock API scePower calls
 
     def step(self, budget, max_cycles=None):
         raise AssertionError("no interpreter in HLE unit tests")
@@ -54,6 +56,8 @@ def call(k, library, name, *args) -> int:
         regs[4 + i] = value & 0xFFFFFFFF
     caller = k.threads.current
     k.on_syscall(code)
+    while k.threads.current is None and caller.wait is not None and caller.wait.kind == "io":
+        k.idle_until_next_event()  # the memory stick finishes; the caller runs again
     if k.threads.current is caller or caller.context is None:
         v0 = int(regs[2])
     else:  # switched away: the caller's result is in its saved context

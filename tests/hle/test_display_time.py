@@ -105,3 +105,14 @@ def test_partition_alloc_low_high_and_free():
     assert call(k, "SysMemUserForUser", "sceKernelMaxFreeMemSize") < free
     assert call(k, "SysMemUserForUser", "sceKernelFreePartitionMemory", low) == 0
     assert call(k, "SysMemUserForUser", "sceKernelFreePartitionMemory", low) < 0
+
+
+def test_frames_folder_gets_one_png_per_displayed_frame(tmp_path):
+    k = make_kernel(RunOptions(frames_dir=str(tmp_path)))
+    call(k, "sceDisplay", "sceDisplaySetFrameBuf", 0x04000000, 512, 3, 0)
+    call(k, "ThreadManForUser", "sceKernelDelayThread", 60_000)  # vblanks at 16.7, 33.4 and 50.0 ms
+    while k.threads.current is None:
+        k.idle_until_next_event()
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["frame_000001.png", "frame_000002.png", "frame_000003.png"]
+    assert k.display.frames_written == 3

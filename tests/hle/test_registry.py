@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 from allegrex.hle import registry
 from allegrex.hle.kernel import RunOptions
-from allegrex.hle.registry import F32, Ptr, S64, U64, layout
+from allegrex.hle.registry import F32, Ptr, S64, layout
 from helpers import call, make_kernel
 
 

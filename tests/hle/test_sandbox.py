@@ -78,6 +78,7 @@ def test_absolute_host_paths_stay_inside_the_device(world):
 def test_other_devices_are_refused(world, path):
     k, tmp, err = world
     assert open_(k, path) == codes.signed(codes.NO_SUCH_DEVICE)
+    assert "sandbox: refused" in err.getvalue() and path in err.getvalue()
 
 
 def test_writes_land_only_inside_the_mapped_folders(world):
@@ -133,3 +134,15 @@ def test_directory_listing_has_dot_entries_and_names(world):
     while call(k, IO, "sceIoDread", fd, BUF) == 1:
         names.append(k.memory.read_cstring(BUF + 88).decode())
     assert names == [".", "..", "PSP", "inside.txt"]
+
+
+def test_file_transfers_take_memory_stick_time(world):
+    from allegrex.timing.clock import MEMSTICK_BYTES_PER_SECOND, MEMSTICK_OP_LATENCY_US
+    k, tmp, err = world
+    (tmp / "ms0" / "big.bin").write_bytes(bytes(180_000))
+    fd = open_(k, "ms0:/big.bin")
+    t0 = k.now_us()
+    assert call(k, IO, "sceIoRead", fd, BUF, 180_000) == 180_000
+    elapsed = k.now_us() - t0
+    expected = MEMSTICK_OP_LATENCY_US + 180_000 * 1_000_000 // MEMSTICK_BYTES_PER_SECOND  # 0.1 s at 1.8 MB/s
+    assert expected <= elapsed < expected + 50

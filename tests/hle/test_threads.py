@@ -1,7 +1,7 @@
 """PSP scheduling rules and thread waits, driven through the HLE calls."""
 
 from allegrex.hle import codes
-from allegrex.hle.threads import WAITING, READY, DORMANT
+from allegrex.hle.threads import WAITING, READY
 from helpers import ENTRY, call, make_kernel
 
 TM = "ThreadManForUser"
@@ -78,10 +78,30 @@ def test_wait_thread_end_returns_the_exit_status():
 
 def test_deadlock_is_a_clear_stop():
     k = make_kernel()
-    call(k, TM, "sceKernelSleepThread")
+    k.memory.write(NAME, b"never\0")
+    s = call(k, TM, "sceKernelCreateSema", NAME, 0, 0, 1, 0)
+    call(k, TM, "sceKernelWaitSema", s, 1, 0)
     stop = k.run()
     assert stop.kind == "deadlock" and stop.exit_code == 1
-    assert "'main' waits: sleep" in stop.message
+    assert "'main' waits: sema on 'never'" in stop.message
+
+
+def test_a_program_that_only_sleeps_ends_cleanly():
+    k = make_kernel()
+    call(k, TM, "sceKernelSleepThread")
+    stop = k.run()
+    assert stop.kind == "sleeping" and stop.exit_code == 0
+
+
+def test_sleeping_program_is_quit_through_its_exit_callback():
+    k = make_kernel()
+    k.memory.write(NAME, b"exit\0")
+    cb = call(k, TM, "sceKernelCreateCallback", NAME, ENTRY + 0x200, 0)
+    assert call(k, "LoadExecForUser", "sceKernelRegisterExitCallback", cb) == 0
+    call(k, TM, "sceKernelSleepThreadCB")
+    assert k.threads.current is None and k.quit_via_exit_callback()
+    assert k.threads.current.name == "main" and k.cpu.pc == ENTRY + 0x200  # runs the exit callback
+    assert not k.quit_via_exit_callback()  # only once
 
 
 def test_semaphore_wait_times_out_with_the_psp_error():

@@ -155,3 +155,21 @@ def test_code_is_allegrex_only(out_dir, program):
             assert list(md.disasm(data[i:i + 4], addr + i)), f"not a MIPS32 instruction: {where}"
             checked += 1
     assert checked > 1000
+
+
+def test_cc_then_info_shows_module_title_and_imports(tmp_path):
+    """The issue's acceptance path: `allegrex cc` then `allegrex info` on the result."""
+    import subprocess
+    import sys
+
+    from sdk_paths import APPS, ROOT
+
+    out = tmp_path / "EBOOT.PBP"
+    cc = subprocess.run([sys.executable, "-m", "allegrex", "cc", str(APPS / "hello" / "main.c"), "-o", str(out),
+                         "--title", "Hello Info"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert cc.returncode == 0, cc.stderr
+    info = subprocess.run([sys.executable, "-m", "allegrex", "info", str(out)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert info.returncode == 0, info.stderr
+    for expected in ("Hello Info", "hello", "IoFileMgrForUser", "sceIoOpen", "sceKernelExitGame", "0x109f50bc"):
+        assert expected in info.stdout

@@ -16,7 +16,7 @@ from sdk_paths import APPS
 def run(program, ms0=None, **build_options):
     out = io.StringIO()
     machine, kernel = load_program(str(program), "psp-2000", RunOptions(ms0=ms0 and str(ms0), stdout=out))
-    stop = kernel.run(timeout=120)
+    stop = kernel.run(max_seconds=30)   # simulated seconds: a wall-clock limit would count numba compiling
     return stop, out.getvalue(), kernel
 
 

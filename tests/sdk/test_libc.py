@@ -6,6 +6,7 @@ import re
 import struct
 import subprocess
 
+import numpy as np
 import pytest
 
 from allegrex.sdk import build, build_host
@@ -16,7 +17,6 @@ PROGRAM = APPS / "exercise" / "libc_checks.c"
 NUMBERS = APPS / "exercise" / "libc_numbers.h"
 DECIMAL = re.compile(r"\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)", re.IGNORECASE)
 INTEGER = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9]\d*)")
-STRTOD_ULPS = 3   # documented in psp/sdk/libc/strtod.c: exact in the common case, else within a few ulps
 
 
 def numbers():
@@ -76,10 +76,8 @@ def test_strtod_and_strtoll(host_lines):
         assert int(used) == want_used, f"strtod({s!r}) stopped at {used}"
         if want != want:
             assert got != got
-        else:
-            assert abs(ordered_bits(got) - ordered_bits(want)) <= STRTOD_ULPS, f"strtod({s!r}) = {got!r}, not {want!r}"
-            if re.fullmatch(r"\s*[+-]?\d{1,15}(\.\d*)?", s):
-                assert got == want, f"strtod({s!r}) must be exact"
+        else:   # correctly rounded: the same double as Python's float()
+            assert ordered_bits(got) == ordered_bits(want), f"strtod({s!r}) = {got!r}, not {want!r}"
         assert (int(ll), int(erange)) == reference_strtoll(s), f"strtoll({s!r})"
 
 
@@ -104,3 +102,37 @@ def test_psp_build_prints_the_same(out_dir, host_lines):
     elf = build([PROGRAM], out_dir / "libc_checks.elf", elf=True)
     psp = run_program(elf).stdout.splitlines()
     assert [nan_as_word(line) for line in psp] == [nan_as_word(line) for line in host_lines]
+
+
+def random_decimal_strings(seed, count):
+    """Shortest reprs of random doubles, exact midpoints between neighbouring doubles
+    (the hardest ties), and random digit strings with random exponents."""
+    from decimal import Decimal, localcontext
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        bits = int(rng.integers(0, 0x7FF0000000000000, dtype=np.int64))
+        x = struct.unpack("<d", struct.pack("<q", bits))[0]
+        kind = rng.integers(0, 3)
+        if kind == 0:
+            out.append(repr(x))
+        elif kind == 1:
+            nxt = struct.unpack("<d", struct.pack("<q", bits + 1))[0]
+            with localcontext() as ctx:
+                ctx.prec = 1200   # exact: the midpoint has at most ~770 significant digits
+                out.append(format((Decimal(x) + Decimal(nxt)) / 2, "e"))
+        else:
+            digits = "".join(str(d) for d in rng.integers(0, 10, int(rng.integers(1, 40))))
+            out.append(f"{digits}e{int(rng.integers(-345, 310))}")
+    return out
+
+
+def test_strtod_is_correctly_rounded_on_random_input(tmp_path):
+    strings = random_decimal_strings(seed=3, count=600)
+    (tmp_path / "libc_numbers_extra.h").write_text("".join(f'"{s}",\n' for s in strings))
+    exe = build_host([PROGRAM], tmp_path / "libc_checks_extra", include_dirs=[tmp_path], defines=["EXTRA_NUMBERS"])
+    lines = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, check=True).stdout.splitlines()
+    for s, line in zip(strings, lines[len(numbers()):]):
+        got = struct.unpack("<d", bytes.fromhex(line.split()[1])[::-1])[0]
+        assert got == float(s), f"strtod({s!r}) = {got!r}, not {float(s)!r}"

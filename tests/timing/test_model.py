@@ -105,3 +105,15 @@ def test_memstick_and_hle_costs():
     assert 9.0 < mb17 / 333e6 < 10.5  # ~1.8 MB/s: loading a 17 MB model takes ~9.5 s
     assert memstick_cycles(0, 333) > 0  # a request has a fixed latency
     assert hle_call_cycles("syscall") > 0
+
+
+def test_scepower_sets_the_timing_clock():
+    from allegrex.hle import power
+    from allegrex.hle.kernel import Kernel, RunOptions
+    from allegrex.machine import Machine
+    m = Machine("psp-2000")
+    k = Kernel(m, RunOptions())
+    assert (m.timing.cpu_mhz, m.timing.bus_mhz) == (222, 111)  # the PSP boots at 222/111
+    assert power.scePowerSetClockFrequency(k, 333, 333, 166) == 0
+    assert (m.timing.cpu_mhz, m.timing.bus_mhz) == (333, 166)
+    assert "333/166" in m.timing.clock_text()

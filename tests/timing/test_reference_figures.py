@@ -17,7 +17,8 @@ MEMORY = [f"mem {kind} {kib} KiB" for kind in ("seq latency", "random latency", 
           for kib in (8, 16, 32, 256, 4096)]
 VFPU = ["vcmp->bvt", "vadd.q throughput", "vadd.q latency", "vdot.q throughput", "vdiv.t latency",
         "vmmul.q throughput", "vmmul.q latency", "vzero.p latency", "vrot.q latency", "vsin.t throughput",
-        "vcmp.q latency", "mem lv.q throughput 16 KiB", "mem lv.q throughput 4096 KiB"]
+        "vcmp.q latency", "vocp.t throughput", "vocp.t latency", "vocp.s latency", "vidt.q latency",
+        "mem lv.q throughput 16 KiB", "mem lv.q throughput 4096 KiB"]
 
 
 def check(name, iters):
@@ -38,7 +39,7 @@ def test_memory_figures(name):
 @pytest.mark.parametrize("name", VFPU)
 def test_vfpu_figures(name):
     pytest.importorskip("vfpu.table", reason="the VFPU package has not landed on this branch")
-    check(name, fidelity.INST_ITERS // 32)
+    check(name, fidelity.MEM_ITERS // 16 if name.startswith("mem ") else fidelity.INST_ITERS // 32)
 
 
 def test_every_reference_figure_has_a_simulation():

@@ -152,3 +152,41 @@ def test_exact_agreement_figure(expected):
     print(f"vector.expected: {same}/{total} lines identical")
     assert total == 2662
     assert same >= 2640
+
+
+# ---------------------------------------------------------------- vregs.cpp TestUpgrade
+
+def vreg(m, r, c):
+    """vfpu_assemble.h's VREG(M, R, C) register field macro."""
+    return ((r & 3) << 5) | ((m & 7) << 2) | (c & 3)
+
+
+def test_vregs_upgrade_block_with_unusual_register_fields(autotests):
+    """pspautotests vregs.cpp TestUpgrade mixes .s/.p/.t/.q views of the same cells,
+    including a quad field with bit 6 set (reads wrap around the column). Replayed with the
+    source's numbers it prints the PSP's lines exactly. (The checked-in vregs.prx has
+    1.0e7 where vregs.cpp and the recorded run have 100.0f, so `allegrex run vregs.prx`
+    differs there; this replay follows the source.)"""
+    from vfpu.syntax import parse_half
+    fun = [-0.0, 18.0, 1 / 3, 1000.1, -2.5, 55.55, 0.0, 99.0, 0.5, -1.1, 100.0, -1 / 8, 8.0, 9.0,
+           1 / 1000.1, 1.0]
+    vf = Sandbox("psp-1000")
+    for m in range(8):
+        for n in range(16):
+            f = float(np.float32(fun[n if m == 0 else (n * 41 + m * 3) % 16]))
+            vf.execute_word(0xDF800000 | vreg(m, n // 4, n & 3) << 16 | parse_half(repr(f)))
+    vadd, s, p, t, q = 0x60000000, 0, 1 << 7, 1 << 15, 1 << 15 | 1 << 7
+    for m in range(8):
+        for size, d, a, b in ((s, vreg(m, 0, 0), vreg(m, 1, 0), vreg(m, 1, 0)),
+                              (t, vreg(m, 1, 0), vreg(m, 1, 0), vreg(m, 3, 0)),
+                              (p, vreg(m, 3, 0), vreg(m, 1, 0), vreg(m, 2, 0)),
+                              (q, vreg(m, 4, 0), vreg(m, 4, 0), vreg(m, 2, 0)),
+                              (p, vreg(m, 1, 2), vreg(m, 4, 2), vreg(m, 4, 0))):
+            vf.execute_word(vadd | size | d | a << 8 | b << 16)
+    want = [line.split(":", 1)[1].split("|") for line in (autotests / "vregs.expected").read_text().splitlines()
+            if line.strip().startswith("Upgrade:") and "MATRIX" not in line]
+    assert len(want) == 4
+    for row in range(4):
+        for m in range(8):
+            got = ["%.3f" % vf.state.vpr[16 * m + 4 * c + row] for c in range(4)]
+            assert got == want[row][m].split(), (row, m)

@@ -503,3 +503,20 @@ def test_denormals_are_flushed(vf):
     vf.write("S200", [1.0])
     vf.run("vadd.s S000, S100, S200; vmul.s S001, S100, S200")
     assert vf.read("S000", 1)[0] == 1.0 and vf.read_bits("S001", 1)[0] == 0
+
+
+def test_nan_signs_follow_the_hardware(vf):
+    # pspautotests prefixes.expected (checkOps): -nan * 3 stays -nan, -nan + x gives +nan
+    vf.write("C100", [-math.nan, 1, 1, 1])
+    vf.write("S200", [3.0])
+    vf.run("vscl.q C000, C100, S200; vadd.q C010, C100, C100")
+    assert vf.read_bits("S000", 1)[0] >> 31 == 1 and vf.read_bits("S010", 1)[0] >> 31 == 0
+
+
+def test_vscl_takes_a_target_prefix_constant(vf):
+    # pspautotests prefixes.expected (checkVScl): vpfxt [3, ...] makes the scale 3
+    vf.write("R000", [-math.nan, -math.inf, -0.0, 3.0])
+    vf.write("S100", [-1 / 3])
+    vf.run("vpfxs w, y, z, x; vpfxt 3, -w, -w, -w; vscl.q R000, R000, S100")
+    got = vf.read("R000", 4)
+    assert list(got[:3]) == [9, -math.inf, 0] and math.copysign(1, got[2]) < 0 and math.isnan(got[3])

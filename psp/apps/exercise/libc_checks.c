@@ -1,5 +1,5 @@
 /* libc conversions and algorithms, printed for comparison with Python by tests/sdk:
-   strtod/strtol on the strings given as arguments, qsort and bsearch on a fixed array,
+   strtod/strtoll on the strings of libc_numbers.h (and libc_numbers_extra.h), qsort and bsearch on a fixed array,
    string functions on fixed inputs. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +20,9 @@ static int compare_ints(const void *a, const void *b)
 
 static const char *numbers[] = {
 #include "libc_numbers.h"
+#ifdef EXTRA_NUMBERS
+#include "libc_numbers_extra.h"
+#endif
 };
 
 int main(void)

@@ -64,5 +64,15 @@ int main(void)
         show("f2d", a, 0, (double)f);
         show("d2i", a, 0, (double)(int)(a > 2e9 || a < -2e9 || a != a ? 0 : a));
     }
+    /* many more divisions, folded into one hash (NaNs folded as one value) */
+    uint64_t hash = 0;
+    for (int i = 0; i < 10000; i++) {
+        volatile double a = random_double(), b = random_double();
+        double q = a / b;
+        uint64_t bits;
+        memcpy(&bits, &q, 8);
+        hash = (hash * 0x100000001b3ull) ^ (q != q ? 1 : bits);
+    }
+    printf("divhash %016llx\n", (unsigned long long)hash);
     return 0;
 }

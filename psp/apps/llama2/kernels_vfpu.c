@@ -10,6 +10,7 @@ typedef struct {
     int nbytes, rows, groups, steps, wsrow;
 } VfpuArgs;
 
+void vfpu_q80_rows32(const VfpuArgs *a);
 void vfpu_q80_rows16(const VfpuArgs *a);
 void vfpu_q80_rows4(const VfpuArgs *a);
 void vfpu_fp32_rows4(const VfpuArgs *a);
@@ -30,9 +31,11 @@ static void tail_rows(MatmulFn scalar, float *out, const Act *x, const Mat *w, i
 static void matmul_q80_vfpu(float *out, const Act *x, const Mat *w, int n, int d) {
     int gs = g_group_size, rows = d & ~3;
     if (n % 4 || gs % 4 || ((uintptr_t)w->w & 3)) { kernels_scalar.q80(out, x, w, n, d); return; }
-    int wide = n % 16 == 0 && gs % 16 == 0 && ((uintptr_t)w->w & 15) == 0;
-    VfpuArgs a = {w->w, w->s, x->qf, x->s, out, n, rows, n / gs, wide ? gs / 16 : gs / 4, (n / gs) * 4};
-    if (rows) (wide ? vfpu_q80_rows16 : vfpu_q80_rows4)(&a);
+    /* 32 or 16 weights per row per step with quad loads when rows and groups allow, else word loads */
+    int aligned = ((uintptr_t)w->w & 15) == 0 && n % 16 == 0;
+    int step = aligned && gs % 32 == 0 ? 32 : aligned && gs % 16 == 0 ? 16 : 4;
+    VfpuArgs a = {w->w, w->s, x->qf, x->s, out, n, rows, n / gs, gs / step, (n / gs) * 4};
+    if (rows) (step == 32 ? vfpu_q80_rows32 : step == 16 ? vfpu_q80_rows16 : vfpu_q80_rows4)(&a);
     tail_rows(kernels_scalar.q80, out, x, w, n, d, rows);
 }
 

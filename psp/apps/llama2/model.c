@@ -16,7 +16,8 @@ void *arena_alloc(Arena *a, size_t bytes, int category) {
     size_t need = align16(bytes);
     if (a->used + need > a->size) return NULL;
     void *p = a->base + a->used;
-    memset(p, 0, need);
+    /* weights are read over in full: zeroing them would only cost load time */
+    if (category != MEM_WEIGHTS && category != MEM_STREAM) memset(p, 0, need);
     a->used += need;
     a->by_category[category] += need;
     return p;

@@ -16,7 +16,7 @@ size_t tokenizer_bytes(const char *path, int vocab_size, char *err) {
     plat_close(fd);
     /* the file image, then its strings with their NULs (each record has 8 header bytes, so they fit in size) */
     return align16(2 * (size_t)size) + align16((size_t)vocab_size * sizeof(char *))
-         + 2 * align16((size_t)vocab_size * 4) + 1024 + 64;
+         + 3 * align16((size_t)vocab_size * 4) + 1024 + 64;
 }
 
 int tokenizer_load(Tokenizer *t, Arena *a, const char *path, int vocab_size, char *err) {
@@ -61,21 +61,26 @@ int tokenizer_load(Tokenizer *t, Arena *a, const char *path, int vocab_size, cha
     for (int i = 0; i < 256; i++) { t->byte_pieces[i * 2] = (unsigned char)i; t->byte_pieces[i * 2 + 1] = '\0'; }
     t->buf = arena_alloc(a, (size_t)t->max_token_length * 2 + 3, MEM_TOKENIZER);
     if (!t->buf) { snprintf(err, MAX_ERR, "out of arena for the tokenizer"); return -1; }
-    /* sort ids by piece, ties by id, so every machine gets the same order (shell sort, no libc) */
+    /* sort ids by piece, ties by id, so every machine gets the same order: a bottom-up
+     * merge sort (no libc qsort) with one scratch array */
     int *ids = t->sorted, n = vocab_size;
+    int *tmp = arena_alloc(a, (size_t)n * sizeof(int), MEM_TOKENIZER);
+    if (!tmp) { snprintf(err, MAX_ERR, "out of arena for the tokenizer"); return -1; }
     for (int i = 0; i < n; i++) ids[i] = i;
-    for (int gap = n / 2; gap > 0; gap = gap == 2 ? 1 : gap * 5 / 11) {
-        for (int i = gap; i < n; i++) {
-            int id = ids[i], j = i;
-            while (j >= gap) {
-                int c = strcmp(t->vocab[ids[j - gap]], t->vocab[id]);
-                if (c < 0 || (c == 0 && ids[j - gap] < id)) break;
-                ids[j] = ids[j - gap];
-                j -= gap;
+    for (int width = 1; width < n; width *= 2) {
+        for (int lo = 0; lo < n; lo += 2 * width) {
+            int mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            int i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) {
+                int c = strcmp(t->vocab[ids[i]], t->vocab[ids[j]]);
+                tmp[k++] = (c < 0 || (c == 0 && ids[i] < ids[j])) ? ids[i++] : ids[j++];
             }
-            ids[j] = id;
+            while (i < mid) tmp[k++] = ids[i++];
+            while (j < hi) tmp[k++] = ids[j++];
         }
+        int *swap = ids; ids = tmp; tmp = swap;
     }
+    if (ids != t->sorted) memcpy(t->sorted, ids, (size_t)n * sizeof(int));
     return 0;
 }
 

@@ -308,9 +308,15 @@ static double log_d(double x, int *ok)
         k++;
     }
     double s = (v.d - 1.0) / (v.d + 1.0), z = s * s;
+    /* 2 atanh(s) = 2s (1 + z/3 + z^2/5 + ...): constants, so no further divisions */
     double series = 1.0 / 15;
-    for (int n = 13; n >= 1; n -= 2)
-        series = 1.0 / n + z * series;
+    series = 1.0 / 13 + z * series;
+    series = 1.0 / 11 + z * series;
+    series = 1.0 / 9 + z * series;
+    series = 1.0 / 7 + z * series;
+    series = 1.0 / 5 + z * series;
+    series = 1.0 / 3 + z * series;
+    series = 1.0 + z * series;
     *ok = 1;
     return k * 0.69314718055994530942 + 2.0 * s * series;
 }
@@ -319,11 +325,13 @@ static double exp_d(double t)
 {
     double kd = __builtin_floor(t * 1.4426950408889634 + 0.5);
     double r = (t - kd * 0.6931471803691238) - kd * 1.9082149292705877e-10;
-    double term = 1.0, sum = 1.0;
-    for (int n = 1; n <= 13; n++) {
-        term *= r / n;
-        sum += term;
-    }
+    /* Taylor series to r^13 / 13! in Horner form with constant coefficients */
+    static const double inv_fact[] = {1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040,
+                                      1.0 / 40320, 1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800,
+                                      1.0 / 479001600, 1.0 / 6227020800.0};
+    double sum = inv_fact[13];
+    for (int n = 12; n >= 0; n--)
+        sum = inv_fact[n] + r * sum;
     int k = (int)kd;
     union { double d; uint64_t u; } scale;
     if (k < -1000) {                    /* result underflows float anyway */

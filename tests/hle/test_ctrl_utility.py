@@ -1,0 +1,95 @@
+"""Input scripts drive sceCtrl; dialogs answer as configured with the real status
+sequence; the pspautotests emulator device prints the guest's output."""
+
+import io
+
+import pytest
+
+from allegrex.hle import ctrl
+from allegrex.hle.kernel import RunOptions
+from helpers import call, make_kernel
+
+DATA = 0x08A00000
+CROSS, START = 0x4000, 0x8
+
+
+def test_script_lines_and_press_shortcuts_parse():
+    events = ctrl.parse_script("# menu\n2s CROSS for 200ms\n120f START+UP analog 0 255\n")
+    assert (events[0].start_us, events[0].end_us, events[0].buttons) == (2_000_000, 2_200_000, CROSS)
+    assert events[1].buttons == START | 0x10 and events[1].analog == (0, 255)
+    assert events[1].start_us == int(120 * 1_000_000 / 59.94006)
+    press = ctrl.parse_press("CROSS@1.5s")
+    assert (press.start_us, press.buttons) == (1_500_000, CROSS)
+    for bad in ("JUMP@1s", "CROSS", "CROSS@soon"):
+        with pytest.raises(ctrl.InputError):
+            ctrl.parse_press(bad)
+
+
+def test_buttons_appear_while_pressed():
+    k = make_kernel(RunOptions(input_events=[ctrl.parse_press("CROSS@1s")]))
+    assert call(k, "sceCtrl", "sceCtrlPeekBufferPositive", DATA, 1) == 1
+    assert k.memory.read_u32(DATA + 4) == 0
+    k.cpu.counters[0] = 222 * 1_050_000  # 1.05 s into the run
+    call(k, "sceCtrl", "sceCtrlPeekBufferPositive", DATA, 1)
+    assert k.memory.read_u32(DATA + 4) == CROSS
+    assert k.memory.read(DATA + 8, 2) == bytes([128, 128])  # digital mode: the stick reads centred
+    call(k, "sceCtrl", "sceCtrlPeekBufferNegative", DATA, 1)
+    assert k.memory.read_u32(DATA + 4) == ~CROSS & 0xFFFFFFFF
+    k.cpu.counters[0] = 222 * 1_200_000
+    call(k, "sceCtrl", "sceCtrlPeekBufferPositive", DATA, 1)
+    assert k.memory.read_u32(DATA + 4) == 0
+
+
+def test_read_waits_for_the_next_sample_and_the_latch_counts_samples():
+    k = make_kernel()
+    assert call(k, "sceCtrl", "sceCtrlReadBufferPositive", DATA, 1) == 1  # the power-on sample
+    call(k, "sceCtrl", "sceCtrlReadBufferPositive", DATA, 1)
+    assert k.threads.current is None  # waits for the next vblank's sample
+    k.idle_until_next_event()
+    assert k.threads.current.name == "main" and int(k.cpu.regs[2]) == 1  # woken with one sample
+    k.cpu.counters[0] += 222 * 100_000  # 0.1 s: six samples at 59.94 Hz
+    assert call(k, "sceCtrl", "sceCtrlReadLatch", DATA) in (6, 7)
+    assert call(k, "sceCtrl", "sceCtrlPeekLatch", DATA) == 0
+
+
+def test_osk_returns_the_configured_text_with_the_status_sequence():
+    k = make_kernel(RunOptions(osk_text="hello"))
+    params, data, out = 0x08A10000, 0x08A10100, 0x08A10200
+    k.memory.write_u32(params + 48, 1)  # one field
+    k.memory.write_u32(params + 52, data)
+    k.memory.write_u32(data + 40, out)
+    k.memory.write_u32(data + 48, 32)  # room for 32 characters
+    seen = [call(k, "sceUtility", "sceUtilityOskInitStart", params)]
+    for _ in range(2):
+        seen.append(call(k, "sceUtility", "sceUtilityOskGetStatus"))
+        call(k, "sceUtility", "sceUtilityOskUpdate", 1)
+    seen.append(call(k, "sceUtility", "sceUtilityOskGetStatus"))
+    call(k, "sceUtility", "sceUtilityOskShutdownStart")
+    seen += [call(k, "sceUtility", "sceUtilityOskGetStatus"), call(k, "sceUtility", "sceUtilityOskGetStatus")]
+    assert seen == [0, 1, 3, 3, 4, 0]
+    assert k.memory.read(out, 12) == "hello".encode("utf-16-le") + b"\0\0"
+    assert k.memory.read_u32(data + 44) == 2  # result: text changed
+
+
+def test_emulator_device_prints_the_test_output():
+    out = io.StringIO()
+    k = make_kernel(RunOptions(stdout=out))
+    k.memory.write(DATA, b"emulator:\0")
+    k.memory.write(DATA + 0x40, b"PASS line\n")
+    assert call(k, "IoFileMgrForUser", "sceIoDevctl", DATA, 3, 0, 0, 0, 0) == 0  # is-emulator
+    k.cpu.regs[8], k.cpu.regs[9] = DATA + 0x80, 4  # has-display answer goes to t0, length t1
+    call(k, "IoFileMgrForUser", "sceIoDevctl", DATA, 1, 0, 0)
+    assert k.memory.read_u32(DATA + 0x80) == 0
+    k.cpu.regs[8], k.cpu.regs[9] = 0, 0
+    assert call(k, "IoFileMgrForUser", "sceIoDevctl", DATA, 2, DATA + 0x40, 10) == 0  # send-output
+    assert out.getvalue() == "PASS line\n"
+
+
+def test_host0_testoutput_file_goes_to_stdout():
+    out = io.StringIO()
+    k = make_kernel(RunOptions(stdout=out))
+    k.memory.write(DATA, b"host0:/__testoutput.txt\0")
+    fd = call(k, "IoFileMgrForUser", "sceIoOpen", DATA, 0x602, 0o777)
+    k.memory.write(DATA + 0x40, b"result 42\n")
+    assert call(k, "IoFileMgrForUser", "sceIoWrite", fd, DATA + 0x40, 10) == 10
+    assert out.getvalue() == "result 42\n"

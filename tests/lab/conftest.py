@@ -1,0 +1,6 @@
+"""The lab's tests import their helpers (tutorial, browser) from this folder."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
