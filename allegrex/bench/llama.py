@@ -7,7 +7,8 @@ Per kernel, the figures come from three places, none recomputed here: the progra
 own stats file (tokens, seconds of the generation loop by sceRtc ticks, time to first
 token, load time), the budget file it writes, and the profiler
 (allegrex.timing.profile) started when the program begins generating (its "model ..."
-line), so the cycle breakdown and CPI cover the generation loop alone.
+line) and read when it prints its footer ("N tokens in X s"), so the cycle breakdown
+and CPI cover the generation loop alone (not the load nor the final file writes).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import time
 from pathlib import Path
 
 from allegrex.bench import published as pub
-from allegrex.bench.breakdown import GROUP_NAMES, breakdown
+from allegrex.bench.breakdown import breakdown
 from allegrex.bench.progress import ProgressBar, note
 from allegrex.bench.roofline import roofline
 from allegrex.errors import AllegrexError
@@ -32,6 +33,7 @@ SWEEP_TOKENS = 2  # positions per sweep run: a per-token figure, extrapolated
 DEFAULT_PROMPT = "Once upon a time"
 HEAP_KB = {"psp-1000": 20 * 1024, "psp-2000": 24 * 1024, "psp-3000": 24 * 1024}  # 24 MB: the real port's arena
 GENERATION_LINE = r"(^|\n)model [^\n]*\n$"  # printed by the program just before its generation loop
+FOOTER_LINE = r"\n\d+ tokens in [0-9.]+s [^\n]*\n$"  # printed just after it
 
 
 class BenchError(AllegrexError):
@@ -42,16 +44,19 @@ class GuestText:
     """The program's stdout: kept, and watched for the start of generation (then
     `on_start()`) and for the pieces printed per position (one per forward pass)."""
 
-    def __init__(self, on_start):
+    def __init__(self, on_start, on_end):
         self.text = []
-        self.on_start = on_start
-        self.started = False
+        self.on_start, self.on_end = on_start, on_end
+        self.started = self.ended = False
         self.pieces = 0
 
     def write(self, s: str) -> None:
         self.text.append(s)
-        if self.started:
+        if self.started and not self.ended:
             self.pieces += 1
+            if s.endswith("\n") and re.search(FOOTER_LINE, "".join(self.text[-8:])):
+                self.ended = True
+                self.on_end()
         elif s.endswith("\n") and re.search(GENERATION_LINE, "".join(self.text[-8:])):
             self.started = True
             self.on_start()
@@ -88,7 +93,7 @@ def run_kernel(model: Path, tokenizer: Path, kernel: str, tokens: int, prompt: s
         game = layout_ms0(work, settings, model, tokenizer, build_eboot())
         program = game / "EBOOT.PBP"
         state = {}
-        text = GuestText(lambda: _start_profile(state))
+        text = GuestText(lambda: _start_profile(state), lambda: _end_profile(state))
         options = RunOptions(ms0=str(work / "ms0"), program_path=str(program), stdout=text, stderr=text)
         machine, kern = load_program(str(program), psp_model, options)
         state.update(machine=machine, kernel=kern, Profile=Profile)
@@ -110,12 +115,11 @@ def run_kernel(model: Path, tokenizer: Path, kernel: str, tokens: int, prompt: s
               "exit": stop.kind, "wall_seconds": wall, "instructions_simulated": int(machine.instructions),
               "budget": {k: (int(v) if v.isdigit() else v) for k, v in budget.items()}}
     guest = text.value()
-    if not stats or "profile" not in state:
+    if not stats or "report" not in state:
         result["ok"] = False
         result["error"] = _guest_error(guest) or f"the program stopped ({stop.kind}: {stop.message.splitlines()[0]})"
         return result
-    report = state["profile"].report(hle_cycles=kern.hle_cycles - state["hle0"],
-                                     idle_cycles=kern.idle_cycles - state["idle0"])
+    report = state["report"]
     n, secs = _number(stats, "tokens", int), _number(stats, "seconds")
     result.update(ok=True, tokens=n, generated=_number(stats, "generated", int), seconds=secs,
                   tok_per_s=n / secs if secs else 0.0, guest_tok_per_s=_number(stats, "tok_per_s"),
@@ -134,6 +138,13 @@ def _start_profile(state: dict) -> None:
     m, k = state["machine"], state["kernel"]
     state["profile"] = state["Profile"].start(m, k.image)
     state["hle0"], state["idle0"] = k.hle_cycles, k.idle_cycles
+
+
+def _end_profile(state: dict) -> None:
+    """At the end of generation (the footer line): the profile of the loop alone."""
+    k = state["kernel"]
+    state["report"] = state["profile"].report(hle_cycles=k.hle_cycles - state["hle0"],
+                                              idle_cycles=k.idle_cycles - state["idle0"])
 
 
 def _guest_error(text: str) -> str | None:

@@ -49,18 +49,23 @@ def format_report(report: dict) -> str:
     return "\n".join(lines)
 
 
+SWEEP_NOTE = ("load s: the program's own load time (sceRtc); MS s: the file at the timing model's "
+              "memory-stick rate (allegrex.timing.memstick_cycles)")
+
+
 def format_sweep(report: dict) -> str:
     kernels = []
     for row in report["rows"]:
         kernels += [k for k in row["kernels"] if k not in kernels]
     lines = [f"llama2 model sweep at {report['clock_mhz']} MHz ({report['extrapolated']})", "",
-             f"{'shape':12s} {'params':>7s} {'PSP':9s} {'file MB':>8s} {'fits':7s} {'load s':>7s} "
+             f"{'shape':12s} {'params':>7s} {'PSP':9s} {'file MB':>8s} {'fits':7s} {'load s':>7s} {'MS s':>6s} "
              + "".join(f"{k + ' tok/s':>13s}" for k in kernels) + f" {'roofline':>9s}  why"]
     for row in report["rows"]:
         toks = "".join(f"{(format(row['kernels'][k]['tok_per_s'], '.3f') if row['kernels'].get(k, {}).get('ok') else '-'):>13s}"
                        for k in kernels)
         load = f"{row['load_seconds']:.2f}" if row["load_seconds"] is not None else "-"
         lines.append(f"{row['shape']:12s} {row['params'] / 1e6:6.1f}M {row['psp_model']:9s} "
-                     f"{row['model_bytes'] / 1e6:8.1f} {row['fits']:7s} {load:>7s} {toks} "
+                     f"{row['model_bytes'] / 1e6:8.1f} {row['fits']:7s} {load:>7s} {row['memstick_load_seconds_model']:6.1f} {toks} "
                      f"{row['roofline_tok_per_s']:9.2f}  {row['why']}")
+    lines += ["", SWEEP_NOTE]
     return "\n".join(lines)

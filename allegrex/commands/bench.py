@@ -30,10 +30,10 @@ def run(args) -> int:
     from allegrex.bench.report import format_report
     kernels = tuple(k.strip() for k in args.kernels.split(",") if k.strip())
     if args.sweep:
-        report = sweep_llama(kernels, args.tokens or SWEEP_TOKENS, args.clock, show_progress=not args.quiet)
+        report = sweep_llama(kernels, SWEEP_TOKENS if args.tokens is None else args.tokens, args.clock, show_progress=not args.quiet)
     else:
         prompt = DEFAULT_PROMPT if args.prompt is None else args.prompt
-        report = bench_llama(args.shape, kernels, args.tokens or 64, prompt, args.model, args.clock,
+        report = bench_llama(args.shape, kernels, 64 if args.tokens is None else args.tokens, prompt, args.model, args.clock,
                              show_progress=not args.quiet)
     print(format_report(report))
     sys.stdout.flush()
