@@ -6,6 +6,10 @@ import sys
 
 from allegrex.errors import AllegrexError
 
+# Positions the default run simulates: enough for a steady per-token cost, few enough that
+# the default bench finishes in minutes at the simulator's present speed.
+DEFAULT_TOKENS = 8
+
 
 def add_parser(subparsers):
     p = subparsers.add_parser("bench", help="benchmarks on the simulated PSP (llama: tok/s per kernel)")
@@ -14,7 +18,8 @@ def add_parser(subparsers):
     b = sub.add_parser("llama", help="the llama2 port: scalar vs VFPU tok/s, memory, roofline (--sweep: model sizes)")
     b.add_argument("--shape", default="stories15M", help="model shape of the bundled random q80 model")
     b.add_argument("--kernels", default="scalar,vfpu", help="comma-separated: scalar, vfpu")
-    b.add_argument("--tokens", type=int, help="positions to run (default 64; 2 with --sweep)")
+    b.add_argument("--tokens", type=int, help=f"positions to run (default {DEFAULT_TOKENS}: the cost per "
+                   "position is steady, so tok/s projects from a few; 64 is the published run; 2 with --sweep)")
     b.add_argument("--prompt", default=None, help="prompt (default 'Once upon a time'; empty with --sweep)")
     b.add_argument("--model", default="psp-2000", choices=("psp-1000", "psp-2000", "psp-3000"))
     b.add_argument("--clock", type=int, default=333, help="CPU MHz (222, 266, 333)")
@@ -33,7 +38,7 @@ def run(args) -> int:
         report = sweep_llama(kernels, SWEEP_TOKENS if args.tokens is None else args.tokens, args.clock, show_progress=not args.quiet)
     else:
         prompt = DEFAULT_PROMPT if args.prompt is None else args.prompt
-        report = bench_llama(args.shape, kernels, 64 if args.tokens is None else args.tokens, prompt, args.model, args.clock,
+        report = bench_llama(args.shape, kernels, DEFAULT_TOKENS if args.tokens is None else args.tokens, prompt, args.model, args.clock,
                              show_progress=not args.quiet)
     print(format_report(report))
     sys.stdout.flush()
