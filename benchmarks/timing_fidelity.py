@@ -62,9 +62,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
     measured = reference.figures()
     scale = 1 if args.full else 8
+    t0 = time.time()
     printed = eboot_figures(scale) if args.eboot else None
     rows, unavailable = [], []
-    t0 = time.time()
     print(f"{'figure':34s} {'measured':>9s} {'simulated':>9s} {'error %':>8s}")
     for name in fidelity.FIGURES:
         if args.match and not re.search(args.match, name):
