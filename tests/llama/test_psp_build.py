@@ -1,7 +1,9 @@
 """The llama2 EBOOT on the simulated PSP against the host build of the same C.
 
 Needs the SDK (PSP build), the CPU, the VFPU and the HLE (allegrex run); each test runs
-the real program: stories260K, a few dozen positions, so the whole file stays near a minute."""
+the real program on stories260K. The four 64-position runs are the acceptance figure;
+the others use as few positions as show their point (the simulator runs some millions of
+instructions per second, and the q80 scalar kernel at group size 4 needs ~5M per position)."""
 
 import numpy as np
 import pytest
@@ -47,7 +49,7 @@ def test_psp_state_file_equals_the_host_build(tmp_path, models, eboot, fmt, prom
 def test_vfpu_kernels_agree_with_scalar(tmp_path, models, eboot, fmt):
     runs = {}
     for kernel in ("scalar", "vfpu"):
-        runs[kernel] = run_psp(tmp_path / kernel, {"prompt": "Once upon a time", "steps": 40, "temperature": 0,
+        runs[kernel] = run_psp(tmp_path / kernel, {"prompt": "Once upon a time", "steps": 24, "temperature": 0,
                                                    "kernel": kernel, "logits": "logits.bin", "logits_steps": 8},
                                models[fmt], models["tok"], eboot=eboot)
     assert runs["vfpu"].stats["kernel"] == "vfpu" and runs["vfpu"].text == runs["scalar"].text
@@ -61,18 +63,18 @@ def test_vfpu_kernels_agree_with_scalar(tmp_path, models, eboot, fmt):
 
 def test_two_turns_on_the_psp_equal_the_host(tmp_path, models, eboot):
     psp, host = both(tmp_path, models, "q80", eboot, prompt="Once upon a time", prompt2="The dog", mode="chat",
-                     steps=24, temperature=0)
+                     steps=16, temperature=0)
     assert psp.text == host.text and psp.stats["turns"] == "2"
     assert int(psp.stats["turn2_prompt_tokens"]) < 6 and psp.stats["turn2_first_pos"] == host.stats["turn2_first_pos"]
 
 
 def test_streaming_on_the_psp(tmp_path, models, eboot):
-    ram = run_psp(tmp_path / "ram", {"prompt": "Once upon a time", "steps": 24, "temperature": 0},
+    ram = run_psp(tmp_path / "ram", {"prompt": "Once upon a time", "steps": 16, "temperature": 0},
                   models["fp32"], models["tok"], eboot=eboot)
-    streamed = run_psp(tmp_path / "stream", {"prompt": "Once upon a time", "steps": 24, "temperature": 0,
+    streamed = run_psp(tmp_path / "stream", {"prompt": "Once upon a time", "steps": 16, "temperature": 0,
                                              "heap_kb": 900}, models["fp32"], models["tok"], eboot=eboot)
     assert streamed.budget["mode"] == "stream" and streamed.text == ram.text
-    assert float(streamed.stats["stream_seconds"]) > 0 and int(streamed.stats["stream_bytes"]) > 24 * 900_000
+    assert float(streamed.stats["stream_seconds"]) > 0 and int(streamed.stats["stream_bytes"]) > 16 * 900_000
     assert float(streamed.stats["seconds"]) > float(ram.stats["seconds"])
 
 
@@ -100,5 +102,5 @@ def test_prompt_from_the_on_screen_keyboard(tmp_path, models, eboot):
 def test_sampled_text_is_bit_identical_to_the_host(tmp_path, models, eboot):
     # temperature and top-p go through expf and the xorshift generator: one differing
     # rounding anywhere in the libm would change the sampled story
-    psp, host = both(tmp_path, models, "q80", eboot, prompt="Once upon", steps=96, temperature=0.8, topp=0.9, seed=7)
-    assert psp.text == host.text and len(psp.text) > 200
+    psp, host = both(tmp_path, models, "fp32", eboot, prompt="Once upon", steps=48, temperature=0.8, topp=0.9, seed=7)
+    assert psp.text == host.text and len(psp.text) > 100
