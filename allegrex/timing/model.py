@@ -53,7 +53,7 @@ CACHE_D_HIT_WB, CACHE_D_HIT_WB_INV, CACHE_D_CREATE_LOCK, CACHE_D_FILL, CACHE_D_F
     0x1A, 0x1B, 0x1C, 0x1E, 0x1F)
 
 
-@njit
+@njit(inline="always")  # inlined into the run loop: a call there costs more than the lookup
 def dcache_access(tm, counters, addr, is_store):
     """Stall cycles of one data access at guest `addr` (load or store)."""
     reg = M.region(addr)
@@ -94,7 +94,7 @@ def dcache_access(tm, counters, addr, is_store):
     return p
 
 
-@njit
+@njit(inline="always")
 def icache_fetch(tm, counters, pc):
     """Stall cycles to fetch from the line holding `pc` (called when a new line is entered)."""
     line = (pc & M.PHYS_MASK) >> M.LINE_BITS
@@ -285,7 +285,7 @@ def vfpu_account(tm, counters, word, pc, maddr, t):
     return t
 
 
-@njit
+@njit(inline="always")  # a call per instruction (with its array arguments' refcounting) cost ~10x the model
 def account(tm, counters, prof, op, word, pc, maddr, taken, t):
     """Cycle at which the instruction after this one may start (see module doc)."""
     if tm[T_ENABLED] == 0:
