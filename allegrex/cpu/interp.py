@@ -124,7 +124,10 @@ def div_unsigned(a, b):
     return a // b, a % b
 
 
-@njit(cache=True, error_model="numpy")
+# _nrt=False: run allocates nothing and only borrows its arguments, so reference counting is
+# pure overhead; with it, every array argument of an inlined helper (the timing model) costs an
+# atomic incref/decref pair per instruction, which was most of the timed run's time.
+@njit(cache=True, error_model="numpy", _nrt=False)
 def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, memf32, ram_size,
         dc_word, dc_val, breakpoints, trace, max_instructions, cycle_limit, event, tm, prof):
     """Execute from regs[PC] until an event; returns the event code (also in event[0]).

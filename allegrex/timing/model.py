@@ -110,7 +110,7 @@ def icache_fetch(tm, counters, pc):
     return p
 
 
-@njit
+@njit(inline="always")
 def cache_op(tm, counters, func, addr):
     """Memory cycles of a `cache` instruction (its effect on the cache state included)."""
     line = (addr & M.PHYS_MASK) >> M.LINE_BITS
@@ -172,7 +172,7 @@ def vpr_field(word, field):
     return ((word >> 16) & 0x1F) | ((word & 1) << 5)  # FLD_MEMQ
 
 
-@njit
+@njit(inline="always")
 def vfpu_row(tm, word, pc):
     """VFPU table row of `word` through a small memo keyed by the address (-1: unknown)."""
     slot = (pc >> 2) & (VMEMO_SIZE - 1)
@@ -190,7 +190,7 @@ def vfpu_row(tm, word, pc):
     return row
 
 
-@njit
+@njit(inline="always")
 def vfpu_account(tm, counters, word, pc, maddr, t):
     """Cycle after a VFPU instruction that may start at `t` (I-fetch already charged)."""
     row = vfpu_row(tm, word, pc)
