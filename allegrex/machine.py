@@ -22,6 +22,7 @@ from allegrex.cpu.state import CYCLES, INSTRUCTIONS, CpuState
 from allegrex.errors import GuestMemoryError
 from allegrex.memory import Memory
 from allegrex.timing import Timing
+from vfpu.exec import new_scratch
 
 RUN_CHUNK = 50_000_000  # instructions per call into the loop when run() has no budget
 
@@ -54,6 +55,7 @@ class Machine:
         self._dc_word, self._dc_val = interp.new_decode_cache()
         self._trace = np.zeros(interp.TRACE_SIZE, dtype=np.uint32)
         self._event = np.zeros(EVENT_FIELDS, dtype=np.int64)
+        self._vscratch, self._vterms = new_scratch()  # VFPU working storage, reused by every VFPU op
 
     # --- loading ---
     def load_raw(self, addr: int, data: bytes, entry: int | None = None) -> None:
@@ -81,7 +83,7 @@ class Machine:
         code = interp.run(c.regs, c.fpr, c.fpr_bits, c.vpr, c.vpr_bits, c.vctrl, c.counters,
                           m.mem, m.mem16, m.mem32, m.memf32, m.ram_size, self._dc_word, self._dc_val,
                           bps, self._trace, int(max_instructions), limit, self._event,
-                          self.timing.tm, self.timing.prof)
+                          self.timing.tm, self.timing.prof, self._vscratch, self._vterms)
         ev = self._event
         return Event(EVENT_NAMES[int(code)], int(ev[1]), int(ev[2]), int(ev[3]))
 

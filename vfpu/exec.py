@@ -34,6 +34,11 @@ for _name, _num in OPS.items():
     globals()["OP_" + _name.upper().replace(".", "_")] = _num
 
 VC_SPFX, VC_TPFX, VC_DPFX, VC_CC, VC_REV = 0, 1, 2, 3, 7
+# Scratch layout (float32): vector_path's S/T/D lanes, then matrix_op's sources and results.
+SCRATCH_LANES = 48
+SCRATCH_MAT_SRC = SCRATCH_LANES
+SCRATCH_MAT_RES = SCRATCH_MAT_SRC + 32
+SCRATCH_SIZE = SCRATCH_MAT_RES + 16
 PEND_S, PEND_T, PEND_D = 16, 17, 18
 # Writable bits of each control register (128-143) for mtvc/vmtvc; REV is read-only.
 CTRL_WRITE_MASK = np.array([0xFFFFF, 0xFFFFF, 0xFFF, 0x3F, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0]
@@ -146,11 +151,11 @@ def load_store(op, word, regs, vpr_bits, mem32, ram_size, event):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def matrix_op(op, n, word, vpr, vpr_bits):
+def matrix_op(op, n, word, vpr, vpr_bits, scratch):
     """vmmul, vtfm*, vhtfm*, vmscl, vmmov, vmidt, vmzero, vmone (no prefixes)."""
     rd, rs, rt = word & 0x7F, (word >> 8) & 0x7F, (word >> 16) & 0x7F
-    src = np.empty(32, dtype=np.float32)
-    res = np.empty(16, dtype=np.float32)
+    src = scratch[SCRATCH_MAT_SRC:SCRATCH_MAT_SRC + 32]  # views of the caller's scratch: no allocation
+    res = scratch[SCRATCH_MAT_RES:SCRATCH_MAT_RES + 16]
     nn = n * n
     if op == OP_VMMUL:
         for i in range(nn):
@@ -206,9 +211,22 @@ def matrix_op(op, n, word, vpr, vpr_bits):
         vpr[VEC_CELLS[n, rd, (i + shift) & 3]] = res[i]
 
 
+def new_scratch():
+    """Working storage for execute_with (float32 lanes, float64 adder terms), allocated once
+    per machine, not per instruction."""
+    return np.zeros(SCRATCH_SIZE, dtype=np.float32), np.zeros(4, dtype=np.float64)
+
+
 @njit(cache=True, error_model="numpy")
 def execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event):
     """Run one VFPU word; EV_NONE, or EV_FAULT with event[1] / event[3] filled."""
+    return execute_with(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event,
+                        np.zeros(SCRATCH_SIZE, dtype=np.float32), np.zeros(4, dtype=np.float64))
+
+
+@njit(cache=True, error_model="numpy")
+def execute_with(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event, scratch, terms):
+    """execute, with float32[SCRATCH_SIZE] working storage from the caller (see new_scratch)."""
     word = np.uint32(word)
     row = decode(word)
     if row < 0:
@@ -253,7 +271,7 @@ def execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, 
         return EV_OK
     if op == OP_VMMUL or op == OP_VMSCL or op == OP_VMMOV or op == OP_VMIDT or op == OP_VMZERO or \
             op == OP_VMONE or (op >= OP_VTFM2 and op <= OP_VHTFM4):
-        matrix_op(op, n, word, vpr, vpr_bits)
+        matrix_op(op, n, word, vpr, vpr_bits, scratch)
         consume_prefixes(vctrl)
         return EV_OK
     if op == OP_VRNDS:
@@ -261,13 +279,15 @@ def execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, 
         consume_prefixes(vctrl)
         return EV_OK
 
-    return vector_path(row, op, n, word, vpr, vpr_bits, vctrl, event)
+    return vector_path(row, op, n, word, vpr, vpr_bits, vctrl, event, scratch, terms)
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def vector_path(row, op, n, word, vpr, vpr_bits, vctrl, event):
+def vector_path(row, op, n, word, vpr, vpr_bits, vctrl, event, scratch, terms):
     """Single/vector operations: read S and T through the prefixes, compute, write D."""
-    buf = np.zeros(48, dtype=np.float32)
+    buf = scratch  # lanes 0..47 (S, T, D); zeroed as a fresh buffer would be
+    for i in range(SCRATCH_LANES):
+        buf[i] = 0.0
     bits = buf.view(np.uint32)
     pf = ROW_PFX[row]
     use = (pf >> 6) == 0 or n == 1
@@ -320,7 +340,7 @@ def vector_path(row, op, n, word, vpr, vpr_bits, vctrl, event):
         consume_prefixes(vctrl)
         return EV_OK
 
-    if not vector_op(op, n, buf, bits, word, vctrl):
+    if not vector_op(op, n, buf, bits, word, vctrl, terms):
         return reject(event, word)
     if is_float and op != OP_VF2IN and op != OP_VF2IZ and op != OP_VF2IU and op != OP_VF2ID:
         flush(buf, bits, D, dn)

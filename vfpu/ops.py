@@ -345,9 +345,10 @@ def rot_lane(i, n, angle, imm):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def vector_op(op, n, f, b, word, vctrl):
+def vector_op(op, n, f, b, word, vctrl, terms):
     """Compute result lanes f[D:] of vector operation `op` with size n from S/T lanes.
-    Returns False when `op` is not a vector operation."""
+    terms: float64[4] working storage of the multi-operand adder (the caller's, so no
+    allocation per instruction). Returns False when `op` is not a vector operation."""
     one = np.float32(1.0)
     zero = np.float32(0.0)
     if op == OP_VADD or op == OP_VSUB:
@@ -385,12 +386,10 @@ def vector_op(op, n, f, b, word, vctrl):
         else:
             b[D] = (x & 0x807FFFFF) | (((np.int64(b[T]) + 127) & 0xFF) << 23)
     elif op == OP_VDOT:
-        terms = np.empty(4)
         for i in range(n):
             terms[i] = float(f[S + i]) * float(f[T + i])
         f[D] = dot_sum(terms, n)
     elif op == OP_VHDP:
-        terms = np.empty(4)
         for i in range(n - 1):
             terms[i] = float(f[S + i]) * float(f[T + i])
         terms[n - 1] = float(f[T + n - 1])
@@ -403,19 +402,16 @@ def vector_op(op, n, f, b, word, vctrl):
         f[D + 1] = f[S + 2] * f[T]
         f[D + 2] = f[S] * f[T + 1]
     elif op == OP_VDET:
-        terms = np.empty(4)
         terms[0] = float(f[S]) * float(f[T + 1])
         terms[1] = -float(f[S + 1]) * float(f[T])
         f[D] = dot_sum(terms, 2)
     elif op == OP_VCRSP:
-        terms = np.empty(4)
         for i in range(3):
             a, c = (i + 1) % 3, (i + 2) % 3
             terms[0] = float(f[S + a]) * float(f[T + c])
             terms[1] = -float(f[S + c]) * float(f[T + a])
             f[D + i] = dot_sum(terms, 2)
     elif op == OP_VQMUL:
-        terms = np.empty(4)
         s0, s1, s2, s3 = float(f[S]), float(f[S + 1]), float(f[S + 2]), float(f[S + 3])
         t0, t1, t2, t3 = float(f[T]), float(f[T + 1]), float(f[T + 2]), float(f[T + 3])
         terms[0], terms[1], terms[2], terms[3] = s3 * t0, -s2 * t1, s1 * t2, s0 * t3
@@ -536,7 +532,6 @@ def vector_op(op, n, f, b, word, vctrl):
             f[D + 2 * i] = zero if c <= 0 else (one if c > 1 else c)
             f[D + 2 * i + 1] = zero if x <= 0 else (one if x > 1 else x)
     elif op == OP_VFAD or op == OP_VAVG:
-        terms = np.empty(4)
         for i in range(n):
             terms[i] = float(f[S + i])
         r = dot_sum(terms, n)

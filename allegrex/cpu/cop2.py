@@ -13,9 +13,10 @@ refreshes its own kernels' cache, and the run loop's cache watches vfpu/ too.
 
 from numba import njit
 
-from vfpu.exec import execute as vfpu_execute
+from vfpu.exec import execute_with as vfpu_execute
 
 
 @njit(cache=True, inline="always")
-def execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event):
-    return vfpu_execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event)
+def execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event, scratch, terms):
+    """scratch, terms: vfpu.exec.new_scratch(), kept by the machine so no VFPU op allocates."""
+    return vfpu_execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event, scratch, terms)

@@ -124,9 +124,12 @@ def div_unsigned(a, b):
     return a // b, a % b
 
 
-@njit(cache=True, error_model="numpy")
+# _nrt=False: run allocates nothing and only borrows its arguments, so reference counting is
+# pure overhead; with it, every array argument of an inlined helper (the timing model) costs an
+# atomic incref/decref pair per instruction, which was most of the timed run's time.
+@njit(cache=True, error_model="numpy", _nrt=False)
 def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, memf32, ram_size,
-        dc_word, dc_val, breakpoints, trace, max_instructions, cycle_limit, event, tm, prof):
+        dc_word, dc_val, breakpoints, trace, max_instructions, cycle_limit, event, tm, prof, vscratch, vterms):
     """Execute from regs[PC] until an event; returns the event code (also in event[0]).
 
     dc_word/dc_val: the decode memo (uint32/int32[DCACHE_SIZE], see new_decode_cache).
@@ -134,6 +137,7 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
     the first instruction of a call, so calling again resumes). trace: uint32[TRACE_SIZE]
     ring of executed PCs, slot = instruction count & (TRACE_SIZE-1).
     tm, prof: the timing model's state and per-address profile (allegrex.timing).
+    vscratch, vterms: VFPU working storage (vfpu.exec.new_scratch()), so VFPU ops allocate nothing.
     """
     pc = np.int64(regs[PC])
     npc = np.int64(regs[NPC])
@@ -587,7 +591,8 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
                 next_pc = npc + 4
                 next_npc = npc + 8
         elif sem == S_VFPU:
-            status = cop2.execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event)
+            status = cop2.execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event,
+                                  vscratch, vterms)
             if status != EV_NONE:
                 code, value, extra, event_pc = status, event[1], event[3], pc
                 if status == EV_FAULT:

@@ -73,7 +73,7 @@ def bus_to_cpu(tm, ratio_slot, bus_cycles):
     return (bus_cycles * tm[ratio_slot] + 255) >> 8
 
 
-@njit
+@njit(inline="always")
 def dram_fill(tm, row_base, ratio_slot, phys, counters, row_miss_counter):
     """Bus cycles of a line fill from main RAM at `phys`, updating the open-row state."""
     bank = (phys >> DRAM_ROW_BITS) & (DRAM_BANKS - 1)
@@ -86,7 +86,7 @@ def dram_fill(tm, row_base, ratio_slot, phys, counters, row_miss_counter):
     return bus
 
 
-@njit
+@njit(inline="always")
 def cache_lookup(tm, tag_base, lru_base, line):
     """Way holding `line` (line = address >> 6), or -1. Marks it most recently used."""
     s = line & SET_MASK
@@ -100,7 +100,7 @@ def cache_lookup(tm, tag_base, lru_base, line):
     return -1
 
 
-@njit
+@njit(inline="always")
 def cache_victim(tm, tag_base, lru_base, line):
     """Way to refill for `line` (an invalid way first, else the LRU); marks it MRU."""
     s = line & SET_MASK

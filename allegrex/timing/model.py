@@ -53,7 +53,7 @@ CACHE_D_HIT_WB, CACHE_D_HIT_WB_INV, CACHE_D_CREATE_LOCK, CACHE_D_FILL, CACHE_D_F
     0x1A, 0x1B, 0x1C, 0x1E, 0x1F)
 
 
-@njit
+@njit(inline="always")  # inlined into the run loop: a call there costs more than the lookup
 def dcache_access(tm, counters, addr, is_store):
     """Stall cycles of one data access at guest `addr` (load or store)."""
     reg = M.region(addr)
@@ -94,7 +94,7 @@ def dcache_access(tm, counters, addr, is_store):
     return p
 
 
-@njit
+@njit(inline="always")
 def icache_fetch(tm, counters, pc):
     """Stall cycles to fetch from the line holding `pc` (called when a new line is entered)."""
     line = (pc & M.PHYS_MASK) >> M.LINE_BITS
@@ -110,7 +110,7 @@ def icache_fetch(tm, counters, pc):
     return p
 
 
-@njit
+@njit(inline="always")
 def cache_op(tm, counters, func, addr):
     """Memory cycles of a `cache` instruction (its effect on the cache state included)."""
     line = (addr & M.PHYS_MASK) >> M.LINE_BITS
@@ -172,7 +172,7 @@ def vpr_field(word, field):
     return ((word >> 16) & 0x1F) | ((word & 1) << 5)  # FLD_MEMQ
 
 
-@njit
+@njit(inline="always")
 def vfpu_row(tm, word, pc):
     """VFPU table row of `word` through a small memo keyed by the address (-1: unknown)."""
     slot = (pc >> 2) & (VMEMO_SIZE - 1)
@@ -190,7 +190,7 @@ def vfpu_row(tm, word, pc):
     return row
 
 
-@njit
+@njit(inline="always")
 def vfpu_account(tm, counters, word, pc, maddr, t):
     """Cycle after a VFPU instruction that may start at `t` (I-fetch already charged)."""
     row = vfpu_row(tm, word, pc)
@@ -285,7 +285,7 @@ def vfpu_account(tm, counters, word, pc, maddr, t):
     return t
 
 
-@njit
+@njit(inline="always")  # a call per instruction (with its array arguments' refcounting) cost ~10x the model
 def account(tm, counters, prof, op, word, pc, maddr, taken, t):
     """Cycle at which the instruction after this one may start (see module doc)."""
     if tm[T_ENABLED] == 0:
