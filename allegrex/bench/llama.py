@@ -30,7 +30,9 @@ PSP_MODELS = ("psp-1000", "psp-2000", "psp-3000")
 SWEEP_SHAPES = ("stories260K", "stories15M", "stories42M", "stories90M", "stories110M")
 SWEEP_MODELS = ("psp-1000", "psp-2000")
 SWEEP_TOKENS = 2  # positions per sweep run: a per-token figure, extrapolated
-DEFAULT_PROMPT = "Once upon a time"
+# Empty (BOS only): with the synthetic tokenizer a text prompt can fill a short run with
+# prefill alone, and the bench measures generation.
+DEFAULT_PROMPT = ""
 HEAP_KB = {"psp-1000": 20 * 1024, "psp-2000": 24 * 1024, "psp-3000": 24 * 1024}  # 24 MB: the real port's arena
 GENERATION_LINE = r"(^|\n)model [^\n]*\n$"  # printed by the program just before its generation loop
 FOOTER_LINE = r"\n\d+ tokens in [0-9.]+s [^\n]*\n$"  # printed just after it

@@ -20,7 +20,7 @@ def add_parser(subparsers):
     b.add_argument("--kernels", default="scalar,vfpu", help="comma-separated: scalar, vfpu")
     b.add_argument("--tokens", type=int, help=f"positions to run (default {DEFAULT_TOKENS}: the cost per "
                    "position is steady, so tok/s projects from a few; 64 is the published run; 2 with --sweep)")
-    b.add_argument("--prompt", default=None, help="prompt (default 'Once upon a time'; empty with --sweep)")
+    b.add_argument("--prompt", default=None, help="prompt (default empty: BOS only, every position generates)")
     b.add_argument("--model", default="psp-2000", choices=("psp-1000", "psp-2000", "psp-3000"))
     b.add_argument("--clock", type=int, default=333, help="CPU MHz (222, 266, 333)")
     b.add_argument("--json", metavar="F", help="write the report as JSON")
