@@ -3,7 +3,7 @@ pools carved from a user partition; allocating from an exhausted pool waits."""
 
 from allegrex.hle import codes, costs
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
-from allegrex.hle.sync import SyncObject, _cancel, _delete, _name, _status_block, _wait_on, _write_status
+from allegrex.hle.sync import SyncObject, _cancel, _finish, _delete, _name, _status_block, _wait_on, _write_status
 from allegrex.hle.sysmem import Block, Partition, TYPE_LOW, USER_PARTITION
 from allegrex.hle.threads import V0
 
@@ -98,16 +98,12 @@ def _allocate_fpl(k, uid, out, timeout, cb, try_only=False):
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelAllocateFpl(k, uid: int, out: Ptr, timeout: Ptr) -> Raw:
-    r = _allocate_fpl(k, uid, out, timeout, False)
-    if r is not None:
-        k.cpu.regs[V0] = r & 0xFFFFFFFF
+    _finish(k, _allocate_fpl(k, uid, out, timeout, False))
 
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelAllocateFplCB(k, uid: int, out: Ptr, timeout: Ptr) -> Raw:
-    r = _allocate_fpl(k, uid, out, timeout, True)
-    if r is not None:
-        k.cpu.regs[V0] = r & 0xFFFFFFFF
+    _finish(k, _allocate_fpl(k, uid, out, timeout, True))
 
 
 @hle(LIB, cost=costs.SYNC)
@@ -214,16 +210,12 @@ def _allocate_vpl(k, uid, size, out, timeout, cb, try_only=False):
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelAllocateVpl(k, uid: int, size: int, out: Ptr, timeout: Ptr) -> Raw:
-    r = _allocate_vpl(k, uid, size, out, timeout, False)
-    if r is not None:
-        k.cpu.regs[V0] = r & 0xFFFFFFFF
+    _finish(k, _allocate_vpl(k, uid, size, out, timeout, False))
 
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelAllocateVplCB(k, uid: int, size: int, out: Ptr, timeout: Ptr) -> Raw:
-    r = _allocate_vpl(k, uid, size, out, timeout, True)
-    if r is not None:
-        k.cpu.regs[V0] = r & 0xFFFFFFFF
+    _finish(k, _allocate_vpl(k, uid, size, out, timeout, True))
 
 
 @hle(LIB, cost=costs.SYNC)

@@ -7,7 +7,7 @@ priority attribute (0x100) wake the highest-priority waiter first.
 
 from allegrex.hle import codes, costs
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
-from allegrex.hle.threads import Wait, V0, Thread
+from allegrex.hle.threads import Wait, V0, Thread, finish_wait_call as _finish
 
 ATTR_PRIORITY = 0x100
 LIB = "ThreadManForUser"
@@ -170,16 +170,12 @@ def _wait_sema(k, uid, need, timeout, cb):
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelWaitSema(k, uid: int, need: int, timeout: Ptr) -> Raw:
-    r = _wait_sema(k, uid, need, timeout, False)
-    if r is not None:
-        k.cpu.regs[V0] = r & 0xFFFFFFFF
+    _finish(k, _wait_sema(k, uid, need, timeout, False))
 
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelWaitSemaCB(k, uid: int, need: int, timeout: Ptr) -> Raw:
-    r = _wait_sema(k, uid, need, timeout, True)
-    if r is not None:
-        k.cpu.regs[V0] = r & 0xFFFFFFFF
+    _finish(k, _wait_sema(k, uid, need, timeout, True))
 
 
 @hle(LIB, cost=costs.SYNC)
@@ -316,16 +312,12 @@ def _wait_flag(k, uid, pattern, mode, out, timeout, cb, poll=False):
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelWaitEventFlag(k, uid: int, pattern: U32, mode: U32, out: Ptr, timeout: Ptr) -> Raw:
-    r = _wait_flag(k, uid, pattern, mode, out, timeout, False)
-    if r is not None:
-        k.cpu.regs[V0] = r & 0xFFFFFFFF
+    _finish(k, _wait_flag(k, uid, pattern, mode, out, timeout, False))
 
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelWaitEventFlagCB(k, uid: int, pattern: U32, mode: U32, out: Ptr, timeout: Ptr) -> Raw:
-    r = _wait_flag(k, uid, pattern, mode, out, timeout, True)
-    if r is not None:
-        k.cpu.regs[V0] = r & 0xFFFFFFFF
+    _finish(k, _wait_flag(k, uid, pattern, mode, out, timeout, True))
 
 
 @hle(LIB, cost=costs.SYNC)
@@ -450,16 +442,12 @@ def _lock_mutex(k, uid, count, timeout, cb, try_only=False):
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelLockMutex(k, uid: int, count: int, timeout: Ptr) -> Raw:
-    r = _lock_mutex(k, uid, count, timeout, False)
-    if r is not None:
-        k.cpu.regs[V0] = r & 0xFFFFFFFF
+    _finish(k, _lock_mutex(k, uid, count, timeout, False))
 
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelLockMutexCB(k, uid: int, count: int, timeout: Ptr) -> Raw:
-    r = _lock_mutex(k, uid, count, timeout, True)
-    if r is not None:
-        k.cpu.regs[V0] = r & 0xFFFFFFFF
+    _finish(k, _lock_mutex(k, uid, count, timeout, True))
 
 
 @hle(LIB, cost=costs.SYNC)
@@ -625,16 +613,12 @@ def _lw_hand_over(k, lw) -> None:
 
 @hle("Kernel_Library", cost=costs.SYNC)
 def sceKernelLockLwMutex(k, workarea: Ptr, count: int, timeout: Ptr) -> Raw:
-    r = _lw_lock(k, workarea, count, timeout, False)
-    if r is not None:
-        k.cpu.regs[V0] = r & 0xFFFFFFFF
+    _finish(k, _lw_lock(k, workarea, count, timeout, False))
 
 
 @hle("Kernel_Library", cost=costs.SYNC)
 def sceKernelLockLwMutexCB(k, workarea: Ptr, count: int, timeout: Ptr) -> Raw:
-    r = _lw_lock(k, workarea, count, timeout, True)
-    if r is not None:
-        k.cpu.regs[V0] = r & 0xFFFFFFFF
+    _finish(k, _lw_lock(k, workarea, count, timeout, True))
 
 
 @hle("Kernel_Library", cost=costs.SYNC)
@@ -773,16 +757,12 @@ def _receive(k, uid, out, timeout, cb, poll=False):
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelReceiveMbx(k, uid: int, out: Ptr, timeout: Ptr) -> Raw:
-    r = _receive(k, uid, out, timeout, False)
-    if r is not None:
-        k.cpu.regs[V0] = r & 0xFFFFFFFF
+    _finish(k, _receive(k, uid, out, timeout, False))
 
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelReceiveMbxCB(k, uid: int, out: Ptr, timeout: Ptr) -> Raw:
-    r = _receive(k, uid, out, timeout, True)
-    if r is not None:
-        k.cpu.regs[V0] = r & 0xFFFFFFFF
+    _finish(k, _receive(k, uid, out, timeout, True))
 
 
 @hle(LIB, cost=costs.SYNC)

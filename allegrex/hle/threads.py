@@ -404,6 +404,12 @@ def current(k) -> Thread:
 LIB = "ThreadManForUser"
 
 
+def finish_wait_call(k, result) -> None:
+    """Put a wait call's result in v0, unless it blocked (None): then the wake-up sets v0."""
+    if result is not None:
+        k.cpu.regs[V0] = result & 0xFFFFFFFF
+
+
 @hle(LIB, cost=costs.THREAD_CREATE)
 def sceKernelCreateThread(k, name: CStr, entry: Ptr, priority: int, stack_size: int, attr: U32, option: Ptr) -> int:
     if name is None:
@@ -753,16 +759,12 @@ def _wait_end(k, uid, timeout_ptr, cb) -> int | None:
 
 @hle(LIB)
 def sceKernelWaitThreadEnd(k, uid: int, timeout: Ptr) -> Raw:
-    r = _wait_end(k, uid, timeout, False)
-    if r is not None:
-        k.cpu.regs[V0] = r & 0xFFFFFFFF
+    finish_wait_call(k, _wait_end(k, uid, timeout, False))
 
 
 @hle(LIB)
 def sceKernelWaitThreadEndCB(k, uid: int, timeout: Ptr) -> Raw:
-    r = _wait_end(k, uid, timeout, True)
-    if r is not None:
-        k.cpu.regs[V0] = r & 0xFFFFFFFF
+    finish_wait_call(k, _wait_end(k, uid, timeout, True))
 
 
 # --- callbacks ---
