@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -36,8 +37,10 @@ def eboot_figures(scale):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     with tempfile.TemporaryDirectory() as tmp:
         pbp = os.path.join(tmp, "microbench.pbp")
+        subprocess.run([sys.executable, str(app / "gen_bench.py"), tmp], env=env, check=True)
+        shutil.copy(app / "main.c", tmp)  # beside the generated figures.h it includes
         subprocess.run([sys.executable, "-m", "allegrex", "cc", "-O2", f"-DITER_DIV={scale}",
-                        str(app / "main.c"), str(app / "bench.S"), "-o", pbp], env=env, check=True,
+                        os.path.join(tmp, "main.c"), os.path.join(tmp, "bench.S"), "-o", pbp], env=env, check=True,
                        capture_output=True)
         out = subprocess.run([sys.executable, "-m", "allegrex", "run", "--quiet", pbp], env=env,
                              capture_output=True, text=True, check=True).stdout

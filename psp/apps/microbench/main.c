@@ -2,9 +2,10 @@
  * reference's method (pspdev/vfpu-docs psp-tests/performance): a loop of 256 timed
  * instructions run ITERS times, timed with sceKernelGetSystemTimeWide() at 333/166 MHz,
  * cycles = microseconds x 333, printed as "<figure>: <cycles per instruction>".
- * The loops are generated into bench.S by gen_bench.py (same code as the simulator's
- * fidelity harness). Build: allegrex cc -O2 psp/apps/microbench/main.c
- * psp/apps/microbench/bench.S -o microbench.pbp [-DITER_DIV=8] */
+ * The loops are generated into bench.S and figures.h by gen_bench.py (same code as the
+ * simulator's fidelity harness). Build: gen_bench.py DIR; copy main.c into DIR;
+ * allegrex cc -O2 DIR/main.c DIR/bench.S -o microbench.pbp [-DITER_DIV=8]
+ * (benchmarks/timing_fidelity.py --eboot does all of this). */
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
