@@ -15,8 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from allegrex.cpu import interp
-from allegrex.cpu.events import (EV_BREAK, EV_BREAKPOINT, EV_BUDGET, EV_FAULT, EV_HALT, EV_SYSCALL,
-                                 EVENT_FIELDS, EVENT_NAMES)
+from allegrex.cpu.events import (EV_BREAK, EV_BREAKPOINT, EV_BUDGET, EV_FAULT, EV_HALT, EV_JIT, EV_NEAR_BUDGET,
+                                 EV_NONE, EV_STALE, EV_SYSCALL, EVENT_FIELDS, EVENT_NAMES)
+from allegrex.cpu.jit import Jit
 from allegrex.cpu.faults import GuestFault
 from allegrex.cpu.state import CYCLES, INSTRUCTIONS, CpuState
 from allegrex.errors import GuestMemoryError
@@ -56,6 +57,7 @@ class Machine:
         self._trace = np.zeros(interp.TRACE_SIZE, dtype=np.uint32)
         self._event = np.zeros(EVENT_FIELDS, dtype=np.int64)
         self._vscratch, self._vterms = new_scratch()  # VFPU working storage, reused by every VFPU op
+        self.jit = Jit(self._read_word)
 
     # --- loading ---
     def load_raw(self, addr: int, data: bytes, entry: int | None = None) -> None:
@@ -76,16 +78,45 @@ class Machine:
     # --- running ---
     def step(self, max_instructions: int = 1, max_cycles: int | None = None) -> Event:
         """Run until one event, at most `max_instructions` (and until counters[CYCLES]
-        reaches `max_cycles`, an absolute cycle count, if given)."""
-        c, m = self.cpu, self.memory
+        reaches `max_cycles`, an absolute cycle count, if given). Hot loops run as
+        compiled regions (allegrex.cpu.jit) unless breakpoints are set."""
+        c, m, jit = self.cpu, self.memory, self.jit
         bps = np.array(sorted(self.breakpoints), dtype=np.uint32)
         limit = interp.NO_CYCLE_LIMIT if max_cycles is None else int(max_cycles)
-        code = interp.run(c.regs, c.fpr, c.fpr_bits, c.vpr, c.vpr_bits, c.vctrl, c.counters,
-                          m.mem, m.mem16, m.mem32, m.memf32, m.ram_size, self._dc_word, self._dc_val,
-                          bps, self._trace, int(max_instructions), limit, self._event,
-                          self.timing.tm, self.timing.prof, self._vscratch, self._vterms)
+        threshold = 0 if len(bps) else jit.threshold
+        end = self.instructions + int(max_instructions)
+        while True:
+            code = interp.run(c.regs, c.fpr, c.fpr_bits, c.vpr, c.vpr_bits, c.vctrl, c.counters,
+                              m.mem, m.mem16, m.mem32, m.memf32, m.ram_size, self._dc_word, self._dc_val,
+                              bps, self._trace, end - self.instructions, limit, self._event,
+                              self.timing.tm, self.timing.prof, self._vscratch, self._vterms,
+                              jit.hot, jit.entries, threshold)
+            if code != EV_JIT:
+                break
+            code = self._run_region(int(self._event[1]), end, limit)
+            if code == EV_NEAR_BUDGET:  # the interpreter finishes this step, exactly
+                threshold = 0
+            elif code != EV_NONE:
+                break
         ev = self._event
         return Event(EVENT_NAMES[int(code)], int(ev[1]), int(ev[2]), int(ev[3]))
+
+    def _run_region(self, pc: int, end: int, limit: int) -> int:
+        """Run the region compiled at `pc` (compiling it first if needed); EV_NONE when
+        the interpreter should go on."""
+        c, m = self.cpu, self.memory
+        fn = self.jit.region_at(pc, self.timing.enabled, self.timing.prof.shape[1] > 0)
+        if fn is None:
+            return EV_NONE
+        before = self.instructions
+        code = fn(c.regs, c.fpr, c.fpr_bits, c.vpr, c.vpr_bits, c.vctrl, c.counters, m.mem, m.mem16, m.mem32,
+                  m.memf32, m.ram_size, self._trace, end - self.instructions, limit, self._event,
+                  self.timing.tm, self.timing.prof, self._vscratch, self._vterms)
+        if code == EV_STALE:
+            self.jit.forget(pc)
+            return EV_NONE
+        self.jit.instructions += self.instructions - before
+        return code
 
     def run(self, max_instructions: int | None = None, syscall_handler=None, progress=None,
             raise_on_fault: bool = True) -> Event:

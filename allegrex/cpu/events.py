@@ -12,6 +12,9 @@ EV_FAULT = 3  # value = address (memory faults) or the word; extra = FAULT_*; PC
 EV_HALT = 4  # the `halt` instruction; PC points past it
 EV_BUDGET = 5  # instruction or cycle budget used up; PC is the next instruction
 EV_BREAKPOINT = 6  # PC reached an address in the breakpoint array (not yet executed)
+EV_JIT = 7  # internal to Machine.step: PC is a hot loop head (value), not yet executed
+EV_STALE = 8  # internal: a compiled region found its code changed and ran nothing
+EV_NEAR_BUDGET = 9  # internal: a compiled region stopped at a block the budget might end in
 
 EVENT_NAMES = {EV_SYSCALL: "syscall", EV_BREAK: "break", EV_FAULT: "fault", EV_HALT: "halt",
                EV_BUDGET: "budget", EV_BREAKPOINT: "breakpoint"}

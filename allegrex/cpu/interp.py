@@ -19,7 +19,7 @@ from allegrex.cpu.fpu import (OP_ADD, ROUND_DOWN, ROUND_NEAREST, ROUND_UP, ROUND
                               float_to_word, round_to_f32)
 from allegrex.cpu.decode import (LOOKUP_COUNT, LOOKUP_MASK, LOOKUP_MATCH, LOOKUP_OP, LOOKUP_START,
                                  SEM, SEM_OF_OP, decode_word)
-from allegrex.cpu.events import (EV_BREAK, EV_BREAKPOINT, EV_BUDGET, EV_FAULT, EV_HALT, EV_NONE,
+from allegrex.cpu.events import (EV_BREAK, EV_BREAKPOINT, EV_BUDGET, EV_FAULT, EV_HALT, EV_JIT, EV_NONE,
                                  EV_SYSCALL, FAULT_FETCH, FAULT_LOAD, FAULT_OVERFLOW, FAULT_RESERVED,
                                  FAULT_STORE, FAULT_TRAP)
 from allegrex.cpu.state import CYCLES, FCR0, FCR31, HI, IC, INSTRUCTIONS, LLBIT, LO, NPC, PC, VFPU_CC
@@ -124,12 +124,27 @@ def div_unsigned(a, b):
     return a // b, a % b
 
 
+@njit(cache=True, inline="always")
+def finish(regs, counters, event, pc, npc, cycles, icount, code, value, extra, event_pc):
+    """Leave the run loop: where execution goes on, the counters, and the event."""
+    regs[PC] = pc
+    regs[NPC] = npc
+    counters[CYCLES] = cycles
+    counters[INSTRUCTIONS] = icount
+    event[0] = code
+    event[1] = value
+    event[2] = event_pc
+    event[3] = extra
+    return code
+
+
 # _nrt=False: run allocates nothing and only borrows its arguments, so reference counting is
 # pure overhead; with it, every array argument of an inlined helper (the timing model) costs an
 # atomic incref/decref pair per instruction, which was most of the timed run's time.
 @njit(cache=True, error_model="numpy", _nrt=False)
 def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, memf32, ram_size,
-        dc_word, dc_val, breakpoints, trace, max_instructions, cycle_limit, event, tm, prof, vscratch, vterms):
+        dc_word, dc_val, breakpoints, trace, max_instructions, cycle_limit, event, tm, prof, vscratch, vterms,
+        jit_hot, jit_entries, jit_threshold):
     """Execute from regs[PC] until an event; returns the event code (also in event[0]).
 
     dc_word/dc_val: the decode memo (uint32/int32[DCACHE_SIZE], see new_decode_cache).
@@ -138,6 +153,10 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
     ring of executed PCs, slot = instruction count & (TRACE_SIZE-1).
     tm, prof: the timing model's state and per-address profile (allegrex.timing).
     vscratch, vterms: VFPU working storage (vfpu.exec.new_scratch()), so VFPU ops allocate nothing.
+    jit_hot, jit_entries, jit_threshold: the region compiler's hooks (allegrex.cpu.jit): taken
+    backward branches are counted per target slot; a target that reaches jit_threshold, or
+    that has a compiled region (jit_entries), stops the loop with EV_JIT when execution
+    arrives there. jit_threshold 0: never.
     """
     pc = np.int64(regs[PC])
     npc = np.int64(regs[NPC])
@@ -151,7 +170,12 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
     value = np.int64(0)
     extra = np.int64(0)
     event_pc = pc
+    enter_at = np.int64(-1)  # a hot loop head reached by the last taken backward branch
+    jmask = jit_hot.shape[0] - 1
     while True:
+        if pc == enter_at and npc == pc + 4:
+            code, value, event_pc = EV_JIT, pc, pc
+            break
         if budget <= 0 or cycles >= cycle_limit:
             code = EV_BUDGET
             event_pc = pc
@@ -611,6 +635,14 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
         else:
             cycles = account(tm, counters, prof, val >> 8, word, pc, maddr, taken, cycles)
         # -----------------------------------------------------------------------------------
+        if taken and jit_threshold > 0 and next_npc <= pc:
+            slot = (next_npc >> 2) & jmask
+            if jit_entries[slot] == next_npc:
+                enter_at = next_npc
+            else:
+                jit_hot[slot] += 1
+                if jit_hot[slot] == jit_threshold:
+                    enter_at = next_npc
 
         trace[icount & tmask] = pc
         icount += 1
@@ -620,15 +652,7 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
         if code != EV_NONE:
             break
 
-    regs[PC] = pc
-    regs[NPC] = npc
-    counters[CYCLES] = cycles
-    counters[INSTRUCTIONS] = icount
-    event[0] = code
-    event[1] = value
-    event[2] = event_pc
-    event[3] = extra
-    return code
+    return finish(regs, counters, event, pc, npc, cycles, icount, code, value, extra, event_pc)
 
 
 def new_decode_cache():

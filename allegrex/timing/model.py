@@ -285,90 +285,144 @@ def vfpu_account(tm, counters, word, pc, maddr, t):
     return t
 
 
-@njit(inline="always")  # a call per instruction (with its array arguments' refcounting) cost ~10x the model
-def account(tm, counters, prof, op, word, pc, maddr, taken, t):
-    """Cycle at which the instruction after this one may start (see module doc)."""
-    if tm[T_ENABLED] == 0:
-        return t + 1
-    start = t
-    misses_before = counters[C.DCACHE_MISSES]
+@njit(inline="always")
+def os_tick(tm, counters, t):
+    """t after the OS's periodic interrupt work, when it is due at cycle t."""
     if tm[T_TICK_PERIOD] > 0 and t >= tm[T_NEXT_TICK]:
         cost = tm[T_TICK_COST]
         counters[C.OS_TICK_CYCLES] += cost
         nxt = tm[T_NEXT_TICK] + tm[T_TICK_PERIOD]
         tm[T_NEXT_TICK] = nxt if nxt > t else t + tm[T_TICK_PERIOD]  # after idle time: no backlog
         t += cost
-        start = t  # the interrupt's cycles are not this instruction's
+    return t
+
+
+@njit(inline="always")
+def fetch_line(tm, counters, t, pc):
+    """t after entering the I-cache line of `pc`, when it is not the one being fetched from."""
     line = pc >> M.LINE_BITS
     if line != tm[T_LAST_ILINE]:
         tm[T_LAST_ILINE] = line
         t += icache_fetch(tm, counters, pc)
+    return t
+
+
+@njit(inline="always")
+def operand_slot(table, op, k, word):
+    """Scoreboard slot of operand k of `op` in `word` (OP_SRC/OP_DST), or -1: none."""
+    shift = table[op, k, 1]
+    if shift < 0:
+        return -1
+    if shift == FIXED:
+        return table[op, k, 0]
+    return table[op, k, 0] + ((word >> shift) & 31)
+
+
+@njit(inline="always")
+def wait_sources(tm, counters, t, a, b, c):
+    """The cycle at which sources in slots a, b, c (-1: none) are ready; the wait is
+    charged to the stall kind of the last-arriving producer."""
+    ready = t
+    kind = 0
+    if a >= 0 and tm[T_READY + a] > ready:
+        ready = tm[T_READY + a]
+        kind = tm[T_KIND + a]
+    if b >= 0 and tm[T_READY + b] > ready:
+        ready = tm[T_READY + b]
+        kind = tm[T_KIND + b]
+    if c >= 0 and tm[T_READY + c] > ready:
+        ready = tm[T_READY + c]
+        kind = tm[T_KIND + c]
+    if ready > t:
+        counters[kind] += ready - t
+    return ready
+
+
+@njit(inline="always")
+def wait_unit(tm, counters, t, unit, busy, stall):
+    """The cycle at which functional unit `unit` is free; it is then busy for `busy`."""
+    u = T_UNIT + unit
+    if tm[u] > t:
+        counters[stall] += tm[u] - t
+        t = tm[u]
+    tm[u] = t + busy
+    return t
+
+
+@njit(inline="always")
+def produce(tm, done, kind, a, b):
+    """Results in slots a, b (-1: none; $zero's slot is R_GPR) are ready at cycle `done`."""
+    if a >= 0:
+        a = R_DUMMY if a == R_GPR else a
+        tm[T_READY + a] = done
+        tm[T_KIND + a] = kind
+    if b >= 0:
+        b = R_DUMMY if b == R_GPR else b
+        tm[T_READY + b] = done
+        tm[T_KIND + b] = kind
+
+
+@njit(inline="always")
+def jump_cost(counters, t):
+    counters[C.STALL_BRANCH] += JUMP_PENALTY
+    counters[C.BRANCHES_TAKEN] += 1
+    return t + JUMP_PENALTY
+
+
+@njit(inline="always")
+def branch_cost(counters, t, taken, likely):
+    if taken:
+        counters[C.STALL_BRANCH] += TAKEN_BRANCH_PENALTY
+        counters[C.BRANCHES_TAKEN] += 1
+        return t + TAKEN_BRANCH_PENALTY
+    counters[C.BRANCHES_NOT_TAKEN] += 1
+    if likely:
+        counters[C.STALL_BRANCH] += ANNULLED_SLOT_PENALTY
+        return t + ANNULLED_SLOT_PENALTY
+    return t
+
+
+@njit(inline="always")
+def profile_slot(tm, counters, prof, pc, start, t, misses_before):
+    """Charge the instruction at `pc` (started at `start`, done at t) to its profile slot."""
+    if prof.shape[1] > 0:
+        i = (pc - tm[T_PROF_BASE]) >> 2
+        if 0 <= i < prof.shape[1]:
+            prof[0, i] += t - start
+            prof[1, i] += t - start - 1
+            prof[2, i] += counters[C.DCACHE_MISSES] - misses_before
+            prof[3, i] += 1
+
+
+@njit(inline="always")  # a call per instruction (with its array arguments' refcounting) cost ~10x the model
+def account(tm, counters, prof, op, word, pc, maddr, taken, t):
+    """Cycle at which the instruction after this one may start (see module doc). Written
+    as the steps above so that compiled regions (allegrex.cpu.jit.timing_gen) can call
+    the same steps with the operands known in advance."""
+    if tm[T_ENABLED] == 0:
+        return t + 1
+    misses_before = counters[C.DCACHE_MISSES]
+    t = os_tick(tm, counters, t)
+    start = t  # the interrupt's cycles are not this instruction's
+    t = fetch_line(tm, counters, t, pc)
     flags = OP_FLAGS[op]
     if flags & F_VFPU:
         t = vfpu_account(tm, counters, word, pc, maddr, t)
     else:
-        # scoreboard: wait for the sources
-        ready = t
-        stall_kind = 0
-        for k in range(3):
-            shift = OP_SRC[op, k, 1]
-            if shift < 0:
-                break
-            reg = OP_SRC[op, k, 0]
-            if shift != FIXED:
-                reg += (word >> shift) & 31
-            r = tm[T_READY + reg]
-            if r > ready:
-                ready = r
-                stall_kind = tm[T_KIND + reg]
-        if ready > t:
-            counters[stall_kind] += ready - t
-            t = ready
-        unit = OP_UNIT[op]
-        if unit >= 0:
-            busy = tm[T_UNIT + unit]
-            if busy > t:
-                counters[OP_STALL[op]] += busy - t
-                t = busy
-            tm[T_UNIT + unit] = t + OP_BUSY[op]
+        t = wait_sources(tm, counters, t, operand_slot(OP_SRC, op, 0, word), operand_slot(OP_SRC, op, 1, word),
+                         operand_slot(OP_SRC, op, 2, word))
+        if OP_UNIT[op] >= 0:
+            t = wait_unit(tm, counters, t, OP_UNIT[op], OP_BUSY[op], OP_STALL[op])
         if flags & (F_LOAD | F_STORE):
             t += dcache_access(tm, counters, maddr & 0xFFFFFFFF, (flags & F_STORE) != 0)
-        done = t + OP_LATENCY[op]
-        kind = OP_STALL[op]
-        for k in range(2):
-            shift = OP_DST[op, k, 1]
-            if shift < 0:
-                break
-            reg = OP_DST[op, k, 0]
-            if shift != FIXED:
-                reg += (word >> shift) & 31
-                if reg == R_GPR:
-                    reg = R_DUMMY
-            tm[T_READY + reg] = done
-            tm[T_KIND + reg] = kind
+        produce(tm, t + OP_LATENCY[op], OP_STALL[op], operand_slot(OP_DST, op, 0, word),
+                operand_slot(OP_DST, op, 1, word))
         t += OP_ISSUE[op]
-        if flags & (F_BRANCH | F_JUMP | F_CACHE):
-            if flags & F_JUMP:
-                t += JUMP_PENALTY
-                counters[C.STALL_BRANCH] += JUMP_PENALTY
-                counters[C.BRANCHES_TAKEN] += 1
-            elif flags & F_BRANCH:
-                if taken:
-                    t += TAKEN_BRANCH_PENALTY
-                    counters[C.STALL_BRANCH] += TAKEN_BRANCH_PENALTY
-                    counters[C.BRANCHES_TAKEN] += 1
-                else:
-                    counters[C.BRANCHES_NOT_TAKEN] += 1
-                    if flags & F_LIKELY:
-                        t += ANNULLED_SLOT_PENALTY
-                        counters[C.STALL_BRANCH] += ANNULLED_SLOT_PENALTY
-            else:
-                t += cache_op(tm, counters, (word >> 16) & 31, maddr & 0xFFFFFFFF)
-    if prof.shape[1] > 0:
-        idx = (pc - tm[T_PROF_BASE]) >> 2
-        if 0 <= idx < prof.shape[1]:
-            prof[0, idx] += t - start
-            prof[1, idx] += t - start - 1
-            prof[2, idx] += counters[C.DCACHE_MISSES] - misses_before
-            prof[3, idx] += 1
+        if flags & F_JUMP:
+            t = jump_cost(counters, t)
+        elif flags & F_BRANCH:
+            t = branch_cost(counters, t, taken, (flags & F_LIKELY) != 0)
+        elif flags & F_CACHE:
+            t += cache_op(tm, counters, (word >> 16) & 31, maddr & 0xFFFFFFFF)
+    profile_slot(tm, counters, prof, pc, start, t, misses_before)
     return t

@@ -1,0 +1,83 @@
+"""Region compiler: hot guest loops become numba functions specialised to their code.
+
+The interpreter counts taken backward branches per target address. When a target
+reaches the threshold (and every time it is reached again once compiled) the run loop
+returns EV_JIT at that address. A region compiled by an earlier run is loaded from the
+disk cache then; a new one is compiled only once the loop has gone round COMPILE_AFTER
+more times, so short runs never pay for compiling. The machine runs the region compiled from there
+(discovered by jit.region, written by jit.codegen, cached on disk by jit.store) until
+control leaves it, and goes back to the interpreter. Compiled code keeps the
+interpreter's per-instruction contract, so results, cycles and every counter are the
+same with or without it (tests/cpu/test_jit.py).
+
+ALLEGREX_JIT=0 turns it off; ALLEGREX_JIT_THRESHOLD sets the backward-branch count
+that triggers a compile.
+"""
+
+import os
+
+import numpy as np
+
+from allegrex.cpu.jit.codegen import region_source
+from allegrex.cpu.jit.region import discover
+from allegrex.cpu.jit.store import is_stored, load
+
+HOT_BITS = 12
+HOT_SIZE = 1 << HOT_BITS
+HOT_MASK = HOT_SIZE - 1
+DEFAULT_THRESHOLD = 2_000  # backward branches to one target before its region is looked up
+COMPILE_AFTER = 500_000  # more of them before a region not yet on disk is compiled (seconds)
+NEVER = np.iinfo(np.int32).min  # a hot count that cannot reach the threshold again
+
+
+def default_threshold() -> int:
+    if os.environ.get("ALLEGREX_JIT", "1") == "0":
+        return 0
+    return int(os.environ.get("ALLEGREX_JIT_THRESHOLD", DEFAULT_THRESHOLD))
+
+
+class Jit:
+    """A machine's compiled regions and the hot counters the run loop keeps."""
+
+    def __init__(self, read_word, threshold: int | None = None, compile_after: int = COMPILE_AFTER):
+        self.read_word = read_word  # addr -> int | None
+        self.threshold = default_threshold() if threshold is None else int(threshold)
+        self.compile_after = compile_after
+        self.hot = np.zeros(HOT_SIZE, dtype=np.int32)
+        self.entries = np.full(HOT_SIZE, -1, dtype=np.int64)  # compiled region's entry per slot
+        self.regions = {}  # (entry, timed, profile) -> (function, Region)
+        self.waiting = set()  # keys seen hot once, whose region is not compiled yet
+        self.compiled = 0  # regions this machine has loaded or compiled
+        self.instructions = 0  # instructions executed by compiled regions
+
+    def region_at(self, pc: int, timed: bool, profile: bool):
+        """The compiled function entered at `pc`, or None (then never asked again)."""
+        key = (pc, timed, profile)
+        found = self.regions.get(key)
+        if found is not None:
+            return found[0]
+        region = discover(pc, self.read_word)
+        slot = (pc >> 2) & HOT_MASK
+        if region is None:
+            self.hot[slot] = NEVER
+            self.entries[slot] = -1
+            return None
+        text_key = repr((sorted(region.words.items()), timed, profile))
+        source = lambda name: region_source(region, name, timed, profile)  # noqa: E731
+        if self.compile_after > 0 and key not in self.waiting and not is_stored(source, text_key):
+            self.waiting.add(key)  # not worth compiling yet: ask again after COMPILE_AFTER more
+            self.hot[slot] = self.threshold - self.compile_after
+            return None
+        fn = load(source, text_key)
+        self.regions[key] = (fn, region)
+        self.entries[slot] = pc
+        self.compiled += 1
+        return fn
+
+    def forget(self, pc: int) -> None:
+        """Drop the regions entered at `pc` (their code changed): count from zero again."""
+        for key in [k for k in self.regions if k[0] == pc]:
+            del self.regions[key]
+        slot = (pc >> 2) & HOT_MASK
+        self.entries[slot] = -1
+        self.hot[slot] = 0

@@ -1,0 +1,218 @@
+"""Python source of one compiled region: the run loop specialised to known code.
+
+The function has the run loop's signature and contract (allegrex.cpu.interp.run, minus
+the decode memo, breakpoints and JIT arguments) and keeps its per-instruction order:
+semantics (the interpreter's own branch for the instruction with
+the word's fields filled in, see jit.semantics), `$zero`, timing (jit.timing_gen),
+trace ring. What is gone is everything known when compiling: fetch, decode, operand
+fields, dispatch, and per-instruction bookkeeping (the instruction count moves once
+per block; every exit path adds what its block retired so far).
+It returns EV_NONE when control leaves the region (regs[PC]/[NPC] say where),
+EV_NEAR_BUDGET when it stopped before a block the instruction or cycle budget may end
+in (the interpreter then runs up to the exact end), EV_STALE when its code was
+overwritten (nothing ran), or the event the interpreter would have raised.
+"""
+
+from allegrex.cpu.decode import SEM, TABLE
+from allegrex.cpu.jit import timing_gen as TG
+from allegrex.cpu.jit.region import BRANCHES, TRANSFERS, Region
+from allegrex.cpu.jit.semantics import specialised
+from allegrex.timing.classes import F_STORE, OP_FLAGS
+
+PHYS_MASK = 0x1FFFFFFF
+STORE_SLACK = 16  # VFPU offsets carry other fields in their low bits: compare a little wide
+S_VFPU = SEM["vfpu"]
+VFPU_STORE_OPCODES = (0x3A, 0x3D, 0x3E)  # sv.s, svl.q/svr.q, sv.q
+
+PROLOGUE = """\
+@njit(cache=True, error_model="numpy", _nrt=False)
+def {name}(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, memf32, ram_size,
+        trace, max_instructions, cycle_limit, event, tm, prof, vscratch, vterms):
+    pc = np.int64(regs[PC])
+    npc = np.int64(regs[NPC])
+    cycles = counters[CYCLES]
+    icount = counters[INSTRUCTIONS]
+    budget = np.int64(max_instructions)
+    tmask = trace.shape[0] - 1
+    code = EV_NONE
+    value = np.int64(0)
+    extra = np.int64(0)
+    event_pc = pc
+    next_npc = np.int64(0)
+    stop = -1  # leaving before an instruction: its index in STOP_PC...
+    blk = {first}
+    bound = {bound}
+    if tm[T_ENABLED] != {timed} or pc != {entry} or npc != {entry} + 4:
+        blk = -1  # compiled for another timing mode or entered elsewhere: leave at once
+    else:
+        for k in range(CODE_PCS.shape[0]):  # the guest may have rewritten its code since
+            o = translate(CODE_PCS[k], 4, ram_size)
+            if o < 0 or mem32[o >> 2] != CODE_WORDS[k]:
+                code = EV_STALE
+                blk = -1
+                break
+    while blk >= 0:
+"""
+
+EPILOGUE = """\
+    if stop >= 0:  # an event before an instruction retired (the event is set)
+        pc = STOP_PC[stop]
+        npc = next_npc if STOP_IN_SLOT[stop] else pc + 4
+        icount += STOP_RETIRED[stop]
+    return finish(regs, counters, event, pc, npc, cycles, icount, code, value, extra, event_pc)
+"""
+
+
+def _indent(lines, depth=1):
+    pad = "    " * depth
+    return [pad + line for line in lines]
+
+
+def _simm(word):
+    return ((word & 0xFFFF) ^ 0x8000) - 0x8000
+
+
+def _is_store(ins) -> bool:
+    if int(OP_FLAGS[ins.op]) & F_STORE:
+        return True
+    return ins.sem == S_VFPU and (ins.word >> 26) in VFPU_STORE_OPCODES
+
+
+def _exit(pc, npc, retired):
+    """Statements leaving the region after a retired instruction: execution goes on
+    at `pc` (npc: its successor, as text); `retired`: the block's instructions so far."""
+    lines = [f"pc = {pc}", f"npc = {npc}"]
+    if retired:
+        lines.append(f"icount += {retired}")
+    return lines + ["break"]
+
+
+class _Writer:
+    def __init__(self, region: Region, timed: bool, profile: bool):
+        self.region = region
+        self.timed = timed
+        self.profile = profile
+        self.index = {b.head: k for k, b in enumerate(region.blocks)}
+        self.stops = []  # (pc, in a delay slot, instructions of its block retired before it)
+        pcs = sorted(region.words)
+        self.code_lo, self.code_hi = pcs[0] & PHYS_MASK, (pcs[-1] + 4) & PHYS_MASK
+
+    def instruction(self, ins, prev, k, npc_text):
+        """Statements for instruction `ins`, the block's k-th; prev: the instruction that
+        ran just before it (same block) or None; npc_text: its successor address as text
+        (a constant, or `next_npc` in a delay slot)."""
+        w, pc = ins.word, ins.pc
+        name = TABLE[ins.op].mnemonic if ins.op < len(TABLE) else "invalid"
+        g = len(self.stops)  # leaving before this instruction: the epilogue finds pc etc. in STOP_*
+        self.stops.append((pc, not npc_text.isdigit(), k))
+        L = [f"# {pc:08x}: {name} ({w:08x})"]
+        store = _is_store(ins)
+        if store or (self.timed and TG.needs_maddr(ins.op)):
+            L.append(f"maddr = np.int64(regs[{(w >> 21) & 31}]) + {_simm(w)}")
+        if ins.sem in TRANSFERS:
+            L += [f"next_pc = {pc + 4}", f"next_npc = {pc + 8}"]
+        known = dict(word=w, sem=ins.sem, rs=(w >> 21) & 31, rt=(w >> 16) & 31, rd=(w >> 11) & 31, pc=pc)
+        if npc_text.isdigit():
+            known["npc"] = int(npc_text)
+        body = specialised(ins.sem, known, [f"stop = {g}"])
+        L += body
+        if ins.sem == S_VFPU or any(line.lstrip().startswith("regs[0] =") for line in body):
+            L.append("regs[0] = 0")
+        if self.timed:
+            if ins.sem in BRANCHES:
+                L.append(f"taken = next_npc != {pc + 8} and next_pc == {pc + 4}")
+            L += TG.account_source(ins.op, w, pc, self._iline(ins, prev), self.profile)
+        else:
+            L.append("cycles += 1")
+        L.append(f"trace[(icount + {k}) & tmask] = {pc}")
+        return L, store
+
+    def _after(self, ins, store, pc_text, npc_text, retired):
+        """Leave after a retired instruction when it wrote our own code or the VFPU
+        raised an event (its pc/npc: where execution goes on)."""
+        L = []
+        if store:
+            L += [f"if {self.code_lo - STORE_SLACK} <= (maddr & {PHYS_MASK}) < {self.code_hi + STORE_SLACK}:"]
+            L += _indent(_exit(pc_text, npc_text, retired))
+        if ins.sem == S_VFPU:
+            L += ["if code != EV_NONE:"] + _indent(_exit(pc_text, npc_text, retired))
+        return L
+
+    def _iline(self, ins, prev):
+        if prev is None or TABLE[prev.op].mnemonic == "cache":
+            return TG.ILINE_UNKNOWN
+        return TG.ILINE_SAME if (prev.pc >> 6) == (ins.pc >> 6) else TG.ILINE_NEW
+
+    def dispatch(self, block):
+        """Choose the next block from pc (npc is pc + 4 here), or leave the region."""
+        if block.dynamic:
+            return ["blk = find_block(HEADS, pc)", "if blk < 0:", "    break", "continue"]
+        L = []
+        for s in block.successors:
+            k = self.index.get(s)
+            if k is not None:
+                L += [f"if pc == {s}:", f"    blk = {k}", "    continue"]
+        return L + ["break"]
+
+    def block(self, block):
+        body = block.instructions
+        n = len(body)
+        # Near the instruction or cycle budget the interpreter runs the block instead and
+        # stops exactly where the budget ends; here, no instruction can reach it.
+        L = [f"if budget < {n} or cycles + {n} * bound >= cycle_limit:", "    code = EV_NEAR_BUDGET"]
+        L += _indent(_exit(block.head, block.head + 4, 0))
+        straight = body[:-2] if block.ends_in_transfer else body
+        prev = None
+        for k, ins in enumerate(straight):
+            lines, store = self.instruction(ins, prev, k, str(ins.pc + 4))
+            L += lines + self._after(ins, store, ins.pc + 4, ins.pc + 8, k + 1)
+            prev = ins
+        if not block.ends_in_transfer:
+            nxt = (straight[-1].pc + 4) & 0xFFFFFFFF
+            return L + [f"icount += {n}", f"budget -= {n}", f"pc = {nxt}", f"npc = {nxt + 4}"] + self.dispatch(block)
+        transfer, slot = body[-2], body[-1]
+        k = n - 2
+        lines, _ = self.instruction(transfer, prev, k, str(transfer.pc + 4))
+        L += lines
+        slot_lines, store = self.instruction(slot, transfer, k + 1, "next_npc")
+        slot_lines += [f"icount += {n}", f"budget -= {n}", "pc = next_npc & 0xFFFFFFFF"]
+        slot_lines += self._after(slot, store, "pc", "pc + 4", 0)
+        L += [f"if next_pc == {slot.pc}:"] + _indent(slot_lines)
+        L += ["else:"] + _indent([f"icount += {n - 1}", f"budget -= {n - 1}", "pc = next_pc & 0xFFFFFFFF"])
+        return L + ["npc = pc + 4"] + self.dispatch(block)
+
+
+def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
+    """The module text defining `name`, the compiled form of `region`."""
+    w = _Writer(region, timed, profile)
+    pcs = sorted(region.words)
+    out = ["# Generated by allegrex.cpu.jit from guest code; do not edit.",
+           "from allegrex.cpu.interp import *  # noqa: F401,F403 (the names the semantics use)",
+           "from allegrex.cpu.interp import np, njit",
+           "from allegrex.cpu.jit.runtime import (bitrev32, clz32, cop2, div_signed, div_unsigned, float_to_word,",
+           "    finish, sx32, translate)  # plain copies of the run loop's inlined helpers",
+           "from allegrex.cpu.events import EV_NEAR_BUDGET, EV_STALE",
+           "from allegrex.cpu.state import CYCLES, INSTRUCTIONS, NPC, PC",
+           "from allegrex.timing.layout import T_ENABLED",
+           "from allegrex.cpu.jit.runtime import (branch_cost, cache_op_call, dcache, fetch_line, find_block,",
+           "    icache_fetch_call, jump_cost, produce, profile_slot, step_bound, tick, vfpu_account_call,",
+           "    wait_sources, wait_unit)",
+           "",
+           f"HEADS = np.array({region.heads!r}, dtype=np.int64)",
+           f"CODE_PCS = np.array({pcs!r}, dtype=np.int64)",
+           f"CODE_WORDS = np.array({[region.words[p] for p in pcs]!r}, dtype=np.uint32)",
+           "",
+           ""]
+    body = []
+    for k, block in enumerate(region.blocks):
+        body.append(f"        {'if' if k == 0 else 'elif'} blk == {k}:  # block at {block.head:08x}")
+        body += _indent(w.block(block), 3)
+    pcs_, slots, retired = zip(*w.stops)
+    out += [f"STOP_PC = np.array({list(pcs_)!r}, dtype=np.int64)",
+            f"STOP_IN_SLOT = np.array({[int(x) for x in slots]!r}, dtype=np.int64)",
+            f"STOP_RETIRED = np.array({list(retired)!r}, dtype=np.int64)", "", ""]
+    out += PROLOGUE.format(name=name, timed=1 if timed else 0, entry=region.entry,
+                           first=w.index[region.entry], bound="step_bound(tm)" if timed else "1").splitlines()
+    out += body + ["        else:", "            break"]
+    out += EPILOGUE.splitlines()
+    return "\n".join(out) + "\n"

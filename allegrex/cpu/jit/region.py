@@ -1,0 +1,168 @@
+"""Which code a compiled region holds: the instructions reachable from an entry address
+through static control flow, cut into basic blocks.
+
+Followed: fall-through, branch targets, `j`, calls (`jal`: the callee and the return
+point, reached back through `jr ra`). Not followed: jumps through registers (compiled
+code looks their target up among the region's blocks at run time and leaves the region
+when it is not one). A region never holds an instruction that must reach Python
+(syscall, break, halt, a reserved word) or a control transfer in a delay slot: it ends
+before them and the interpreter takes over there.
+"""
+
+from dataclasses import dataclass, field
+
+from allegrex.cpu.decode import OP_INVALID, SEM, SEM_OF_OP, decode
+
+MAX_INSTRUCTIONS = 256  # bounds compile time; a hot loop nest with its callees fits
+SCAN_LIMIT = 1024  # instructions looked at to find the loop (only the loop is compiled)
+
+_names = lambda *names: frozenset(SEM[n] for n in names)  # noqa: E731
+BRANCHES = _names("beq", "bne", "blez", "bgtz", "bltz", "bgez", "bltzal", "bgezal", "beql", "bnel", "blezl",
+                  "bgtzl", "bltzl", "bgezl", "bltzall", "bgezall", "bc1f", "bc1t", "bc1fl", "bc1tl",
+                  "bvf", "bvt", "bvfl", "bvtl")
+LINKING = _names("bltzal", "bgezal", "bltzall", "bgezall", "jal", "jalr")
+STATIC_JUMPS = _names("j", "jal")
+REGISTER_JUMPS = _names("jr", "jalr")
+TRANSFERS = BRANCHES | STATIC_JUMPS | REGISTER_JUMPS
+STOPS = _names("invalid", "syscall", "break", "halt")  # the run loop hands these to Python
+
+
+@dataclass
+class Instruction:
+    pc: int
+    word: int
+    op: int
+    sem: int
+
+    @property
+    def transfer(self) -> bool:
+        return self.sem in TRANSFERS
+
+    def static_target(self):
+        if self.sem in BRANCHES:
+            return (self.pc + 4 + ((((self.word & 0xFFFF) ^ 0x8000) - 0x8000) << 2)) & 0xFFFFFFFF
+        if self.sem in STATIC_JUMPS:
+            return ((self.pc + 4) & 0xF0000000) | ((self.word & 0x03FFFFFF) << 2)
+        return None
+
+
+@dataclass
+class Block:
+    head: int
+    instructions: list = field(default_factory=list)  # the slot of an ending transfer included
+    successors: list = field(default_factory=list)  # static addresses control may go to next
+    dynamic: bool = False  # ends in a jump through a register
+
+    @property
+    def ends_in_transfer(self) -> bool:
+        return len(self.instructions) >= 2 and self.instructions[-2].transfer
+
+
+@dataclass
+class Region:
+    entry: int
+    blocks: list  # by address
+    words: dict  # pc -> word of every instruction compiled (checked on entry)
+
+    @property
+    def heads(self):
+        return [b.head for b in self.blocks]
+
+
+def _fetch(read_word, pc):
+    word = read_word(pc)
+    if word is None:
+        return None
+    op = decode(word)
+    return Instruction(pc, word, op, int(SEM_OF_OP[op]) if op < OP_INVALID else SEM["invalid"])
+
+
+def _usable(ins) -> bool:
+    return ins is not None and ins.sem not in STOPS
+
+
+def discover(entry: int, read_word, limit: int = MAX_INSTRUCTIONS):
+    """The Region of the loop at `entry`: the blocks reachable from it that lead back
+    to it (its loop nest and the functions it calls), or None when its first
+    instruction cannot be compiled. read_word(addr) -> int | None reads guest memory."""
+    blocks = _reachable(entry, read_word)
+    if entry not in blocks:
+        return None
+    kept = _leading_back(entry, blocks)
+    ordered, count = [], 0
+    for h in sorted(kept, key=lambda h: (h != entry, h)):  # the entry first if over the limit
+        if count + len(blocks[h].instructions) <= limit or h == entry:
+            ordered.append(blocks[h])
+            count += len(blocks[h].instructions)
+    ordered.sort(key=lambda b: b.head)  # by address: block k is heads[k]
+    words = {i.pc: i.word for b in ordered for i in b.instructions}
+    return Region(entry, ordered, words)
+
+
+def _leading_back(entry, blocks):
+    """Heads of the blocks from which `entry` can be reached again. A jump through a
+    register may return to any call's return point."""
+    returns = {b.instructions[-2].pc + 8 for b in blocks.values()
+               if b.ends_in_transfer and b.instructions[-2].sem in LINKING}
+    preds = {h: set() for h in blocks}
+    for h, b in blocks.items():
+        for s in list(b.successors) + (sorted(returns) if b.dynamic else []):
+            if s in preds:
+                preds[s].add(h)
+    kept, todo = {entry}, [entry]
+    while todo:
+        for p in preds[todo.pop()]:
+            if p not in kept:
+                kept.add(p)
+                todo.append(p)
+    return kept
+
+
+def _reachable(entry, read_word):
+    """head -> Block for code reachable from `entry` (at most SCAN_LIMIT instructions)."""
+    limit = SCAN_LIMIT
+    heads = [entry]
+    seen_heads = {entry}
+    blocks = {}
+    count = 0
+    while heads and count < limit:
+        head = heads.pop(0)
+        block = _scan_block(head, read_word, seen_heads, limit - count)
+        if block is None:
+            continue
+        blocks[head] = block
+        count += len(block.instructions)
+        for s in block.successors:
+            if s not in seen_heads:
+                seen_heads.add(s)
+                heads.append(s)
+    # A block that runs into a head found later does not stop there: each block is
+    # compiled on its own, so such code is compiled twice, never wrongly.
+    return blocks
+
+
+def _scan_block(head, read_word, heads, budget):
+    block = Block(head)
+    pc = head
+    while len(block.instructions) < budget:
+        if pc != head and pc in heads:
+            block.successors.append(pc)
+            return block
+        ins = _fetch(read_word, pc)
+        if not _usable(ins):
+            break
+        if ins.transfer:
+            slot = _fetch(read_word, pc + 4)
+            if not _usable(slot) or slot.transfer:
+                break  # leave the region at the transfer: the interpreter runs the pair
+            block.instructions += [ins, slot]
+            target = ins.static_target()
+            if target is not None:
+                block.successors.append(target)
+            if ins.sem in BRANCHES or ins.sem in LINKING:
+                block.successors.append((pc + 8) & 0xFFFFFFFF)
+            block.dynamic = ins.sem in REGISTER_JUMPS
+            return block
+        block.instructions.append(ins)
+        pc = (pc + 4) & 0xFFFFFFFF
+    return block if block.instructions else None

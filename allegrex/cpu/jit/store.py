@@ -1,0 +1,61 @@
+"""Compiled regions on disk: each region's source is written once to the cache folder
+and imported from there, so numba's own cache (cache=True, keyed by that file) keeps
+its machine code across runs. The file name is a digest of the source and of every
+source file the run loop compiles in (interp._source_fingerprint) and of this package, so a change to the
+simulator never runs stale compiled code.
+"""
+
+import hashlib
+import importlib.util
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+from allegrex.cpu import interp
+from allegrex.sdk.build import cache_root
+
+
+@lru_cache(maxsize=1)
+def _fingerprint():
+    """Digest of what compiled regions are made of: the run loop's sources and this package."""
+    digest = hashlib.sha256(interp._source_fingerprint().encode())
+    for f in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(f.read_bytes())
+    return digest.hexdigest()
+
+
+def _folder():
+    folder = cache_root() / "jit"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _names(key):
+    digest = hashlib.sha256((key + _fingerprint()).encode()).hexdigest()[:20]
+    return f"region_{digest}", f"allegrex_jit_{digest}"
+
+
+def is_stored(source_for, key: str) -> bool:
+    """Whether this region was compiled before (in this process or by an earlier run)."""
+    _, module_name = _names(key)
+    if module_name in sys.modules:
+        return True
+    return (_folder() / f"{module_name}.py").exists()  # written when it was first compiled
+
+
+def load(source_for, key: str):
+    """The function compiled from source_for(name), the module text defining `name`;
+    key identifies the region (the same key must always give the same text)."""
+    name, module_name = _names(key)
+    module = sys.modules.get(module_name)
+    if module is None:
+        path = _folder() / f"{module_name}.py"
+        if not path.exists():  # rewriting would change its mtime and void numba's cache
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(source_for(name))
+            tmp.replace(path)
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        spec.loader.exec_module(module)
+    return getattr(module, name)

@@ -1,0 +1,82 @@
+"""Source text of the cycle model for one known instruction: model.account specialised.
+
+model.account reads per-op tables at run time; for an instruction whose word and address
+are known when a region is compiled, every table lookup is a constant, so this writes
+out calls to the same steps account is made of (model.wait_sources, produce...) with
+constant operands, only the steps the
+instruction needs. The text updates `cycles` exactly as
+`cycles = account(tm, counters, prof, op, word, pc, maddr, taken, cycles)` would;
+tests/cpu/test_jit.py holds the two to the same counters, cycle for cycle.
+"""
+
+from allegrex.timing import counters as C
+from allegrex.timing.classes import (F_BRANCH, F_CACHE, F_JUMP, F_LIKELY, F_LOAD, F_STORE, F_VFPU,
+                                     OP_BUSY, OP_DST, OP_FLAGS, OP_ISSUE, OP_LATENCY, OP_SRC, OP_STALL, OP_UNIT)
+from allegrex.timing.layout import T_LAST_ILINE
+from allegrex.timing.memory_model import LINE_BITS
+from allegrex.timing.model import operand_slot
+
+# How the instruction's I-cache line relates to the previous instruction's:
+ILINE_SAME = 0  # same line, previous instruction known: nothing to do
+ILINE_NEW = 1  # a different line, previous instruction known: always a fetch
+ILINE_UNKNOWN = 2  # entered from elsewhere: compare with the last line fetched
+
+
+def _operand(table, op, k, word):
+    """Scoreboard slot of operand k of `op` in `word`, or -1 past the last one."""
+    return int(operand_slot.py_func(table, op, k, word))
+
+
+def _iline(pc, iline):
+    line = pc >> LINE_BITS
+    if iline == ILINE_SAME:
+        return []
+    if iline == ILINE_NEW:
+        return [f"tm[{T_LAST_ILINE}] = {line}", f"cycles += icache_fetch_call(tm, counters, {pc})"]
+    return [f"cycles = fetch_line(tm, counters, cycles, {pc})"]
+
+
+def _scalar(op, word):
+    """Scoreboard, unit, cache access, results and issue of a non-VFPU instruction."""
+    flags = int(OP_FLAGS[op])
+    lines = []
+    srcs = [_operand(OP_SRC, op, k, word) for k in range(3)]
+    if any(s >= 0 for s in srcs):
+        lines.append(f"cycles = wait_sources(tm, counters, cycles, {srcs[0]}, {srcs[1]}, {srcs[2]})")
+    stall = int(OP_STALL[op])
+    if int(OP_UNIT[op]) >= 0:
+        lines.append(f"cycles = wait_unit(tm, counters, cycles, {int(OP_UNIT[op])}, {int(OP_BUSY[op])}, {stall})")
+    if flags & (F_LOAD | F_STORE):
+        lines.append(f"cycles += dcache(tm, counters, maddr & 0xFFFFFFFF, {bool(flags & F_STORE)})")
+    dsts = [_operand(OP_DST, op, k, word) for k in range(2)]
+    if dsts[0] >= 0:
+        lines.append(f"produce(tm, cycles + {int(OP_LATENCY[op])}, {stall}, {dsts[0]}, {dsts[1]})")
+    lines.append(f"cycles += {int(OP_ISSUE[op])}")
+    if flags & F_JUMP:
+        lines.append("cycles = jump_cost(counters, cycles)")
+    elif flags & F_BRANCH:
+        lines.append(f"cycles = branch_cost(counters, cycles, taken, {bool(flags & F_LIKELY)})")
+    elif flags & F_CACHE:
+        lines.append(f"cycles += cache_op_call(tm, counters, {(word >> 16) & 31}, maddr & 0xFFFFFFFF)")
+    return lines
+
+
+def account_source(op: int, word: int, pc: int, iline: int, profile: bool) -> list[str]:
+    """Statements that advance `cycles` past the instruction (op, word) at `pc`."""
+    lines = [f"mb = counters[{C.DCACHE_MISSES}]"] if profile else []
+    lines.append("cycles = tick(tm, counters, cycles)")
+    if profile:
+        lines.append("start = cycles")
+    lines += _iline(pc, iline)
+    if int(OP_FLAGS[op]) & F_VFPU:
+        lines.append(f"cycles = vfpu_account_call(tm, counters, {word}, {pc}, maddr, cycles)")
+    else:
+        lines += _scalar(op, word)
+    if profile:
+        lines.append(f"profile_slot(tm, counters, prof, {pc}, start, cycles, mb)")
+    return lines
+
+
+def needs_maddr(op: int) -> bool:
+    """Whether the timing text reads `maddr` (the address the instruction accesses)."""
+    return bool(int(OP_FLAGS[op]) & (F_LOAD | F_STORE | F_CACHE | F_VFPU))

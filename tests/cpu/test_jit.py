@@ -1,0 +1,154 @@
+"""Compiled regions (allegrex.cpu.jit) against the interpreter: for the same program the
+machine must end in exactly the same state with and without them: registers, memory,
+every counter and the whole timing state (caches, scoreboard), the trace ring and the
+profile, at every budget and cycle limit, through faults, calls and code that rewrites
+itself. The interpreter is the independent truth here (it is checked against Unicorn and
+real-hardware outputs elsewhere)."""
+
+import struct
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from allegrex.cpu.jit import Jit
+from allegrex.machine import Machine
+from tests.cpu.mips import BASE, enc
+from tests.cpu.test_cpu_vs_unicorn import program
+
+DATA = 0x08900000
+
+
+def machine(jit: bool, timing=True, model="psp-2000"):
+    m = Machine(model, timing=timing)
+    # compile on the first hot branch (a real run waits for COMPILE_AFTER more)
+    m.jit = Jit(m._read_word, threshold=3 if jit else 0, compile_after=0)
+    return m
+
+
+def load(m, words, data=b""):
+    m.memory.write(DATA, data or bytes(range(256)) * 16)
+    m.load_raw(BASE, struct.pack(f"<{len(words)}I", *words), entry=BASE)
+
+
+def same_state(a, b):
+    assert np.array_equal(a.cpu.regs, b.cpu.regs)
+    assert np.array_equal(a.cpu.fpr_bits, b.cpu.fpr_bits)
+    assert np.array_equal(a.cpu.vpr_bits, b.cpu.vpr_bits)
+    assert np.array_equal(a.cpu.counters, b.cpu.counters)
+    assert np.array_equal(a.timing.tm, b.timing.tm)
+    assert np.array_equal(a.timing.prof, b.timing.prof)
+    assert np.array_equal(a._trace, b._trace)
+    assert a.memory.read(DATA, 4096) == b.memory.read(DATA, 4096)
+
+
+def run_both(words, steps=None, timing=True, profile=False, **limits):
+    """Run `words` on an interpreting and a compiling machine; returns both and their
+    events (one per step; `steps`: a list of instruction budgets, else one run)."""
+    pair = []
+    for jit in (False, True):
+        m = machine(jit, timing)
+        load(m, words)
+        if profile:
+            m.timing.enable_profile(BASE, 4 * len(words))
+        events = [m.step(n, **limits) for n in (steps or [10**7])]
+        pair.append((m, events))
+    (a, ea), (b, eb) = pair
+    assert ea == eb
+    same_state(a, b)
+    return a, b, eb
+
+
+def int8_dot(n, repeat):
+    """sum of a[i]*b[i] over n int8 pairs, `repeat` times; v0 accumulates."""
+    body = [enc("lb", rt="t0", rs="a0"), enc("lb", rt="t1", rs="a0", imm=1024), enc("addiu", rt="a0", rs="a0", imm=1),
+            enc("mult", rs="t0", rt="t1"), enc("mflo", rd="t2"), enc("addiu", rt="a2", rs="a2", imm=-1)]
+    outer = [enc("lui", rt="a0", imm=DATA >> 16), enc("addiu", rt="a2", rs="zero", imm=n)]
+    inner = body + [enc("bne", rs="a2", rt="zero", imm=-(len(body) + 1)), enc("addu", rd="v0", rs="v0", rt="t2")]
+    close = [enc("addiu", rt="s0", rs="s0", imm=-1)]
+    close += [enc("bne", rs="s0", rt="zero", imm=-(len(outer) + len(inner) + len(close) + 1)), 0]
+    return [enc("addiu", rt="s0", rs="zero", imm=repeat)] + outer + inner + close + [enc("break")]
+
+
+def float_mac(n):
+    body = [enc("lwc1", ft=0, rs="a0"), enc("lwc1", ft=1, rs="a0", imm=512), enc("mul.s", fd=2, fs=0, ft=1),
+            enc("add.s", fd=3, fs=3, ft=2), enc("div.s", fd=4, fs=3, ft=1), enc("addiu", rt="a0", rs="a0", imm=4),
+            enc("addiu", rt="a2", rs="a2", imm=-1)]
+    return ([enc("lui", rt="a0", imm=DATA >> 16), enc("addiu", rt="a2", rs="zero", imm=n)] + body
+            + [enc("bne", rs="a2", rt="zero", imm=-(len(body) + 1)), 0, enc("break")])
+
+
+def test_a_hot_loop_runs_compiled_and_ends_exactly_as_interpreted():
+    a, b, events = run_both(int8_dot(200, 30))
+    assert events[-1].kind == "break"
+    assert b.jit.compiled >= 1 and b.jit.instructions > 0.9 * b.instructions
+    assert a.jit.instructions == 0
+
+
+def test_float_loop_with_fpu_latencies_and_the_divider():
+    _, b, _ = run_both(float_mac(100))
+    assert b.jit.instructions > 0
+
+
+@pytest.mark.parametrize("timing", [False, True])
+def test_plain_count_and_profile_modes(timing):
+    run_both(int8_dot(50, 10), timing=timing, profile=timing)
+
+
+def test_every_instruction_budget_stops_at_the_same_instruction():
+    # odd budgets end inside blocks and delay slots; each step resumes where the last stopped
+    run_both(int8_dot(64, 20), steps=[7, 1, 333, 2, 4099, 5, 13, 100000])
+
+
+def test_cycle_limits_stop_at_the_same_instruction():
+    for limit in (1000, 4321, 20001):
+        _, _, events = run_both(int8_dot(64, 20), max_cycles=limit)
+        assert events[0].kind == "budget"
+
+
+def test_a_fault_inside_a_compiled_loop_is_the_interpreters_fault():
+    # walks a0 upward by 1 MiB per iteration until it leaves RAM: a load fault
+    words = [enc("lui", rt="a0", imm=DATA >> 16), enc("lui", rt="t3", imm=0x10),
+             enc("lw", rt="t0", rs="a0"), enc("addu", rd="a0", rs="a0", rt="t3"), enc("addu", rd="v0", rs="v0", rt="t0"),
+             enc("bne", rs="a0", rt="zero", imm=-4), 0, enc("break")]
+    _, b, events = run_both(words)
+    assert events[0].kind == "fault" and b.jit.instructions > 0
+
+
+def test_calls_inside_the_loop_run_compiled():
+    # loop: jal f; f: t1 += a0; jr ra
+    f = BASE + 4 * 8
+    words = [enc("addiu", rt="s0", rs="zero", imm=500),
+             enc("jal", target=f), enc("addiu", rt="a0", rs="a0", imm=3),
+             enc("addiu", rt="s0", rs="s0", imm=-1), enc("bne", rs="s0", rt="zero", imm=-4), 0,
+             enc("break"), 0,
+             enc("addu", rd="t1", rs="t1", rt="a0"), enc("jr", rs="ra"), enc("sll", rd="t2", rt="t1", sa=1)]
+    _, b, _ = run_both(words)
+    assert b.jit.instructions > 0.9 * b.instructions
+
+
+def test_code_that_rewrites_its_own_loop():
+    # the loop body's `addiu v0, v0, K` gets K = iteration count stored over it each time
+    target = BASE + 4 * 3
+    words = [enc("addiu", rt="s0", rs="zero", imm=300), enc("lui", rt="t5", imm=target >> 16),
+             enc("ori", rt="t5", rs="t5", imm=target & 0xFFFF),
+             enc("addiu", rt="v0", rs="v0", imm=1),
+             enc("lui", rt="t6", imm=enc("addiu", rt="v0", rs="v0") >> 16), enc("or", rd="t6", rs="t6", rt="s0"),
+             enc("sw", rt="t6", rs="t5"),
+             enc("addiu", rt="s0", rs="s0", imm=-1), enc("bne", rs="s0", rt="zero", imm=-6), 0, enc("break")]
+    a, _, _ = run_both(words)
+    assert a.cpu.regs[2] != 300  # the rewritten immediates did count
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(parts=st.lists(program(), min_size=3, max_size=6), seed=st.integers(0, 2**31))
+def test_random_code_in_a_hot_loop(parts, seed):
+    """Random integer code (the Unicorn differential test's generator) run 40 times."""
+    body = [w for p in parts for w in p]
+    rng = np.random.default_rng(seed)
+    init = [enc("lui", rt=r, imm=int(rng.integers(0, 0x10000))) for r in range(2, 26) if r != 23]
+    words = init + [enc("lui", rt="s7", imm=DATA >> 16), enc("addiu", rt="k1", rs="zero", imm=40)] + body
+    words += [enc("addiu", rt="k1", rs="k1", imm=-1), enc("bne", rs="k1", rt="zero", imm=-(len(body) + 2)), 0,
+              enc("break")]
+    run_both(words)
