@@ -22,7 +22,7 @@ from numba import njit
 
 from allegrex.cpu.events import EV_FAULT, EV_NONE, FAULT_LOAD, FAULT_STORE, FAULT_VFPU
 from allegrex.memory import translate
-from vfpu.ops import D, FLOAT_OP, OPS, S, T, compare, flush, to_f32_toward_zero, vector_op
+from vfpu.ops import D, FLOAT_OP, ONE_BITS, OPS, S, T, compare, dot_bits, flush, vector_op
 from vfpu.prefix import read_source, write_dest
 from vfpu.regs import MAT_CELLS, VEC_CELLS
 from vfpu.table import (LUT_ROWS, LUT_START, ROW_DN, ROW_MASK, ROW_MATCH, ROW_OP, ROW_PFX, ROW_SIZE,
@@ -156,17 +156,16 @@ def matrix_op(op, n, word, vpr, vpr_bits, scratch):
     rd, rs, rt = word & 0x7F, (word >> 8) & 0x7F, (word >> 16) & 0x7F
     src = scratch[SCRATCH_MAT_SRC:SCRATCH_MAT_SRC + 32]  # views of the caller's scratch: no allocation
     res = scratch[SCRATCH_MAT_RES:SCRATCH_MAT_RES + 16]
+    src_bits = src.view(np.uint32)
+    res_bits = res.view(np.uint32)
     nn = n * n
-    if op == OP_VMMUL:
+    if op == OP_VMMUL:  # rd[r][c] = dot(rs vector c, rt vector r)
         for i in range(nn):
             src[i] = vpr[MAT_CELLS[n, rs, i]]
             src[16 + i] = vpr[MAT_CELLS[n, rt, i]]
         for r in range(n):
             for c in range(n):
-                acc = 0.0
-                for k in range(n):
-                    acc += float(src[c * n + k]) * float(src[16 + r * n + k])
-                res[r * n + c] = to_f32_toward_zero(acc)
+                res_bits[r * n + c] = dot_bits(src_bits, c * n, 16 + r * n, n)
         for i in range(nn):
             vpr[MAT_CELLS[n, rd, i]] = res[i]
         return
@@ -193,13 +192,10 @@ def matrix_op(op, n, word, vpr, vpr_bits, scratch):
         src[i] = vpr[MAT_CELLS[n, rs, i]]
     for k in range(tn):
         src[16 + k] = vpr[VEC_CELLS[n, rt, k]]  # rt is addressed as an n-vector
+    if homogeneous:
+        src_bits[16 + n - 1] = ONE_BITS  # rs[i][n-1] is added: its factor is 1
     for i in range(n):
-        acc = 0.0
-        for k in range(tn):
-            acc += float(src[i * n + k]) * float(src[16 + k])
-        if homogeneous:
-            acc += float(src[i * n + n - 1])
-        res[i] = to_f32_toward_zero(acc)
+        res_bits[i] = dot_bits(src_bits, i * n, 16, n)
     # Erratum (all models): vhtfm2/vhtfm3 with rd >= 64 write the result rotated along the
     # row/column: vhtfm2 one lane back, vhtfm3 one lane forward (vfpu-docs bugs.md).
     shift = 0
@@ -212,16 +208,16 @@ def matrix_op(op, n, word, vpr, vpr_bits, scratch):
 
 
 def new_scratch():
-    """Working storage for execute_with (float32 lanes, float64 adder terms), allocated once
-    per machine, not per instruction."""
-    return np.zeros(SCRATCH_SIZE, dtype=np.float32), np.zeros(4, dtype=np.float64)
+    """Working storage for execute_with (float32 lanes, the dot unit's uint32[8] operand
+    staging), allocated once per machine, not per instruction."""
+    return np.zeros(SCRATCH_SIZE, dtype=np.float32), np.zeros(8, dtype=np.uint32)
 
 
 @njit(cache=True, error_model="numpy")
 def execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event):
     """Run one VFPU word; EV_NONE, or EV_FAULT with event[1] / event[3] filled."""
     return execute_with(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event,
-                        np.zeros(SCRATCH_SIZE, dtype=np.float32), np.zeros(4, dtype=np.float64))
+                        np.zeros(SCRATCH_SIZE, dtype=np.float32), np.zeros(8, dtype=np.uint32))
 
 
 @njit(cache=True, error_model="numpy")

@@ -7,9 +7,11 @@ The interpreter fills S and T (prefixes applied), calls `vector_op`, and writes 
 Numerics (facts from pspdev/vfpu-docs and real-hardware outputs):
 - Arithmetic is float32 with round-to-nearest; denormal inputs count as zero and denormal
   results are flushed to zero (the VFPU has no subnormals). `flush` does both.
-- vrcp/vrsq/vsqrt/vsin/vcos/vexp2/vlog2/vasin: the hardware is an approximation whose low
+- Sums of products go through the dot-product unit (vfpu/dot.py, bit-exact); vasin
+  through the hardware's piecewise quadratic (vfpu/asin.py).
+- vrcp/vrsq/vsqrt/vsin/vcos/vexp2/vlog2: the hardware is an approximation whose low
   2-3.5 mantissa bits differ from exact (documented bounds: vrcp rel 6.3e-7, vrsq 7.3e-7,
-  vsqrt 7.1e-7, vexp2 7.2e-7, vsin abs 4.8e-7, vcos 4.0e-7, vlog2 abs 3e-5, vasin abs 2e-2).
+  vsqrt 7.1e-7, vexp2 7.2e-7, vsin abs 4.8e-7, vcos 4.0e-7, vlog2 abs 3e-5).
   We compute the exact function rounded to float32 (<= 0.5 ulp), so our result differs
   from the hardware by at most the documented bound plus 0.5 ulp. The angle argument of
   vsin/vcos/vrot is reduced exactly (period 4), so integers give exact 0 and +-1.
@@ -22,6 +24,8 @@ import math
 import numpy as np
 from numba import njit
 
+from vfpu.asin import asin_bits
+from vfpu.dot import AVG_WEIGHT_BITS, ONE_BITS, dot_bits
 from vfpu.table import OPS
 
 S, T, D = 0, 16, 32
@@ -102,47 +106,18 @@ def cos_quarter(x):
     return math.sin(f)
 
 
-@njit(cache=True, error_model="numpy")
-def to_f32_toward_zero(x):
-    """float64 -> float32 rounding toward zero: the VFPU's dot-product adder (vdot, vhdp,
-    vdet, vfad, vavg, vcrsp, vqmul, vtfm, vmmul) truncates, as real-hardware outputs show
-    (vfad.p -0.1, 1000 gives 999.899963, not the nearest 999.900024)."""
-    f = np.float32(x)
-    if math.isinf(x) or math.isnan(x) or float(f) == x:
-        return f
-    if abs(float(f)) > abs(x):
-        return np.nextafter(f, np.float32(0.0))
-    return f
+# vqmul: result lane i sums s[3-k] * t[QMUL_T_LANE[i, k]] * QMUL_SIGN[i, k] over k.
+QMUL_T_LANE = np.array([[0, 1, 2, 3], [1, 0, 3, 2], [2, 3, 0, 1], [3, 2, 1, 0]], dtype=np.int64)
+QMUL_SIGN = np.array([[1, -1, 1, 1], [1, 1, 1, -1], [1, 1, -1, 1], [1, -1, -1, -1]], dtype=np.int64)
 
 
-@njit(cache=True, error_model="numpy")
-def dot_sum(terms, count):
-    """The VFPU's multi-operand adder (vdot, vhdp, vdet, vfad, vavg, vcrsp, vqmul, vtfm,
-    vmmul): every term (exact products in float64) is truncated toward zero on the grid
-    of the largest term's exponent with 2 guard bits, the terms are summed exactly and the
-    sum is truncated to float32. This model was fitted to real-hardware outputs
-    (pspautotests vector.expected: 153 of 156 finite vdot/vhdp/vdet/vfad results agree to
-    the printed digit; plain round-to-nearest gets 143); it is not a documented design."""
-    emax = -100000
-    special = False
-    for i in range(count):
-        t = terms[i]
-        if math.isinf(t) or math.isnan(t):
-            special = True
-        elif t != 0.0:
-            e = math.frexp(t)[1]
-            if e > emax:
-                emax = e
-    if special or emax == -100000:
-        acc = 0.0
-        for i in range(count):
-            acc += terms[i]
-        return np.float32(acc)
-    g = math.ldexp(1.0, emax - 26)
-    acc = 0.0
-    for i in range(count):
-        acc += math.trunc(terms[i] / g) * g
-    return to_f32_toward_zero(acc)
+@njit(cache=True, inline="always", error_model="numpy")
+def stage(b, terms, k, s_lane, t_lane, sign):
+    """Put the product sign * s[s_lane] * t[t_lane] in slot k of the dot unit's operand
+    staging `terms` (uint32[8]: x operands 0-3, y operands 4-7)."""
+    x = b[S + s_lane]
+    terms[k] = x ^ np.uint32(0x80000000) if sign < 0 else x
+    terms[4 + k] = b[T + t_lane]
 
 
 @njit(cache=True, error_model="numpy")
@@ -183,13 +158,6 @@ def sqrt_hw(x):
     if x < 0.0 or math.isnan(x):
         return math.nan
     return math.sqrt(x)
-
-
-@njit(cache=True, error_model="numpy")
-def asin_hw(x):
-    if math.isnan(x) or x > 1.0 or x < -1.0:
-        return math.nan
-    return math.asin(x) / HALF_PI
 
 
 @njit(cache=True, error_model="numpy")
@@ -347,7 +315,7 @@ def rot_lane(i, n, angle, imm):
 @njit(cache=True, inline="always", error_model="numpy")
 def vector_op(op, n, f, b, word, vctrl, terms):
     """Compute result lanes f[D:] of vector operation `op` with size n from S/T lanes.
-    terms: float64[4] working storage of the multi-operand adder (the caller's, so no
+    terms: uint32[8] operand staging of the dot-product unit (the caller's, so no
     allocation per instruction). Returns False when `op` is not a vector operation."""
     one = np.float32(1.0)
     zero = np.float32(0.0)
@@ -386,14 +354,10 @@ def vector_op(op, n, f, b, word, vctrl, terms):
         else:
             b[D] = (x & 0x807FFFFF) | (((np.int64(b[T]) + 127) & 0xFF) << 23)
     elif op == OP_VDOT:
-        for i in range(n):
-            terms[i] = float(f[S + i]) * float(f[T + i])
-        f[D] = dot_sum(terms, n)
+        b[D] = dot_bits(b, S, T, n)
     elif op == OP_VHDP:
-        for i in range(n - 1):
-            terms[i] = float(f[S + i]) * float(f[T + i])
-        terms[n - 1] = float(f[T + n - 1])
-        f[D] = dot_sum(terms, n)
+        b[S + n - 1] = ONE_BITS  # the last lane of rs counts as 1
+        b[D] = dot_bits(b, S, T, n)
     elif op == OP_VSCL:
         for i in range(n):
             f[D + i] = f[S + i] * f[T]
@@ -402,26 +366,20 @@ def vector_op(op, n, f, b, word, vctrl, terms):
         f[D + 1] = f[S + 2] * f[T]
         f[D + 2] = f[S] * f[T + 1]
     elif op == OP_VDET:
-        terms[0] = float(f[S]) * float(f[T + 1])
-        terms[1] = -float(f[S + 1]) * float(f[T])
-        f[D] = dot_sum(terms, 2)
+        stage(b, terms, 0, 0, 1, 1)
+        stage(b, terms, 1, 1, 0, -1)
+        b[D] = dot_bits(terms, 0, 4, 2)
     elif op == OP_VCRSP:
         for i in range(3):
-            a, c = (i + 1) % 3, (i + 2) % 3
-            terms[0] = float(f[S + a]) * float(f[T + c])
-            terms[1] = -float(f[S + c]) * float(f[T + a])
-            f[D + i] = dot_sum(terms, 2)
+            j, k = (i + 1) % 3, (i + 2) % 3
+            stage(b, terms, 0, j, k, 1)
+            stage(b, terms, 1, k, j, -1)
+            b[D + i] = dot_bits(terms, 0, 4, 2)
     elif op == OP_VQMUL:
-        s0, s1, s2, s3 = float(f[S]), float(f[S + 1]), float(f[S + 2]), float(f[S + 3])
-        t0, t1, t2, t3 = float(f[T]), float(f[T + 1]), float(f[T + 2]), float(f[T + 3])
-        terms[0], terms[1], terms[2], terms[3] = s3 * t0, -s2 * t1, s1 * t2, s0 * t3
-        f[D] = dot_sum(terms, 4)
-        terms[0], terms[1], terms[2], terms[3] = s3 * t1, s2 * t0, s1 * t3, -s0 * t2
-        f[D + 1] = dot_sum(terms, 4)
-        terms[0], terms[1], terms[2], terms[3] = s3 * t2, s2 * t3, -s1 * t0, s0 * t1
-        f[D + 2] = dot_sum(terms, 4)
-        terms[0], terms[1], terms[2], terms[3] = s3 * t3, -s2 * t2, -s1 * t1, -s0 * t0
-        f[D + 3] = dot_sum(terms, 4)
+        for i in range(4):
+            for k in range(4):
+                stage(b, terms, k, 3 - k, QMUL_T_LANE[i, k], QMUL_SIGN[i, k])
+            b[D + i] = dot_bits(terms, 0, 4, 4)
     elif op == OP_VMOV or op == OP_VABS or op == OP_VNEG:
         for i in range(n):
             x = b[S + i]
@@ -477,7 +435,7 @@ def vector_op(op, n, f, b, word, vctrl, terms):
             f[D + i] = np.float32(sqrt_hw(float(f[S + i])))
     elif op == OP_VASIN:
         for i in range(n):
-            f[D + i] = np.float32(asin_hw(float(f[S + i])))
+            b[D + i] = asin_bits(b[S + i])
     elif op == OP_VLGB:
         f[D] = np.float32(logb_hw(float(f[S])))
     elif op == OP_VSBZ:
@@ -532,12 +490,10 @@ def vector_op(op, n, f, b, word, vctrl, terms):
             f[D + 2 * i] = zero if c <= 0 else (one if c > 1 else c)
             f[D + 2 * i + 1] = zero if x <= 0 else (one if x > 1 else x)
     elif op == OP_VFAD or op == OP_VAVG:
+        weight = AVG_WEIGHT_BITS[n] if op == OP_VAVG else ONE_BITS
         for i in range(n):
-            terms[i] = float(f[S + i])
-        r = dot_sum(terms, n)
-        if op == OP_VAVG:
-            r = np.float32(r / np.float32(n))
-        f[D] = r
+            b[T + i] = weight
+        b[D] = dot_bits(b, S, T, n)
     elif op == OP_VI2F:
         scale = 2.0 ** -float((word >> 16) & 0x1F)
         for i in range(n):

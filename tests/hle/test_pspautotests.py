@@ -14,10 +14,11 @@ import pytest
 GROUPS = ["cpu", "io", "sysmem", "rtc", "threads/threads", "threads/semaphores", "threads/lwmutex",
           "display", "ctrl", "threads/alarm", "threads/vtimers", "threads/fpl", "threads/vpl"]
 
-REQUIRED = {  # passing when written (`allegrex test`: 73 of the 114 programs of these groups)
+REQUIRED = {  # passing when written (`allegrex test`: 74 of the 114 programs of these groups)
     "cpu/cpu_alu/cpu_alu", "cpu/cpu_alu/cpu_branch", "cpu/cpu_alu/cpu_branch2", "cpu/exec/exec_addr",
     "cpu/fpu/fcr", "cpu/fpu/fpu", "cpu/icache/icache", "cpu/lsu/lsu", "cpu/vfpu/colors", "cpu/vfpu/convert",
-    "cpu/vfpu/gum", "cpu/vfpu/matrix", "cpu/vfpu/prefixes", "cpu/vfpu/vavg", "ctrl/ctrl", "ctrl/idle/idle",
+    "cpu/vfpu/gum", "cpu/vfpu/matrix", "cpu/vfpu/prefixes", "cpu/vfpu/vavg", "cpu/vfpu/vector",
+    "ctrl/ctrl", "ctrl/idle/idle",
     "ctrl/sampling/sampling", "ctrl/sampling2/sampling2", "display/display", "display/isstate",
     "display/setframebuf", "display/setmode", "display/vblankmulti", "io/cwd/cwd", "io/file/rename",
     "io/open/badparent", "rtc/arithmetic", "rtc/convert", "rtc/rtc", "sysmem/freesize", "sysmem/memblock",

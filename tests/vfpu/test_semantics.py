@@ -173,7 +173,8 @@ def test_exp_log_rcp_sqrt_edges(vf):
     assert list(vf.read("C030", 4)) == [-0.25, -4, -0.5, 1]
     vf.write("C100", [1, 0.5, -1, 2])
     vf.run("vasin.q C000, C100; vrexp2.q C010, C100; vnsin.q C020, C100")
-    assert list(vf.read("C000", 3)) == [1, F(1 / 3), -1] and math.isnan(vf.read("C000", 4)[3])
+    got = vf.read("C000", 4)  # vasin: +-1 exact, 0.5 printed 0.333333 as recorded, 2 out of range
+    assert got[0] == 1 and "%f" % got[1] == "0.333333" and got[2] == -1 and math.isnan(got[3])
     assert list(vf.read("C010", 4)) == [0.5, F(2 ** -0.5), 2, 0.25]
     assert list(vf.read("C020", 4))[0] == -1
 

@@ -1,0 +1,98 @@
+"""The VFPU's dot-product unit: one adder for every sum of products (vdot, vhdp, vdet,
+vfad, vavg, vcrsp, vqmul, vtfm, vhtfm, vmmul), modelled bit for bit in integer arithmetic.
+
+Facts (PPSSPP issue 21070, hrydgard/ppsspp; checked here against every dot-product result
+in pspautotests' real-PSP outputs, tests/vfpu/test_dot.py):
+- each product is the exact 48-bit product of the two 24-bit mantissas, kept with
+  23 + GUARD fraction bits, the dropped bits ORed into the last one (round to odd); its
+  exponent is ex + ey, so products of mantissas lie in [1, 4);
+- every product is shifted to the largest exponent, truncating, and the signed sum is
+  exact; the guard bits are then dropped, truncating the magnitude;
+- the magnitude is normalised to 24 bits rounding to nearest even (only when the sum
+  carried past 2.0); below the normal range the result is +-0, above it +-inf; 0 is +0;
+- denormal operands count as zero; NaN, inf*0 and inf-inf give NaN (0x7F800001), other
+  infinities the infinity of the product's sign.
+"""
+
+import numpy as np
+from numba import njit
+
+NAN_BITS = 0x7F800001  # the VFPU's NaN
+ONE_BITS = 0x3F800000
+# vavg.n: the dot product with the float32 constant 1/n (the prefix unit's constants 1/2,
+# 1/3, 1/4; PPSSPP's reading of the hardware). For n = 2, 4 this equals the sum / n
+# exactly; for n = 3 the two readings can differ in the last bit, and the recorded
+# real-PSP outputs (printed to 6 decimals) agree with both.
+AVG_WEIGHT_BITS = np.array([0, ONE_BITS, 0x3F000000, 0x3EAAAAAB, 0x3E800000], dtype=np.uint32)
+GUARD = 2  # bits the dot-product unit keeps below a float32 mantissa
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def bit_length(m):
+    """Number of significant bits of m (0 < m < 2**31); sums mostly have 24-27."""
+    k = 24
+    while m >> k:
+        k += 1
+    while not (m >> (k - 1)):
+        k -= 1
+    return k
+
+
+@njit(cache=True, error_model="numpy")
+def dot_bits(b, x0, y0, n):
+    """float32 bits of the dot product of lanes b[x0:x0+n] and b[y0:y0+n] (uint32 arrays),
+    as the VFPU computes it (module docstring). Two passes: specials and the largest
+    exponent, then the aligned integer sum."""
+    one = np.int64(1)
+    inf_sign = 0
+    ehi = np.int64(-254)
+    for i in range(n):  # pass 1: specials and the largest exponent
+        x, y = np.int64(b[x0 + i]), np.int64(b[y0 + i])
+        ex, ey = (x >> 23) & 0xFF, (y >> 23) & 0xFF
+        if ex == 255 or ey == 255:
+            if (ex == 255 and (x & 0x7FFFFF)) or (ey == 255 and (y & 0x7FFFFF)) or ex == 0 or ey == 0:
+                return NAN_BITS
+            sign = -1 if (x ^ y) & 0x80000000 else 1
+            if inf_sign == -sign:
+                return NAN_BITS
+            inf_sign = sign
+        elif ex and ey and ex + ey - 254 > ehi:
+            ehi = ex + ey - 254
+    if inf_sign:
+        return 0xFF800000 if inf_sign < 0 else 0x7F800000
+    val = np.int64(0)
+    for i in range(n):  # pass 2: aligned, truncated, exact sum
+        x, y = np.int64(b[x0 + i]), np.int64(b[y0 + i])
+        ex, ey = (x >> 23) & 0xFF, (y >> 23) & 0xFF
+        if ex == 0 or ey == 0:
+            continue
+        v = ((x & 0x7FFFFF) | 0x800000) * ((y & 0x7FFFFF) | 0x800000)
+        p = v >> (23 - GUARD)
+        if v & ((one << (23 - GUARD)) - 1):
+            p |= 1
+        shift = ehi - (ex + ey - 254)
+        p = p >> shift if shift < 40 else 0
+        val += -p if (x ^ y) & 0x80000000 else p
+    negative = val < 0
+    m = (-val if negative else val) >> GUARD
+    if m == 0:
+        return 0
+    shift = bit_length(m) - 24
+    if shift > 0:
+        half = one << (shift - 1)
+        rest = m & ((half << 1) - 1)
+        m >>= shift
+        if rest > half or (rest == half and (m & 1)):
+            m += 1
+        if m >> 24:
+            m >>= 1
+            shift += 1
+    elif shift < 0:
+        m <<= -shift
+    e = ehi + shift
+    sign = np.int64(0x80000000) if negative else np.int64(0)
+    if e <= -127:
+        return sign
+    if e >= 128:
+        return sign | 0x7F800000
+    return sign | ((e + 127) << 23) | (m & 0x7FFFFF)
