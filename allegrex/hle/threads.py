@@ -20,13 +20,18 @@ ATTR_INVALID = 0x070F9F00
 ATTR_KEPT = 0x00706000
 ATTR_USER_THREAD = 0x800000FF
 ATTR_CLEAR_STACK = 0x00200000
+ATTR_LOW_STACK = 0x00400000
+ATTR_CHANGEABLE = 0x00004000  # only the VFPU bit may be changed on the running thread (threads/change)
 MIN_STACK = 0x200
+MAX_STACK = 0x7FFFFF00  # larger sizes cannot be rounded to 256 bytes: no memory
 STACK_RESERVED = 0x100  # the firmware keeps the top 256 bytes of a new stack (measured via argument addresses)
 ENTRY_FRAME = 0x40  # and starts the thread 64 bytes below its arguments (measured: sceKernelCheckThreadStack)
 LOWEST_PRIORITY, HIGHEST_PRIORITY = 0x77, 0x08  # user threads (0x78+ are refused)
 A0, A1, A2, A3, GP, SP, FP, RA, K0 = 4, 5, 6, 7, 28, 29, 30, 31, 26
 V0 = 2
 THREAD_INFO_SIZE = 104
+THREAD_INFO_SIZE_260 = 108  # for programs built with an SDK after 2.60
+SDK_2_60 = 0x02060010
 
 
 class Wait:
@@ -41,6 +46,28 @@ class Wait:
         self.data = data
         self.timer = None
         self.deadline = None
+
+
+# Short wait timeouts take longer on the PSP: per wait kind, (up to N us -> lasts M us)
+# steps measured on hardware (the figures PPSSPP's authors measured; pspautotests timing)
+TIMEOUT_STEPS = {
+    "sema": ((3, 24), (249, 245)),
+    "mutex": ((3, 25), (249, 250)),
+    "lwmutex": ((3, 25), (249, 250)),
+    "eventflag": ((1, 25), (209, 240)),
+    "fpl": ((5, 20), (6, 250), (7, 25), (215, 250)),
+    "vpl": ((5, 20), (6, 250), (7, 25), (215, 250)),
+}
+
+
+def shortest_timeout(kind: str, us: int) -> int:
+    """How long a wait of `kind` with a timeout of `us` microseconds really lasts."""
+    for limit, lasts in TIMEOUT_STEPS.get(kind, ()):
+        if us <= limit:
+            return lasts
+    if kind not in TIMEOUT_STEPS:
+        return max(us, MIN_DELAY_US)  # other waits: like delays (estimate)
+    return us
 
 
 class Thread:
@@ -65,6 +92,7 @@ class Thread:
         self.in_callback = None
         self.run_clocks = 0
         self.deleted_on_exit = False
+        self.extended: list = []  # (stack block, base, size, pc, npc, sp, ra) of each sceKernelExtendThreadStack
 
 
 class Callback:
@@ -123,12 +151,8 @@ class ThreadManager:
     def start(self, thread: Thread, argsize: int, argp: int) -> None:
         k = self.k
         size = (thread.stack_size + 0xFF) & ~0xFF
-        if thread.stack_block is None:
-            block = k.sysmem.alloc_block(2, f"stack {thread.name}", high=True, size=size)
-            if block is None:
-                raise MemoryError
-            thread.stack_block = block
-            thread.stack_addr = block.addr
+        if thread.stack_block is None and not self.alloc_stack(thread):
+            raise MemoryError
         if not thread.attr & ATTR_NO_FILLSTACK:
             k.memory.fill(thread.stack_addr, 0xFF, size)
         k.memory.write_u32(thread.stack_addr, thread.uid)  # the firmware marks the stack bottom with the uid
@@ -167,6 +191,16 @@ class ThreadManager:
         self.make_ready(thread)
         k.cpu.counters[0] += costs.THREAD_CREATE
 
+    def alloc_stack(self, thread: Thread) -> bool:
+        """The thread's stack block: from the top of the user partition unless it asks for low memory."""
+        size = (thread.stack_size + 0xFF) & ~0xFF
+        block = self.k.sysmem.alloc_block(2, f"stack {thread.name}", high=not thread.attr & ATTR_LOW_STACK, size=size)
+        if block is None:
+            return False
+        thread.stack_block = block
+        thread.stack_addr = block.addr
+        return True
+
     def make_ready(self, thread: Thread, front: bool = False) -> None:
         thread.status = READY
         if thread in self.ready:
@@ -185,6 +219,10 @@ class ThreadManager:
         self.cancel_wait(thread)
         thread.status = DORMANT
         thread.exit_status = status
+        while thread.extended:  # ended inside sceKernelExtendThreadStack: its extra stacks go
+            block, thread.stack_addr, thread.stack_size = thread.extended.pop()[:3]
+            thread.stack_block = block.previous
+            self.k.sysmem.free_block(block)
         thread.in_callback = None
         thread.cb_saved = None
         from allegrex.hle import sync
@@ -196,6 +234,8 @@ class ThreadManager:
     def delete(self, thread: Thread) -> None:
         thread.status = DEAD
         if thread.stack_block is not None:
+            if thread.attr & ATTR_CLEAR_STACK:  # measured (threads/start): the freed stack reads back as zeros
+                self.k.memory.fill(thread.stack_addr, 0, thread.stack_block.size)
             self.k.sysmem.free_block(thread.stack_block)
             thread.stack_block = None
         for cb in thread.callbacks:
@@ -213,8 +253,7 @@ class ThreadManager:
             raise IllegalContext
         thread = thread or self.current
         if wait.timeout_ptr:
-            # like delays, very short timeouts take a minimum time on the PSP (estimate)
-            timeout_us = max(k.memory.read_u32(wait.timeout_ptr), MIN_DELAY_US)
+            timeout_us = shortest_timeout(wait.kind, k.memory.read_u32(wait.timeout_ptr))
         if timeout_us is not None:
             wait.deadline = k.now_us() + max(timeout_us, 0)
             wait.timer = k.timers.add(wait.deadline, lambda t=thread, w=wait: self._timed_out(t, w))
@@ -371,6 +410,16 @@ def _thread_returned(k) -> None:
         k.threads.delete(t)
 
 
+def _extend_returned(k) -> None:
+    """The function run on an extended stack returned: back to the caller's stack; its v0 stays."""
+    t = k.threads.current
+    block, base, size, pc, npc, sp, ra = t.extended.pop()
+    k.sysmem.free_block(block)
+    t.stack_block, t.stack_addr, t.stack_size = block.previous, base, size
+    regs = k.cpu.regs
+    regs[PC], regs[NPC], regs[SP], regs[RA] = pc, npc, sp, ra
+
+
 def _callback_returned(k) -> None:
     tm = k.threads
     t = tm.current
@@ -410,27 +459,27 @@ def finish_wait_call(k, result) -> None:
         k.cpu.regs[V0] = result & 0xFFFFFFFF
 
 
-@hle(LIB, cost=costs.THREAD_CREATE)
-def sceKernelCreateThread(k, name: CStr, entry: Ptr, priority: int, stack_size: int, attr: U32, option: Ptr) -> int:
+@hle(LIB)
+def sceKernelCreateThread(k, name: CStr, entry: Ptr, priority: int, stack_size: U32, attr: U32, option: Ptr) -> int:
     if name is None:
         return codes.signed(codes.KERNEL_ERROR)
     if stack_size < MIN_STACK:
         return codes.signed(codes.ILLEGAL_STACK_SIZE)
     if priority < HIGHEST_PRIORITY or priority > LOWEST_PRIORITY:
         return codes.signed(codes.ILLEGAL_PRIORITY)
-    if entry == 0 or not k.memory.is_valid(entry, 4):
-        return codes.signed(codes.ILLEGAL_ENTRY)
+    if entry != 0 and not k.memory.is_valid(entry, 4):  # measured: a null entry is accepted
+        return codes.signed(codes.ILLEGAL_ADDR)
     if attr & ATTR_INVALID:
         return codes.signed(codes.ILLEGAL_ATTR)
+    if stack_size > MAX_STACK:
+        return codes.signed(codes.NO_MEMORY)
     gp = int(k.cpu.regs[GP])
     stack_size = (stack_size + 0xFF) & ~0xFF  # stacks come in 256-byte units
     thread = k.threads.create(name, entry, priority, stack_size, (attr & ATTR_KEPT) | ATTR_USER_THREAD, gp)
-    block = k.sysmem.alloc_block(2, f"stack {name}", high=True, size=(stack_size + 0xFF) & ~0xFF)
-    if block is None:
+    if not k.threads.alloc_stack(thread):
         k.threads.delete(thread)
         return codes.signed(codes.NO_MEMORY)
-    thread.stack_block = block
-    thread.stack_addr = block.addr
+    k.charge(costs.CREATE_THREAD)
     return thread.uid
 
 
@@ -540,6 +589,8 @@ def sceKernelChangeThreadPriority(k, uid: int, priority: int) -> int:
     thread.priority = priority
     if thread.status == READY:
         k.threads.make_ready(thread)  # moves to the back of its new priority
+    elif thread is k.threads.current:
+        k.threads.yield_current()  # even at its old priority the caller goes behind its equals (threads/change)
     return 0
 
 
@@ -571,6 +622,8 @@ def sceKernelGetThreadExitStatus(k, uid: int) -> int:
 
 @hle(LIB)
 def sceKernelChangeCurrentThreadAttr(k, clear: U32, set_: U32) -> int:
+    if (clear | set_) & ~ATTR_CHANGEABLE:
+        return codes.signed(codes.ILLEGAL_ATTR)
     t = k.threads.current
     t.attr = (t.attr & ~clear) | set_
     return 0
@@ -583,10 +636,13 @@ def sceKernelReferThreadStatus(k, uid: int, info: Ptr) -> int:
         return codes.signed(codes.NOT_FOUND_THREAD)
     if not info:
         return codes.signed(codes.ILLEGAL_ADDR)
-    size = k.memory.read_u32(info)
-    m = k.memory
-    data = bytearray(THREAD_INFO_SIZE)
-    data[0:4] = THREAD_INFO_SIZE.to_bytes(4, "little")
+    wanted = k.memory.read_u32(info)
+    # programs built for firmware after 2.60 get a 108-byte record and a size check (threads/refer)
+    full = THREAD_INFO_SIZE_260 if k.sdk_version > SDK_2_60 else THREAD_INFO_SIZE
+    if full == THREAD_INFO_SIZE_260 and wanted > full:
+        return codes.signed(codes.ILLEGAL_SIZE)
+    data = bytearray(full)
+    data[0:4] = full.to_bytes(4, "little")
     name = thread.name.encode("latin-1")[:31]
     data[4:4 + len(name)] = name
     fields = [thread.attr, thread.status, thread.entry, thread.stack_addr, thread.stack_size, thread.gp,
@@ -596,8 +652,9 @@ def sceKernelReferThreadStatus(k, uid: int, info: Ptr) -> int:
               thread.run_clocks >> 32, 0, 0, 0]
     for i, value in enumerate(fields):
         data[36 + 4 * i:40 + 4 * i] = (value & 0xFFFFFFFF).to_bytes(4, "little")
-    if size:
-        m.write(info, bytes(data[:min(size, THREAD_INFO_SIZE)]))  # the caller's size says how much to copy
+    if wanted:
+        # the caller's size says how much to copy, but the size word is always whole
+        k.memory.write(info, bytes(data[:max(4, min(wanted, full))]))
     return 0
 
 
@@ -714,11 +771,17 @@ def sceKernelReleaseWaitThread(k, uid: int) -> int:
 def _delay(k, us: int, cb: bool) -> None:
     k.cpu.regs[V0] = 0
     us = max(us, 0)
-    # the firmware never waits less than ~200 us for a delay (measured: tiny delays still yield)
-    k.threads.block(Wait("delay", cb=cb), timeout_us=max(us, MIN_DELAY_US))
+    k.threads.block(Wait("delay", cb=cb), timeout_us=delay_lasts(us))
 
 
 MIN_DELAY_US = 200
+SHORT_DELAY_US = 210  # a delay under 200 us lasts about this long on the PSP
+DELAY_LATE_US = 10  # and a longer one wakes this much late (PPSSPP's hardware measurements)
+
+
+def delay_lasts(us: int) -> int:
+    """How long sceKernelDelayThread(us) really sleeps: never less than ~200 us, never on time."""
+    return SHORT_DELAY_US if us < MIN_DELAY_US else us + DELAY_LATE_US
 
 
 @hle(LIB, cost=costs.THREAD_SWITCH)
@@ -858,14 +921,42 @@ def sceKernelCheckThreadStack(k) -> int:
     return int(k.cpu.regs[SP]) - t.stack_addr
 
 
+@hle(LIB, cost=costs.THREAD_SWITCH)
+def sceKernelExtendThreadStack(k, size: U32, func: Ptr, arg: U32) -> Raw:
+    """Run func(arg) on a new stack of `size` bytes; returns what func returns."""
+    t = k.threads.current
+    regs = k.cpu.regs
+    if size < MIN_STACK:
+        regs[V0] = codes.signed(codes.ILLEGAL_STACK_SIZE) & 0xFFFFFFFF
+        return
+    size = (size + 0xFF) & ~0xFF
+    block = k.sysmem.alloc_block(2, f"extended stack {t.name}", high=True, size=size) if size <= MAX_STACK else None
+    if block is None:
+        regs[V0] = codes.signed(codes.NO_MEMORY) & 0xFFFFFFFF
+        return
+    block.previous = t.stack_block
+    t.extended.append((block, t.stack_addr, t.stack_size, int(regs[PC]), int(regs[NPC]), int(regs[SP]), int(regs[RA])))
+    k.memory.fill(block.addr, 0xFF, size)
+    k.memory.write_u32(block.addr, t.uid)  # like a thread's own stack, without a control block (k0 stays)
+    t.stack_block, t.stack_addr, t.stack_size = block, block.addr, size
+    regs[A0] = arg
+    regs[SP] = block.addr + size - 0x10
+    regs[RA] = k.trampoline("extend-return", _extend_returned)
+    regs[PC], regs[NPC] = func, func + 4
+
+
+STACK_FREE_SKIP = 0x10
+
+
 @hle(LIB)
 def sceKernelGetThreadStackFreeSize(k, uid: int) -> int:
     t = _thread(k, uid)
     if t is None:
         return codes.signed(codes.NOT_FOUND_THREAD)
-    # free = bytes still holding the 0xFF fill from the bottom up
-    data = k.memory.read(t.stack_addr + 4, t.stack_size - 4)
-    return len(data) - len(data.lstrip(b"\xff"))
+    # free = whole words still holding the 0xFF fill, counted up from 16 bytes above the
+    # bottom (where the thread id sits); measured in threads/stackfree
+    data = k.memory.read(t.stack_addr + STACK_FREE_SKIP, t.stack_size - STACK_FREE_SKIP)
+    return (len(data) - len(data.lstrip(b"\xff"))) & ~3
 
 
 @hle(LIB)
