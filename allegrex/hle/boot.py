@@ -44,6 +44,7 @@ def boot(machine, image, options: RunOptions | None = None) -> Kernel:
         kernel.warn("the program asks for large memory (MEMSIZE=1), which a psp-1000 does not have")
     if low is not None:
         kernel.sysmem.reserve(low, high - low, "program")
+    kernel.sysmem.reserve_system_area()
     kernel.image = image
     kernel.install_imports(image.imports)
     guest_dir, host_dir = program_folder(options, options.program_path)

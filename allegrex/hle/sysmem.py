@@ -16,6 +16,7 @@ USER_SIZE_LARGE = 0x03800000
 KERNEL_PARTITION_START = 0x08000000
 KERNEL_PARTITION_SIZE = 0x00300000
 ALIGN = 0x100
+USER_SYSTEM_SIZE = 0x4000
 TYPE_LOW, TYPE_HIGH, TYPE_ADDR = 0, 1, 2
 ILLEGAL_ALIGNMENT_SIZE = 0x800200E4
 FIRMWARE_VERSION = 0x06060010  # 6.60, the firmware pspautotests' expected files come from
@@ -101,6 +102,13 @@ class SysMem:
         part.insert(block)
         block.uid = self.k.new_uid(block)
         return block
+
+    def reserve_system_area(self) -> None:
+        """The firmware's user-mode library (Kernel_Library) occupies the first 16 KiB of the
+        user partition; programs load and allocate above it. Skipped if the program sits there."""
+        part = self.partitions[USER_PARTITION]
+        if part.place(USER_SYSTEM_SIZE, TYPE_ADDR, part.start) is not None:
+            self.reserve(part.start, USER_SYSTEM_SIZE, "usersystemlib")
 
     def alloc_block(self, pid, name, high=False, size=0, kind=None, addr=0, align=ALIGN):
         part = self.partitions.get(USER_PARTITION if pid == 6 else pid)  # 6 aliases the user partition

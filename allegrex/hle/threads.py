@@ -227,6 +227,8 @@ class ThreadManager:
         thread.cb_saved = None
         from allegrex.hle import sync
         sync.release_held_by(self.k, thread)
+        from allegrex.hle import tls
+        tls.release_blocks_of(self.k, thread)
         for other in self.threads:
             if other.status & WAITING and other.wait and other.wait.kind == "thread-end" and other.wait.obj is thread:
                 self.wake(other, status)
@@ -959,10 +961,42 @@ def sceKernelGetThreadStackFreeSize(k, uid: int) -> int:
     return (len(data) - len(data.lstrip(b"\xff"))) & ~3
 
 
+def id_type(obj) -> int | None:
+    """The thread manager's type number of a kernel object (None: not a thread manager object)."""
+    from allegrex.hle import pools, sync, timers, tls
+    types = {Thread: 1, sync.Semaphore: 2, sync.EventFlag: 3, sync.Mbx: 4, pools.Vpl: 5, pools.Fpl: 6,
+             Callback: 8, timers.Alarm: 10, timers.VTimer: 11, sync.Mutex: 12, sync.LwMutex: 13, tls.Tlspl: 14}
+    return types.get(type(obj))
+
+
 @hle(LIB)
 def sceKernelGetThreadmanIdType(k, uid: int) -> int:
-    from allegrex.hle import sync
-    obj = k.objects.get(uid & 0xFFFFFFFF)
-    types = {Thread: 1, sync.Semaphore: 2, sync.EventFlag: 3, sync.Mbx: 4, Callback: 8, sync.Mutex: 12,
-             sync.LwMutex: 13}
-    return types.get(type(obj), codes.signed(codes.ILLEGAL_ARGUMENT))
+    found = id_type(k.objects.get(uid & 0xFFFFFFFF))
+    return codes.signed(codes.ILLEGAL_ARGUMENT) if found is None else found
+
+
+# the thread lists by state (types 0x40-0x43)
+THREAD_STATE_LISTS = {
+    0x40: lambda t: t.wait is not None and t.wait.kind == "sleep" and not t.status & SUSPENDED,
+    0x41: lambda t: t.wait is not None and t.wait.kind == "delay" and not t.status & SUSPENDED,
+    0x42: lambda t: bool(t.status & SUSPENDED),
+    0x43: lambda t: t.status == DORMANT,
+}
+ILLEGAL_TYPE = 0x800201BB
+
+
+@hle(LIB)
+def sceKernelGetThreadmanIdList(k, kind: int, buf: Ptr, size: int, count_out: Ptr) -> int:
+    if size < 0:
+        return codes.signed(codes.ILLEGAL_ADDR)
+    if 1 <= kind <= 14:
+        ids = [uid for uid, obj in k.objects.items() if id_type(obj) == kind]
+    elif kind in THREAD_STATE_LISTS:
+        ids = [t.uid for t in k.threads.threads if THREAD_STATE_LISTS[kind](t)]
+    else:
+        return codes.signed(ILLEGAL_TYPE)
+    for i, uid in enumerate(ids[:size]):
+        k.memory.write_u32(buf + 4 * i, uid)
+    if count_out:
+        k.memory.write_u32(count_out, len(ids))
+    return min(len(ids), size)
