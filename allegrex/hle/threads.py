@@ -816,6 +816,10 @@ def _wait_end(k, uid, timeout_ptr, cb) -> int | None:
     if thread is k.threads.current:
         return codes.signed(codes.ILLEGAL_THREAD)
     if thread.status == DORMANT:
+        if cb and k.threads.pending_callbacks(k.threads.current):
+            k.cpu.regs[V0] = thread.exit_status & 0xFFFFFFFF  # the CB form still runs pending callbacks first
+            k.threads.run_callbacks(k.threads.current)
+            return None
         return thread.exit_status
     k.cpu.regs[V0] = 0
     k.threads.block(Wait("thread-end", obj=thread, cb=cb, timeout_ptr=timeout_ptr))
