@@ -7,7 +7,7 @@ priority attribute (0x100) wake the highest-priority waiter first.
 
 from allegrex.hle import codes, costs
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
-from allegrex.hle.threads import Wait, V0, Thread, finish_wait_call as _finish
+from allegrex.hle.threads import Wait, V0, Thread, done_now, finish_wait_call as _finish
 
 ATTR_PRIORITY = 0x100
 LIB = "ThreadManForUser"
@@ -42,6 +42,8 @@ def waiter_left(k, obj) -> None:
         _mutex_hand_over(k, obj)
     elif isinstance(obj, LwMutex):
         _lw_hand_over(k, obj)
+    elif hasattr(obj, "serve_waiters"):  # objects of other modules (pools) serve their own queues
+        obj.serve_waiters(k)
 
 
 def release_held_by(k, thread) -> None:
@@ -161,9 +163,7 @@ def _wait_sema(k, uid, need, timeout, cb):
         return codes.signed(codes.ILLEGAL_COUNT)
     if sema.count >= need and not sema.waiters:
         sema.count -= need
-        if cb:
-            k.threads.run_callbacks(k.threads.current)
-        return 0
+        return done_now(k, 0, cb)
     _wait_on(k, sema, "sema", timeout, cb, data=need)
     return None
 

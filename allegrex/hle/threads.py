@@ -455,6 +455,16 @@ def current(k) -> Thread:
 LIB = "ThreadManForUser"
 
 
+def done_now(k, result: int, cb: bool):
+    """A wait call that did not have to wait returns `result`; its CB form first runs the
+    caller's pending callbacks (then None: the result is already in the saved v0)."""
+    if cb and k.threads.pending_callbacks(k.threads.current):
+        k.cpu.regs[V0] = result & 0xFFFFFFFF
+        k.threads.run_callbacks(k.threads.current)
+        return None
+    return result
+
+
 def finish_wait_call(k, result) -> None:
     """Put a wait call's result in v0, unless it blocked (None): then the wake-up sets v0."""
     if result is not None:
@@ -672,9 +682,7 @@ def _sleep(k, cb: bool) -> int:
     t = k.threads.current
     if t.wakeup_count > 0:
         t.wakeup_count -= 1
-        if cb:
-            k.threads.run_callbacks(t)
-        return 0
+        return done_now(k, 0, cb)
     k.cpu.regs[V0] = 0
     k.threads.block(Wait("sleep", cb=cb))
     return None
@@ -816,11 +824,7 @@ def _wait_end(k, uid, timeout_ptr, cb) -> int | None:
     if thread is k.threads.current:
         return codes.signed(codes.ILLEGAL_THREAD)
     if thread.status == DORMANT:
-        if cb and k.threads.pending_callbacks(k.threads.current):
-            k.cpu.regs[V0] = thread.exit_status & 0xFFFFFFFF  # the CB form still runs pending callbacks first
-            k.threads.run_callbacks(k.threads.current)
-            return None
-        return thread.exit_status
+        return done_now(k, thread.exit_status, cb)
     k.cpu.regs[V0] = 0
     k.threads.block(Wait("thread-end", obj=thread, cb=cb, timeout_ptr=timeout_ptr))
     return None
@@ -967,8 +971,8 @@ def sceKernelGetThreadStackFreeSize(k, uid: int) -> int:
 
 def id_type(obj) -> int | None:
     """The thread manager's type number of a kernel object (None: not a thread manager object)."""
-    from allegrex.hle import pools, sync, timers, tls
-    types = {Thread: 1, sync.Semaphore: 2, sync.EventFlag: 3, sync.Mbx: 4, pools.Vpl: 5, pools.Fpl: 6,
+    from allegrex.hle import pools, sync, timers, tls, vpl
+    types = {Thread: 1, sync.Semaphore: 2, sync.EventFlag: 3, sync.Mbx: 4, vpl.Vpl: 5, pools.Fpl: 6,
              Callback: 8, timers.Alarm: 10, timers.VTimer: 11, sync.Mutex: 12, sync.LwMutex: 13, tls.Tlspl: 14}
     return types.get(type(obj))
 

@@ -5,16 +5,15 @@ when every block is taken. sceKernelGetTlsAddr lives in Kernel_Library."""
 from allegrex.hle import codes, costs
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
 from allegrex.hle.sync import SyncObject, _delete, _name, _status_block, _wait_on, _write_status
-from allegrex.hle.sysmem import USER_PARTITION
+from allegrex.hle.pools import ATTR_HIGH_MEMORY, illegal_pool_size, option_alignment
+from allegrex.hle.sysmem import pool_partition_error
 from allegrex.hle.threads import V0, finish_wait_call
 
 LIB = "ThreadManForUser"
-ATTR_HIGH_MEMORY = 0x4000  # the pool comes from the top of its partition
 ATTR_KNOWN = ATTR_HIGH_MEMORY | 0x100  # and 0x100: waiters by priority
 TLSPL_IN_USE = 0x800201D2
 NOT_FOUND_TLSPL = 0x800201D0
 STATUS_SIZE = 60
-MIN_ALIGN = 4
 
 
 class Tlspl(SyncObject):
@@ -38,31 +37,22 @@ class Tlspl(SyncObject):
         return self.owners.count(None)
 
 
-def _illegal_size(block_size: int, count: int) -> bool:
-    if block_size == 0 or count == 0:
-        return True
-    return block_size > (1 << 32) // count - 4 or count >= (1 << 32) // ((block_size + 3) & ~3)
-
-
 @hle(LIB, cost=costs.ALLOC)
 def sceKernelCreateTlspl(k, name: CStr, pid: int, attr: U32, block_size: U32, count: U32, option: Ptr) -> int:
     if name is None:
         return codes.signed(codes.NO_MEMORY)
     if (attr & ~ATTR_KNOWN) >= 0x100:
         return codes.signed(codes.ILLEGAL_ATTR)
-    if pid not in (2, 5, 6):
-        return codes.signed(codes.ILLEGAL_ARGUMENT)
-    if _illegal_size(block_size, count):
+    refused = pool_partition_error(pid)
+    if refused is not None:
+        return refused
+    if illegal_pool_size(block_size, count):
         return codes.signed(codes.ILLEGAL_MEMSIZE)
-    align = MIN_ALIGN
-    if option and k.memory.read_u32(option) >= 8:
-        align = k.memory.read_u32(option + 4)
-        if align & (align - 1):
-            return codes.signed(codes.ILLEGAL_ARGUMENT)
-        align = max(align, MIN_ALIGN)
+    align = option_alignment(k, option)
+    if align is None:
+        return codes.signed(codes.ILLEGAL_ARGUMENT)
     stride = (block_size + align - 1) & ~(align - 1)
-    block = k.sysmem.alloc_block(pid if pid == 5 else USER_PARTITION, f"tlspl {name}", size=stride * count,
-                                 high=bool(attr & ATTR_HIGH_MEMORY))
+    block = k.sysmem.alloc_block(pid, f"tlspl {name}", size=stride * count, high=bool(attr & ATTR_HIGH_MEMORY))
     if block is None:
         return codes.signed(codes.NO_MEMORY)
     pool = Tlspl(_name(name), attr, block_size, count, stride, block.addr)
