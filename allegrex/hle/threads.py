@@ -503,6 +503,8 @@ def _thread(k, uid):
 
 @hle(LIB, cost=costs.THREAD_CREATE)
 def sceKernelStartThread(k, uid: int, argsize: int, argp: Ptr) -> int:
+    if k.interrupts:  # measured: a timer handler cannot start a thread (threads/vtimers/cancelhandler)
+        return codes.signed(codes.ILLEGAL_CONTEXT)
     if uid == 0:
         return codes.signed(codes.ILLEGAL_THREAD)
     thread = k.get(uid, Thread)
