@@ -113,6 +113,7 @@ class ThreadManager:
         self.ready: list[Thread] = []
         self.current: Thread | None = None
         self.dispatch_suspended = False
+        self.no_preempt: set = set()  # ready threads that wait for the running one to give up the CPU
 
     # --- queries ---
     def any_alive(self) -> bool:
@@ -210,8 +211,10 @@ class ThreadManager:
         else:
             self.ready.append(thread)
 
-    def exit(self, thread: Thread, status: int) -> None:
-        """The thread ends (returned, exited or terminated): dormant, waiters on its end woken."""
+    def exit(self, thread: Thread, status: int, dispatch: bool = True) -> None:
+        """The thread ends (returned, exited or terminated): dormant, waiters on its end woken.
+        dispatch=False (termination by another thread): the woken waiters become ready but do
+        not preempt the caller; they run once it waits (measured: threads/terminate)."""
         if thread is self.current:
             self.current = None
         if thread in self.ready:
@@ -232,6 +235,8 @@ class ThreadManager:
         for other in self.threads:
             if other.status & WAITING and other.wait and other.wait.kind == "thread-end" and other.wait.obj is thread:
                 self.wake(other, status)
+                if not dispatch:
+                    self.no_preempt.add(other)
 
     def delete(self, thread: Thread) -> None:
         thread.status = DEAD
@@ -328,7 +333,8 @@ class ThreadManager:
         if cur is not None and cur.status == RUNNING:
             if self.dispatch_suspended:
                 return
-            best = self.best_ready()
+            contenders = [t for t in self.ready if t not in self.no_preempt]
+            best = min(contenders, key=lambda t: t.priority) if contenders else None
             if best is None or best.priority >= cur.priority:
                 return
             self.make_ready(cur, front=True)  # preempted: first in line at its priority
@@ -351,6 +357,7 @@ class ThreadManager:
             return
         if cur is not None and cur.status not in (DORMANT, DEAD):
             cur.context = k.cpu.save_context()
+        self.no_preempt.clear()
         self.current = thread
         if thread is None:
             return
@@ -558,7 +565,7 @@ def sceKernelTerminateThread(k, uid: int) -> int:
         return codes.signed(codes.ILLEGAL_THREAD)
     if thread.status == DORMANT:
         return codes.signed(codes.THREAD_ALREADY_DORMANT)
-    k.threads.exit(thread, codes.signed(codes.THREAD_IS_TERMINATED))
+    k.threads.exit(thread, codes.signed(codes.THREAD_IS_TERMINATED), dispatch=False)
     return 0
 
 
@@ -572,7 +579,7 @@ def sceKernelTerminateDeleteThread(k, uid: int) -> int:
     if thread is k.threads.current:
         return codes.signed(codes.ILLEGAL_THREAD)
     if thread.status != DORMANT:
-        k.threads.exit(thread, codes.signed(codes.THREAD_IS_TERMINATED))
+        k.threads.exit(thread, codes.signed(codes.THREAD_IS_TERMINATED), dispatch=False)
     k.threads.delete(thread)
     return 0
 
