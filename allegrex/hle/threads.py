@@ -57,6 +57,7 @@ TIMEOUT_STEPS = {
     "eventflag": ((1, 25), (209, 240)),
     "fpl": ((5, 20), (6, 250), (7, 25), (215, 250)),
     "vpl": ((5, 20), (6, 250), (7, 25), (215, 250)),
+    "msgpipe": ((210, 250),),
 }
 
 
@@ -980,8 +981,8 @@ def sceKernelGetThreadStackFreeSize(k, uid: int) -> int:
 
 def id_type(obj) -> int | None:
     """The thread manager's type number of a kernel object (None: not a thread manager object)."""
-    from allegrex.hle import pools, sync, timers, tls, vpl
-    types = {Thread: 1, sync.Semaphore: 2, sync.EventFlag: 3, sync.Mbx: 4, vpl.Vpl: 5, pools.Fpl: 6,
+    from allegrex.hle import msgpipe, pools, sync, timers, tls, vpl
+    types = {Thread: 1, sync.Semaphore: 2, sync.EventFlag: 3, sync.Mbx: 4, vpl.Vpl: 5, pools.Fpl: 6, msgpipe.MsgPipe: 7,
              Callback: 8, timers.Alarm: 10, timers.VTimer: 11, sync.Mutex: 12, sync.LwMutex: 13, tls.Tlspl: 14}
     return types.get(type(obj))
 
