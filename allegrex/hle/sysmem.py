@@ -148,10 +148,11 @@ USER_ALIASES = (2, 5, 6)  # partitions a user program may allocate from (6 share
 KERNEL_ONLY = (1, 3, 4)
 
 
-def pool_partition_error(pid: int) -> int | None:
-    """Why a thread-manager pool (FPL, VPL, TLSPL) may not come from partition `pid`, or None
-    (measured in pspautotests threads/fpl/create: no such partition, or a kernel one)."""
-    if not 1 <= pid <= 9 or pid == 7:
+def pool_partition_error(pid: int, last: int = 9) -> int | None:
+    """Why a thread-manager pool may not come from partition `pid`, or None: no such partition
+    (above `last`: 9 for most pools, 6 for TLS pools) or a kernel one (measured in
+    pspautotests threads/fpl/create and threads/tls/create)."""
+    if not 1 <= pid <= last or pid == 7:
         return codes.signed(codes.ILLEGAL_ARGUMENT)
     if pid not in USER_ALIASES:
         return codes.signed(codes.ILLEGAL_PERM)

@@ -4,7 +4,7 @@ when every block is taken. sceKernelGetTlsAddr lives in Kernel_Library."""
 
 from allegrex.hle import codes, costs
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
-from allegrex.hle.sync import SyncObject, _delete, _name, _status_block, _wait_on, _write_status
+from allegrex.hle.sync import SyncObject, _name, _status_block, _wait_on, _write_status
 from allegrex.hle.pools import ATTR_HIGH_MEMORY, illegal_pool_size, option_alignment
 from allegrex.hle.sysmem import pool_partition_error
 from allegrex.hle.threads import V0, finish_wait_call
@@ -13,7 +13,10 @@ LIB = "ThreadManForUser"
 ATTR_KNOWN = ATTR_HIGH_MEMORY | 0x100  # and 0x100: waiters by priority
 TLSPL_IN_USE = 0x800201D2
 NOT_FOUND_TLSPL = 0x800201D0
+TOO_MANY_TLSPL = 0x800201D1
 STATUS_SIZE = 60
+MAX_POOLS = 16  # the firmware has 16 pool slots
+LAST_PARTITION = 6  # partitions 8 and 9 are not even considered for TLS pools
 
 
 class Tlspl(SyncObject):
@@ -43,7 +46,7 @@ def sceKernelCreateTlspl(k, name: CStr, pid: int, attr: U32, block_size: U32, co
         return codes.signed(codes.NO_MEMORY)
     if (attr & ~ATTR_KNOWN) >= 0x100:
         return codes.signed(codes.ILLEGAL_ATTR)
-    refused = pool_partition_error(pid)
+    refused = pool_partition_error(pid, last=LAST_PARTITION)
     if refused is not None:
         return refused
     if illegal_pool_size(block_size, count):
@@ -51,14 +54,17 @@ def sceKernelCreateTlspl(k, name: CStr, pid: int, attr: U32, block_size: U32, co
     align = option_alignment(k, option)
     if align is None:
         return codes.signed(codes.ILLEGAL_ARGUMENT)
+    taken = {o.index for o in k.objects.values() if isinstance(o, Tlspl)}
+    free_slots = sorted(set(range(MAX_POOLS)) - taken)
+    if not free_slots:
+        return codes.signed(TOO_MANY_TLSPL)
     stride = (block_size + align - 1) & ~(align - 1)
     block = k.sysmem.alloc_block(pid, f"tlspl {name}", size=stride * count, high=bool(attr & ATTR_HIGH_MEMORY))
     if block is None:
         return codes.signed(codes.NO_MEMORY)
     pool = Tlspl(_name(name), attr, block_size, count, stride, block.addr)
     pool.block = block
-    taken = {o.index for o in k.objects.values() if isinstance(o, Tlspl)}
-    pool.index = min(set(range(len(taken) + 1)) - taken)
+    pool.index = free_slots[0]
     pool.uid = k.new_uid(pool)
     return pool.uid
 
@@ -77,9 +83,19 @@ def _give(k, pool, thread) -> int | None:
     return None
 
 
+def _find(k, uid: int):
+    """The pool of a uid; the firmware also accepts any non-negative number whose bits 3-6
+    name a pool slot (measured: threads/tls/get)."""
+    pool = k.get(uid, Tlspl)
+    if pool is None and uid >= 0:
+        slot = (uid >> 3) & (MAX_POOLS - 1)
+        pool = next((o for o in k.objects.values() if isinstance(o, Tlspl) and o.index == slot), None)
+    return pool
+
+
 @hle("Kernel_Library", cost=costs.SYNC)
 def sceKernelGetTlsAddr(k, uid: int) -> Raw:
-    pool = k.get(uid, Tlspl)
+    pool = _find(k, uid)
     if pool is None or k.interrupts or k.threads.dispatch_suspended:
         k.cpu.regs[V0] = 0  # no pool, or no thread to own a block: the address reads 0
         return
@@ -113,7 +129,9 @@ def sceKernelFreeTlspl(k, uid: int) -> int:
         return codes.signed(NOT_FOUND_TLSPL)
     thread = k.threads.current
     if thread in pool.owners:
-        pool.owners[pool.owners.index(thread)] = None
+        index = pool.owners.index(thread)
+        k.memory.fill(pool.address(index), 0, pool.block_size)  # measured: a freed block reads as zeros
+        pool.owners[index] = None
         _hand_over(k, pool)
     return 0
 
@@ -125,7 +143,9 @@ def sceKernelDeleteTlspl(k, uid: int) -> int:
         return codes.signed(NOT_FOUND_TLSPL)
     if any(owner is not None and owner is not k.threads.current for owner in pool.owners):
         return codes.signed(TLSPL_IN_USE)
-    _delete(k, pool)
+    for t in pool.ordered_waiters():  # measured: waiters get no block (address 0), not an error
+        k.threads.wake(t, 0)
+    k.free_uid(pool.uid)
     k.sysmem.free_block(pool.block)
     return 0
 
