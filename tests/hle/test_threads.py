@@ -162,3 +162,49 @@ def test_callback_runs_on_a_thread_sleeping_with_cb_and_it_sleeps_again():
     k.on_syscall(code)
     main = k.threads.threads[0]
     assert main.status == WAITING and k.threads.current.name == "other"
+
+
+def test_short_timeouts_last_as_long_as_on_the_psp():
+    from allegrex.hle.threads import delay_lasts, shortest_timeout
+    assert [shortest_timeout("sema", us) for us in (1, 3, 4, 249, 250)] == [24, 24, 245, 245, 250]
+    assert [shortest_timeout("eventflag", us) for us in (1, 2, 209, 210)] == [25, 240, 240, 210]
+    assert [shortest_timeout("vpl", us) for us in (5, 6, 7, 8, 215, 216)] == [20, 250, 25, 250, 250, 216]
+    assert [delay_lasts(us) for us in (0, 199, 200, 1000)] == [210, 210, 210, 1010]
+
+
+def test_terminating_a_thread_readies_its_waiters_without_preempting_the_caller():
+    k = make_kernel()
+    target, waiter = new_thread(k, "target", 0x30), new_thread(k, "waiter", 0x10)
+    call(k, TM, "sceKernelStartThread", target, 0, 0)
+    k.memory.write_u32(0x08A00300, target)
+    call(k, TM, "sceKernelStartThread", waiter, 0, 0)
+    assert k.threads.current.name == "waiter"
+    call(k, TM, "sceKernelWaitThreadEnd", target, 0)
+    assert k.threads.current.name == "main"
+    assert call(k, TM, "sceKernelTerminateThread", target) == 0
+    assert k.threads.current.name == "main"  # the woken waiter (priority 0x10) does not preempt
+    call(k, TM, "sceKernelSleepThread")
+    assert k.threads.current.name == "waiter" and int(k.cpu.regs[2]) == codes.THREAD_IS_TERMINATED
+
+
+def test_changing_the_own_priority_yields_to_equals():
+    k = make_kernel()
+    other = new_thread(k, "other", 0x20)
+    call(k, TM, "sceKernelStartThread", other, 0, 0)
+    assert call(k, TM, "sceKernelChangeThreadPriority", 0, 0x20) == 0
+    assert k.threads.current.name == "other"
+
+
+def test_extend_thread_stack_runs_the_function_on_a_new_stack_and_comes_back():
+    k = make_kernel()
+    main = k.threads.current
+    old_stack, ra, sp = main.stack_addr, int(k.cpu.regs[31]), int(k.cpu.regs[29])
+    call(k, TM, "sceKernelExtendThreadStack", 0x4000, ENTRY + 0x100, 0x1234)
+    assert k.cpu.pc == ENTRY + 0x100 and int(k.cpu.regs[4]) == 0x1234
+    assert main.stack_size == 0x4000 and main.stack_addr != old_stack
+    assert main.stack_addr < int(k.cpu.regs[29]) <= main.stack_addr + 0x4000
+    k.cpu.regs[2] = 77  # the function returns 77
+    k.on_syscall(k.memory.read_u32(int(k.cpu.regs[31])) >> 6)  # the return stub
+    assert main.stack_addr == old_stack and int(k.cpu.regs[2]) == 77
+    assert (int(k.cpu.regs[31]), int(k.cpu.regs[29])) == (ra, sp)
+    assert call(k, TM, "sceKernelExtendThreadStack", 0x1FF, ENTRY, 0) == codes.signed(codes.ILLEGAL_STACK_SIZE)
