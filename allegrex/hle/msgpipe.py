@@ -11,10 +11,9 @@ attributes 0x100 and 0x1000); the count of bytes moved goes to the caller's resu
 from dataclasses import dataclass
 
 from allegrex.hle import codes, costs
-from allegrex.hle.pools import ATTR_HIGH_MEMORY
+from allegrex.hle.pools import ATTR_HIGH_MEMORY, delete_pool, refused_pool
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
 from allegrex.hle.sync import SyncObject, _name, _status_block, _write_status
-from allegrex.hle.sysmem import pool_partition_error
 from allegrex.hle.threads import Wait, done_now, finish_wait_call
 
 LIB = "ThreadManForUser"
@@ -89,41 +88,29 @@ def _take_from_buffer(k, pipe, dst: int, n: int) -> None:
         _move(k, base + n, base, pipe.used)  # the rest moves to the front
 
 
-def _serve_receivers(k, pipe) -> None:
-    """Buffered bytes go to the waiting receivers; the first that stays unsatisfied stops it."""
-    freed = False
-    for t in pipe.queue(sending=False):
-        if not pipe.used:
+def _serve(k, pipe, sending: bool) -> None:
+    """The waiting senders fill the free buffer space (or the receivers empty the buffer), in
+    queue order; the first that stays unsatisfied stops it. Bytes that moved may let the
+    other side go on."""
+    moved = False
+    for t in pipe.queue(sending):
+        room = pipe.free if sending else pipe.used
+        if not room:
             break
         transfer = t.wait.data
-        n = min(transfer.remaining, pipe.used)
-        _take_from_buffer(k, pipe, transfer.addr, n)
+        n = min(transfer.remaining, room)
+        if sending:
+            _move(k, transfer.addr, pipe.block.addr + pipe.used, n)
+            pipe.used += n
+        else:
+            _take_from_buffer(k, pipe, transfer.addr, n)
         _note(k, transfer, n)
-        freed = True
+        moved = True
         if not transfer.satisfied():
             break
         k.threads.wake(t, 0)
-    if freed:
-        _serve_senders(k, pipe)
-
-
-def _serve_senders(k, pipe) -> None:
-    """Waiting senders fill the free buffer space; the first that stays unsatisfied stops it."""
-    filled = False
-    for t in pipe.queue(sending=True):
-        if not pipe.free:
-            break
-        transfer = t.wait.data
-        n = min(transfer.remaining, pipe.free)
-        _move(k, transfer.addr, pipe.block.addr + pipe.used, n)
-        pipe.used += n
-        _note(k, transfer, n)
-        filled = True
-        if not transfer.satisfied():
-            break
-        k.threads.wake(t, 0)
-    if filled:
-        _serve_receivers(k, pipe)
+    if moved:
+        _serve(k, pipe, not sending)
 
 
 def _direct(k, pipe, transfer: Transfer) -> None:
@@ -151,13 +138,13 @@ def _buffered(k, pipe, transfer: Transfer) -> None:
             _move(k, transfer.addr, pipe.block.addr + pipe.used, n)
             pipe.used += n
             _note(k, transfer, n)
-            _serve_receivers(k, pipe)
+            _serve(k, pipe, sending=False)
         return
     while pipe.used and transfer.remaining:
         n = min(transfer.remaining, pipe.used)
         _take_from_buffer(k, pipe, transfer.addr, n)
         _note(k, transfer, n)
-        _serve_senders(k, pipe)
+        _serve(k, pipe, sending=True)
 
 
 def _transfer(k, uid, sending, addr, size, mode, result_ptr, timeout, cb, poll):
@@ -195,13 +182,9 @@ def _transfer(k, uid, sending, addr, size, mode, result_ptr, timeout, cb, poll):
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelCreateMsgPipe(k, name: CStr, pid: int, attr: U32, size: U32, option: Ptr) -> int:
-    if name is None:
-        return codes.signed(codes.NO_MEMORY)
-    refused = pool_partition_error(pid)
+    refused = refused_pool(name, pid, attr, ATTR_KNOWN)
     if refused is not None:
         return refused
-    if (attr & ~ATTR_KNOWN) >= 0x100:
-        return codes.signed(codes.ILLEGAL_ATTR)
     block = None
     if size:
         block = k.sysmem.alloc_block(pid, f"msgpipe {name}", size=size, high=bool(attr & ATTR_HIGH_MEMORY))
@@ -214,53 +197,24 @@ def sceKernelCreateMsgPipe(k, name: CStr, pid: int, attr: U32, size: U32, option
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelDeleteMsgPipe(k, uid: int) -> int:
-    pipe = k.get(uid, MsgPipe)
-    if pipe is None:
-        return codes.signed(NOT_FOUND_MSGPIPE)
-    for t in list(pipe.waiters):
-        k.threads.wake(t, codes.signed(codes.WAIT_DELETE))
-    if pipe.block is not None:
-        k.sysmem.free_block(pipe.block)
-    k.free_uid(uid)
-    return 0
+    return delete_pool(k, k.get(uid, MsgPipe), NOT_FOUND_MSGPIPE)
 
 
-def _send(k, uid, addr, size, mode, result_ptr, timeout, cb=False, poll=False):
-    return _transfer(k, uid, True, addr, size, mode, result_ptr, timeout, cb, poll)
+def _register_transfer(name: str, sending: bool, cb: bool = False, poll: bool = False) -> None:
+    """One of the six send/receive calls: waiting, waiting with callbacks, or trying."""
+    if poll:
+        def call(k, uid: int, addr: Ptr, size: U32, mode: U32, result: Ptr) -> int:
+            return _transfer(k, uid, sending, addr, size, mode, result, 0, False, True)
+    else:
+        def call(k, uid: int, addr: Ptr, size: U32, mode: U32, result: Ptr, timeout: Ptr) -> Raw:
+            finish_wait_call(k, _transfer(k, uid, sending, addr, size, mode, result, timeout, cb, False))
+    hle(LIB, name=name, cost=costs.SYNC)(call)
 
 
-def _receive(k, uid, addr, size, mode, result_ptr, timeout, cb=False, poll=False):
-    return _transfer(k, uid, False, addr, size, mode, result_ptr, timeout, cb, poll)
-
-
-@hle(LIB, cost=costs.SYNC)
-def sceKernelSendMsgPipe(k, uid: int, addr: Ptr, size: U32, mode: U32, result: Ptr, timeout: Ptr) -> Raw:
-    finish_wait_call(k, _send(k, uid, addr, size, mode, result, timeout))
-
-
-@hle(LIB, cost=costs.SYNC)
-def sceKernelSendMsgPipeCB(k, uid: int, addr: Ptr, size: U32, mode: U32, result: Ptr, timeout: Ptr) -> Raw:
-    finish_wait_call(k, _send(k, uid, addr, size, mode, result, timeout, cb=True))
-
-
-@hle(LIB, cost=costs.SYNC)
-def sceKernelTrySendMsgPipe(k, uid: int, addr: Ptr, size: U32, mode: U32, result: Ptr) -> int:
-    return _send(k, uid, addr, size, mode, result, 0, poll=True)
-
-
-@hle(LIB, cost=costs.SYNC)
-def sceKernelReceiveMsgPipe(k, uid: int, addr: Ptr, size: U32, mode: U32, result: Ptr, timeout: Ptr) -> Raw:
-    finish_wait_call(k, _receive(k, uid, addr, size, mode, result, timeout))
-
-
-@hle(LIB, cost=costs.SYNC)
-def sceKernelReceiveMsgPipeCB(k, uid: int, addr: Ptr, size: U32, mode: U32, result: Ptr, timeout: Ptr) -> Raw:
-    finish_wait_call(k, _receive(k, uid, addr, size, mode, result, timeout, cb=True))
-
-
-@hle(LIB, cost=costs.SYNC)
-def sceKernelTryReceiveMsgPipe(k, uid: int, addr: Ptr, size: U32, mode: U32, result: Ptr) -> int:
-    return _receive(k, uid, addr, size, mode, result, 0, poll=True)
+for _verb, _sending in (("Send", True), ("Receive", False)):
+    _register_transfer(f"sceKernel{_verb}MsgPipe", _sending)
+    _register_transfer(f"sceKernel{_verb}MsgPipeCB", _sending, cb=True)
+    _register_transfer(f"sceKernelTry{_verb}MsgPipe", _sending, poll=True)
 
 
 @hle(LIB, cost=costs.SYNC)

@@ -29,6 +29,52 @@ ATTR_HIGH_MEMORY = 0x4000  # the pool comes from the top of its partition
 FPL_ATTR_KNOWN = 0x41FF  # other attribute bits are refused (measured: threads/fpl/create)
 
 
+def refused_pool(name, pid: int, attr: int, known_attr: int, unnamed: int = codes.NO_MEMORY,
+                 last_partition: int = 9) -> int | None:
+    """The error a pool-like object (FPL, VPL, TLSPL, message pipe) is refused with, in the
+    firmware's order (name, partition, attributes: the low byte is always allowed), or None."""
+    if name is None:
+        return codes.signed(unnamed)
+    refused = pool_partition_error(pid, last_partition)
+    if refused is not None:
+        return refused
+    if attr & ~known_attr & ~0xFF:
+        return codes.signed(codes.ILLEGAL_ATTR)
+    return None
+
+
+def cancel_waits(k, obj, count_out: int) -> int:
+    """Wake every waiter of `obj` with WAIT_CANCELLED, telling how many there were."""
+    if count_out:
+        k.memory.write_u32(count_out, len(obj.waiters))
+    _cancel(k, obj)
+    return 0
+
+
+def delete_pool(k, obj, missing: int) -> int:
+    """Delete a pool-like object: its waiters get WAIT_DELETE and its memory goes back."""
+    if obj is None:
+        return codes.signed(missing)
+    _delete(k, obj)
+    if obj.block is not None:
+        k.sysmem.free_block(obj.block)
+    return 0
+
+
+def pool_stride(k, name, pid, attr, known_attr, block_size, count, option, last_partition=9) -> int:
+    """The spacing of the blocks of a new fixed-size pool (FPL, TLSPL), or the negative
+    error the pool is refused with."""
+    refused = refused_pool(name, pid, attr, known_attr, last_partition=last_partition)
+    if refused is not None:
+        return refused
+    if illegal_pool_size(block_size, count):
+        return codes.signed(codes.ILLEGAL_MEMSIZE)
+    align = option_alignment(k, option)
+    if align is None:
+        return codes.signed(codes.ILLEGAL_ARGUMENT)
+    return (block_size + align - 1) // align * align
+
+
 def illegal_pool_size(block_size: int, count: int) -> bool:
     """Block size and count the firmware refuses as an illegal size (their product, with
     4-byte rounding, must stay within 32 bits; measured in threads/fpl/create)."""
@@ -51,19 +97,9 @@ def option_alignment(k, option: int) -> int | None:
 # --- fixed pools ---
 @hle(LIB, cost=costs.ALLOC)
 def sceKernelCreateFpl(k, name: CStr, pid: int, attr: U32, block_size: U32, count: U32, option: Ptr) -> int:
-    if name is None:
-        return codes.signed(codes.NO_MEMORY)
-    refused = pool_partition_error(pid)
-    if refused is not None:
-        return refused
-    if attr & ~FPL_ATTR_KNOWN & ~0xFF:
-        return codes.signed(codes.ILLEGAL_ATTR)
-    if illegal_pool_size(block_size, count):
-        return codes.signed(codes.ILLEGAL_MEMSIZE)
-    align = option_alignment(k, option)
-    if align is None:
-        return codes.signed(codes.ILLEGAL_ARGUMENT)
-    stride = (block_size + align - 1) // align * align
+    stride = pool_stride(k, name, pid, attr, FPL_ATTR_KNOWN, block_size, count, option)
+    if stride < 0:
+        return stride
     if stride * count > 0xFFFFFFFF:
         return codes.signed(codes.NO_MEMORY)
     block = k.sysmem.alloc_block(pid, f"fpl {name}", size=stride * count, high=bool(attr & ATTR_HIGH_MEMORY))
@@ -139,23 +175,13 @@ def sceKernelFreeFpl(k, uid: int, addr: Ptr) -> int:
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelDeleteFpl(k, uid: int) -> int:
-    fpl = _fpl(k, uid)
-    if fpl is None:
-        return codes.signed(NOT_FOUND_FPL)
-    _delete(k, fpl)
-    k.sysmem.free_block(fpl.block)
-    return 0
+    return delete_pool(k, _fpl(k, uid), NOT_FOUND_FPL)
 
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelCancelFpl(k, uid: int, num_wait: Ptr) -> int:
     fpl = _fpl(k, uid)
-    if fpl is None:
-        return codes.signed(NOT_FOUND_FPL)
-    if num_wait:
-        k.memory.write_u32(num_wait, len(fpl.waiters))
-    _cancel(k, fpl)
-    return 0
+    return codes.signed(NOT_FOUND_FPL) if fpl is None else cancel_waits(k, fpl, num_wait)
 
 
 @hle(LIB)

@@ -5,8 +5,7 @@ when every block is taken. sceKernelGetTlsAddr lives in Kernel_Library."""
 from allegrex.hle import codes, costs
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
 from allegrex.hle.sync import SyncObject, _name, _status_block, _wait_on, _write_status
-from allegrex.hle.pools import ATTR_HIGH_MEMORY, illegal_pool_size, option_alignment
-from allegrex.hle.sysmem import pool_partition_error
+from allegrex.hle.pools import ATTR_HIGH_MEMORY, pool_stride
 from allegrex.hle.threads import V0, finish_wait_call
 
 LIB = "ThreadManForUser"
@@ -42,23 +41,13 @@ class Tlspl(SyncObject):
 
 @hle(LIB, cost=costs.ALLOC)
 def sceKernelCreateTlspl(k, name: CStr, pid: int, attr: U32, block_size: U32, count: U32, option: Ptr) -> int:
-    if name is None:
-        return codes.signed(codes.NO_MEMORY)
-    if (attr & ~ATTR_KNOWN) >= 0x100:
-        return codes.signed(codes.ILLEGAL_ATTR)
-    refused = pool_partition_error(pid, last=LAST_PARTITION)
-    if refused is not None:
-        return refused
-    if illegal_pool_size(block_size, count):
-        return codes.signed(codes.ILLEGAL_MEMSIZE)
-    align = option_alignment(k, option)
-    if align is None:
-        return codes.signed(codes.ILLEGAL_ARGUMENT)
+    stride = pool_stride(k, name, pid, attr, ATTR_KNOWN, block_size, count, option, last_partition=LAST_PARTITION)
+    if stride < 0:
+        return stride
     taken = {o.index for o in k.objects.values() if isinstance(o, Tlspl)}
     free_slots = sorted(set(range(MAX_POOLS)) - taken)
     if not free_slots:
         return codes.signed(TOO_MANY_TLSPL)
-    stride = (block_size + align - 1) & ~(align - 1)
     block = k.sysmem.alloc_block(pid, f"tlspl {name}", size=stride * count, high=bool(attr & ATTR_HIGH_MEMORY))
     if block is None:
         return codes.signed(codes.NO_MEMORY)

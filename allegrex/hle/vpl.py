@@ -15,9 +15,8 @@ neighbours (the search then starts at the block before it).
 
 from allegrex.hle import codes, costs
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
-from allegrex.hle.pools import ATTR_HIGH_MEMORY
-from allegrex.hle.sysmem import pool_partition_error
-from allegrex.hle.sync import SyncObject, _cancel, _delete, _name, _status_block, _wait_on, _write_status
+from allegrex.hle.pools import ATTR_HIGH_MEMORY, cancel_waits, delete_pool, refused_pool
+from allegrex.hle.sync import SyncObject, _name, _status_block, _wait_on, _write_status
 from allegrex.hle.threads import done_now, finish_wait_call
 
 LIB = "ThreadManForUser"
@@ -164,13 +163,9 @@ def _pool(k, vpl) -> PoolMemory:
 
 @hle(LIB, cost=costs.ALLOC)
 def sceKernelCreateVpl(k, name: CStr, pid: int, attr: U32, size: U32, option: Ptr) -> int:
-    if name is None:
-        return codes.signed(codes.KERNEL_ERROR)
-    refused = pool_partition_error(pid)
+    refused = refused_pool(name, pid, attr, ATTR_KNOWN, unnamed=codes.KERNEL_ERROR)
     if refused is not None:
         return refused
-    if attr & ~ATTR_KNOWN & ~0xFF:
-        return codes.signed(codes.ILLEGAL_ATTR)
     if size == 0:
         return codes.signed(codes.ILLEGAL_MEMSIZE)
     if size >= 0x80000000:
@@ -251,23 +246,13 @@ def sceKernelFreeVpl(k, uid: int, addr: Ptr) -> int:
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelDeleteVpl(k, uid: int) -> int:
-    vpl = k.get(uid, Vpl)
-    if vpl is None:
-        return codes.signed(NOT_FOUND_VPL)
-    _delete(k, vpl)
-    k.sysmem.free_block(vpl.block)
-    return 0
+    return delete_pool(k, k.get(uid, Vpl), NOT_FOUND_VPL)
 
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelCancelVpl(k, uid: int, num_wait: Ptr) -> int:
     vpl = k.get(uid, Vpl)
-    if vpl is None:
-        return codes.signed(NOT_FOUND_VPL)
-    if num_wait:
-        k.memory.write_u32(num_wait, len(vpl.waiters))
-    _cancel(k, vpl)
-    return 0
+    return codes.signed(NOT_FOUND_VPL) if vpl is None else cancel_waits(k, vpl, num_wait)
 
 
 @hle(LIB)
