@@ -34,6 +34,13 @@ def forget_waiter(wait: Wait, thread) -> None:
         obj.waiters.remove(thread)
 
 
+def wait_ended(k, wait: Wait, result: int) -> None:
+    """A wait on an event flag that ends without a match (timeout, delete, cancel, release)
+    still reports the flag's bits (measured: threads/events)."""
+    if isinstance(wait.obj, EventFlag) and result != 0 and wait.data[2]:
+        k.memory.write_u32(wait.data[2], wait.obj.bits)
+
+
 def waiter_left(k, obj) -> None:
     """A waiter gave up (timeout): the ones queued behind it may be served now."""
     if isinstance(obj, Semaphore):
@@ -226,7 +233,8 @@ class EventFlag(SyncObject):
         self.bits = bits
 
 
-WAIT_AND, WAIT_OR, WAIT_CLEAR_ALL, WAIT_CLEAR_PATTERN = 0, 1, 0x20, 0x10
+WAIT_AND, WAIT_OR, WAIT_CLEAR_ALL, WAIT_CLEAR = 0, 1, 0x10, 0x20  # CLEAR clears the bits waited for
+WAIT_MODES = WAIT_OR | WAIT_CLEAR_ALL | WAIT_CLEAR
 
 
 def _flag_matches(bits, pattern, mode) -> bool:
@@ -235,11 +243,17 @@ def _flag_matches(bits, pattern, mode) -> bool:
     return bits & pattern == pattern
 
 
-def _flag_consume(flag, pattern, mode) -> None:
+def _flag_take(k, flag, pattern, mode, out) -> bool:
+    """On a match: the bits to `out` (before clearing), then the clearing the mode asks for."""
+    if not _flag_matches(flag.bits, pattern, mode):
+        return False
+    if out:
+        k.memory.write_u32(out, flag.bits)
+    if mode & WAIT_CLEAR:
+        flag.bits &= ~pattern
     if mode & WAIT_CLEAR_ALL:
         flag.bits = 0
-    elif mode & WAIT_CLEAR_PATTERN:
-        flag.bits &= ~pattern
+    return True
 
 
 @hle(LIB, cost=costs.SYNC)
@@ -270,10 +284,7 @@ def sceKernelSetEventFlag(k, uid: int, bits: U32) -> int:
     flag.bits |= bits
     for t in flag.ordered_waiters():
         pattern, mode, out = t.wait.data
-        if _flag_matches(flag.bits, pattern, mode):
-            if out:
-                k.memory.write_u32(out, flag.bits)
-            _flag_consume(flag, pattern, mode)
+        if _flag_take(k, flag, pattern, mode, out):
             k.threads.wake(t, 0)
     return 0
 
@@ -288,24 +299,26 @@ def sceKernelClearEventFlag(k, uid: int, bits: U32) -> int:
 
 
 def _wait_flag(k, uid, pattern, mode, out, timeout, cb, poll=False):
-    flag = k.get(uid, EventFlag)
-    if flag is None:
-        return codes.signed(codes.NOT_FOUND_EVENT_FLAG)
-    if mode & ~(WAIT_OR | WAIT_CLEAR_ALL | WAIT_CLEAR_PATTERN) or (mode & 0x30) == 0x30:
+    # checked in the firmware's order (measured: threads/events/poll, wait)
+    if mode & ~WAIT_MODES or (poll and mode & WAIT_CLEAR and mode & WAIT_CLEAR_ALL):
         return codes.signed(codes.ILLEGAL_MODE)
     if pattern == 0:
         return codes.signed(codes.EVENT_FLAG_ILLEGAL_WAIT_PATTERN)
+    if not poll and k.threads.dispatch_suspended:
+        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    flag = k.get(uid, EventFlag)
+    if flag is None:
+        return codes.signed(codes.NOT_FOUND_EVENT_FLAG)
+    if _flag_take(k, flag, pattern, mode, out):
+        return done_now(k, 0, cb)
+    if poll and out:
+        k.memory.write_u32(out, flag.bits)
     if flag.waiters and not flag.attr & EventFlag.WAIT_MULTIPLE:
         return codes.signed(codes.EVENT_FLAG_NO_MULTI_PERM)
-    if _flag_matches(flag.bits, pattern, mode):
-        if out:
-            k.memory.write_u32(out, flag.bits)
-        _flag_consume(flag, pattern, mode)
-        return 0
     if poll:
-        if out:
-            k.memory.write_u32(out, flag.bits)
         return codes.signed(codes.EVENT_FLAG_POLL_FAILED)
+    if timeout and k.memory.read_u32(timeout) == 0:
+        out = 0  # a zero timeout leaves the bits unreported (measured by PPSSPP's authors)
     _wait_on(k, flag, "eventflag", timeout, cb, data=(pattern, mode, out))
     return None
 
@@ -332,8 +345,8 @@ def sceKernelCancelEventFlag(k, uid: int, bits: U32, num_wait: Ptr) -> int:
         return codes.signed(codes.NOT_FOUND_EVENT_FLAG)
     if num_wait:
         k.memory.write_u32(num_wait, len(flag.waiters))
+    flag.bits = bits  # set first: the cancelled waiters report the new bits
     _cancel(k, flag)
-    flag.bits = bits
     return 0
 
 

@@ -302,6 +302,7 @@ class ThreadManager:
                 k.memory.write_u32(wait.timeout_ptr, left)
         from allegrex.hle import sync
         sync.forget_waiter(wait, thread)
+        sync.wait_ended(k, wait, result)
         thread.wait = None
         self.set_result(thread, result)
         if thread.in_callback is not None:
