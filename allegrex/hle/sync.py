@@ -387,6 +387,8 @@ def _lock(k, mutex, count, timeout, cb, try_only, errors) -> int | None:
         return codes.signed(codes.ILLEGAL_COUNT)
     if count > 1 and not mutex.attr & Mutex.ATTR_RECURSIVE:
         return codes.signed(codes.ILLEGAL_COUNT)
+    if count + mutex.count > INT_MAX:
+        return codes.signed(overflow)
     if mutex.count == 0:
         mutex.owner = cur
         mutex.count = count
@@ -404,7 +406,7 @@ def _lock(k, mutex, count, timeout, cb, try_only, errors) -> int | None:
 
 def _unlock(k, mutex, count, errors) -> int:
     unlocked, underflow = errors
-    if count <= 0:
+    if count <= 0 or (count > 1 and not mutex.attr & Mutex.ATTR_RECURSIVE):
         return codes.signed(codes.ILLEGAL_COUNT)
     if mutex.count == 0 or mutex.owner is not k.threads.current:
         return codes.signed(unlocked)
@@ -417,6 +419,7 @@ def _unlock(k, mutex, count, errors) -> int:
     return 0
 
 
+INT_MAX = 0x7FFFFFFF  # lock counts are signed: more would overflow
 MUTEX_LOCK_ERRORS = (codes.MUTEX_LOCKED, codes.MUTEX_LOCK_OVERFLOW, codes.MUTEX_RECURSIVE_NOT_ALLOWED)
 MUTEX_UNLOCK_ERRORS = (codes.MUTEX_UNLOCKED, codes.MUTEX_UNLOCK_UNDERFLOW)
 
@@ -481,6 +484,8 @@ def sceKernelCancelMutex(k, uid: int, count: int, num_wait: Ptr) -> int:
     mutex = k.get(uid, Mutex)
     if mutex is None:
         return codes.signed(codes.MUTEX_NOT_FOUND)
+    if count > 1 and not mutex.attr & Mutex.ATTR_RECURSIVE:
+        return codes.signed(codes.ILLEGAL_COUNT)
     if num_wait:
         k.memory.write_u32(num_wait, len(mutex.waiters))
     _cancel(k, mutex)
