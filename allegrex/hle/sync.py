@@ -699,14 +699,22 @@ def sceKernelReferLwMutexStatusByID(k, uid: int, info: Ptr) -> int:
 
 # ------------------------------------------------------------------ message boxes
 class Mbx(SyncObject):
+    """Messages form a ring in guest memory through their first word; the box keeps the
+    last one (tail) and a count, and the first message is whatever tail->next says then,
+    as on the PSP (pspautotests threads/mbx rewrites the links and sees the firmware follow)."""
     kind = "mbx"
 
     def __init__(self, name, attr):
         super().__init__(name, attr)
-        self.messages: list[int] = []  # guest addresses of message headers (first word: next link)
+        self.tail = 0
+        self.count = 0
+
+    def first(self, memory) -> int:
+        return memory.read_u32(self.tail) if self.tail else 0
 
 
 MBX_ATTR_MSG_PRIORITY = 0x400
+MBX_DUPLICATE_MESSAGE = 0x800201C9
 
 
 @hle(LIB, cost=costs.SYNC)
@@ -729,44 +737,80 @@ def sceKernelDeleteMbx(k, uid: int) -> int:
     return 0
 
 
+def _mbx_ring(k, mbx) -> list[int] | int:
+    """The queued messages from the first, following the links `count` times; or the error
+    a broken link gives (an invalid address)."""
+    ring, msg = [], mbx.first(k.memory)
+    for _ in range(mbx.count):
+        if not msg or msg & 3 or not k.memory.is_valid(msg, 8):
+            return codes.signed(codes.ILLEGAL_ADDR)
+        ring.append(msg)
+        msg = k.memory.read_u32(msg)
+    return ring
+
+
+def _mbx_insert(k, mbx, ring: list[int], msg: int) -> None:
+    m = k.memory
+    if not ring:
+        m.write_u32(msg, msg)
+        mbx.tail = msg
+        return
+    at = len(ring)
+    if mbx.attr & MBX_ATTR_MSG_PRIORITY:  # before the first of a lower priority (higher number)
+        at = next((i for i, other in enumerate(ring) if m.read_u8(other + 4) > m.read_u8(msg + 4)), at)
+    before = ring[at - 1] if at else mbx.tail
+    m.write_u32(msg, m.read_u32(before))
+    m.write_u32(before, msg)
+    if at == len(ring):
+        mbx.tail = msg
+
+
 @hle(LIB, cost=costs.SYNC)
 def sceKernelSendMbx(k, uid: int, msg: Ptr) -> int:
     mbx = k.get(uid, Mbx)
     if mbx is None:
         return codes.signed(codes.NOT_FOUND_MESSAGE_BOX)
     waiters = mbx.ordered_waiters()
-    if waiters:
+    if waiters and not mbx.count:
         t = waiters[0]
         k.memory.write_u32(t.wait.data, msg)
         k.threads.wake(t, 0)
         return 0
-    if mbx.attr & MBX_ATTR_MSG_PRIORITY:
-        prio = k.memory.read_u8(msg + 4)
-        pos = len(mbx.messages)
-        for i, other in enumerate(mbx.messages):
-            if k.memory.read_u8(other + 4) > prio:
-                pos = i
-                break
-        mbx.messages.insert(pos, msg)
-    else:
-        mbx.messages.append(msg)
-    _mbx_relink(k, mbx)
+    ring = _mbx_ring(k, mbx)
+    if isinstance(ring, int):
+        return ring
+    if msg in ring:
+        return codes.signed(MBX_DUPLICATE_MESSAGE)
+    _mbx_insert(k, mbx, ring, msg)
+    mbx.count += 1
     return 0
 
 
-def _mbx_relink(k, mbx) -> None:
-    for a, b in zip(mbx.messages, mbx.messages[1:] + [0]):
-        k.memory.write_u32(a, b)
+def _mbx_take(k, mbx) -> int:
+    """Unlink the first message: its address, or a negative error (a ring the guest broke)."""
+    first = mbx.first(k.memory)
+    if not first or first & 3 or not k.memory.is_valid(first, 4):
+        return codes.signed(codes.ILLEGAL_ADDR)
+    if first == mbx.tail:
+        if mbx.count > 1:
+            return codes.signed(MBX_DUPLICATE_MESSAGE)  # the ring is shorter than the count
+        mbx.tail = 0
+    else:
+        k.memory.write_u32(mbx.tail, k.memory.read_u32(first))
+    mbx.count -= 1
+    return first
 
 
 def _receive(k, uid, out, timeout, cb, poll=False):
     mbx = k.get(uid, Mbx)
     if mbx is None:
         return codes.signed(codes.NOT_FOUND_MESSAGE_BOX)
-    if mbx.messages:
-        k.memory.write_u32(out, mbx.messages.pop(0))
-        _mbx_relink(k, mbx)
-        return 0
+    if mbx.count:
+        msg = _mbx_take(k, mbx)
+        if msg < 0:
+            return msg
+        k.memory.write_u32(out, msg)
+        return done_now(k, 0, cb)
     if poll:
         return codes.signed(codes.MESSAGEBOX_NO_MESSAGE)
     _wait_on(k, mbx, "mbx", timeout, cb, data=out)
@@ -804,6 +848,6 @@ def sceKernelReferMbxStatus(k, uid: int, info: Ptr) -> int:
     mbx = k.get(uid, Mbx)
     if mbx is None:
         return codes.signed(codes.NOT_FOUND_MESSAGE_BOX)
-    first = mbx.messages[0] if mbx.messages else 0
-    _write_status(k, info, _status_block(52, mbx.name, [mbx.attr, len(mbx.waiters), len(mbx.messages), first]))
+    _write_status(k, info, _status_block(52, mbx.name, [mbx.attr, len(mbx.waiters), mbx.count,
+                                                         mbx.first(k.memory)]))
     return 0
