@@ -392,12 +392,12 @@ def _lock(k, mutex, count, timeout, cb, try_only, errors) -> int | None:
     if mutex.count == 0:
         mutex.owner = cur
         mutex.count = count
-        return 0
+        return done_now(k, 0, cb)
     if mutex.owner is cur:
         if not mutex.attr & Mutex.ATTR_RECURSIVE:
             return codes.signed(recursive)
         mutex.count += count
-        return 0
+        return done_now(k, 0, cb)
     if try_only:
         return codes.signed(locked)
     _wait_on(k, mutex, mutex.kind, timeout, cb, data=count)

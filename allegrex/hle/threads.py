@@ -91,9 +91,13 @@ class Thread:
         self.callbacks: list = []  # Callback objects owned by this thread
         self.cb_saved = None  # context to return to after a callback
         self.in_callback = None
+        self.callback_unstarted = False  # in_callback is set up but the thread has not run it yet
         self.run_clocks = 0
         self.deleted_on_exit = False
         self.extended: list = []  # (stack block, base, size, pc, npc, sp, ra) of each sceKernelExtendThreadStack
+
+
+CALLBACK_INFO_SIZE = 56
 
 
 class Callback:
@@ -365,6 +369,8 @@ class ThreadManager:
             return
         self.ready.remove(thread)
         thread.status = RUNNING
+        if thread.callback_unstarted:
+            self._start_callback(thread)
         k.cpu.load_context(thread.context)
         k.cpu.counters[0] += costs.THREAD_SWITCH
 
@@ -385,11 +391,9 @@ class ThreadManager:
             saved = thread.context
         regs, fpr, vpr, vctrl = (a.copy() for a in saved)
         thread.cb_saved = saved
-        count, arg = cb.notify_count, cb.notify_arg
-        cb.notify_count = 0
-        cb.notify_arg = 0
-        regs[A0] = count
-        regs[A1] = arg & 0xFFFFFFFF
+        if thread is self.current:  # a waiting thread takes its count when it gets to run
+            regs[A0], regs[A1] = cb.notify_count, cb.notify_arg & 0xFFFFFFFF
+            cb.notify_count = cb.notify_arg = 0
         regs[A2] = cb.common & 0xFFFFFFFF
         regs[SP] = (int(regs[SP]) - 0x40) & 0xFFFFFFFF
         regs[RA] = k.trampoline("callback-return", _callback_returned)
@@ -401,8 +405,31 @@ class ThreadManager:
             thread.status = RUNNING
         else:
             thread.context = (regs, fpr, vpr, vctrl)
+            thread.callback_unstarted = True
             self.make_ready(thread)
         return True
+
+    def _start_callback(self, thread: Thread) -> None:
+        """A callback prepared for a waiting thread starts only when that thread runs: it gets
+        the notifications counted until then (measured: threads/callbacks)."""
+        thread.callback_unstarted = False
+        cb = thread.in_callback
+        regs = thread.context[0]
+        regs[A0], regs[A1] = cb.notify_count, cb.notify_arg & 0xFFFFFFFF
+        cb.notify_count = cb.notify_arg = 0
+
+    def withdraw_callback(self, cb: Callback) -> None:
+        """`cb` was cancelled or deleted: a waiting thread that was about to run it goes back
+        to its wait (or on to its next pending callback)."""
+        thread = cb.owner
+        if thread.in_callback is not cb or not thread.callback_unstarted:
+            return
+        thread.context, thread.cb_saved = thread.cb_saved, None
+        thread.in_callback, thread.callback_unstarted = None, False
+        if thread in self.ready:
+            self.ready.remove(thread)
+        thread.status = WAITING
+        self.run_callbacks(thread)
 
     def notify(self, cb: Callback, arg: int) -> None:
         cb.notify_count += 1
@@ -854,8 +881,10 @@ def sceKernelWaitThreadEndCB(k, uid: int, timeout: Ptr) -> Raw:
 # --- callbacks ---
 @hle(LIB)
 def sceKernelCreateCallback(k, name: CStr, func: Ptr, common: Ptr) -> int:
-    if name is None or func == 0:
+    if name is None:
         return codes.signed(codes.KERNEL_ERROR)
+    if func & 0xF0000000:  # measured: only the top nibble is checked (a null function is accepted)
+        return codes.signed(codes.ILLEGAL_ADDR)
     t = k.threads.current
     cb = Callback(name, func, common, t)
     cb.uid = k.new_uid(cb)
@@ -870,6 +899,7 @@ def sceKernelDeleteCallback(k, uid: int) -> int:
         return codes.signed(codes.NOT_FOUND_CALLBACK)
     if cb in cb.owner.callbacks:
         cb.owner.callbacks.remove(cb)
+    k.threads.withdraw_callback(cb)
     k.free_uid(uid)
     return 0
 
@@ -890,6 +920,7 @@ def sceKernelCancelCallback(k, uid: int) -> int:
         return codes.signed(codes.NOT_FOUND_CALLBACK)
     cb.notify_count = 0
     cb.notify_arg = 0
+    k.threads.withdraw_callback(cb)
     return 0
 
 
@@ -912,13 +943,9 @@ def sceKernelReferCallbackStatus(k, uid: int, info: Ptr) -> int:
     cb = k.get(uid, Callback)
     if cb is None:
         return codes.signed(codes.NOT_FOUND_CALLBACK)
-    data = bytearray(56)
-    data[0:4] = (56).to_bytes(4, "little")
-    name = cb.name.encode("latin-1")[:31]
-    data[4:4 + len(name)] = name
-    for i, v in enumerate([cb.owner.uid, cb.func, cb.common, cb.notify_count, cb.notify_arg]):
-        data[36 + 4 * i:40 + 4 * i] = (v & 0xFFFFFFFF).to_bytes(4, "little")
-    k.memory.write(info, bytes(data))
+    from allegrex.hle.sync import _status_block, _write_status
+    words = [cb.owner.uid, cb.func, cb.common, cb.notify_count, cb.notify_arg]
+    _write_status(k, info, _status_block(CALLBACK_INFO_SIZE, cb.name, words))
     return 0
 
 
