@@ -208,3 +208,64 @@ def test_extend_thread_stack_runs_the_function_on_a_new_stack_and_comes_back():
     assert main.stack_addr == old_stack and int(k.cpu.regs[2]) == 77
     assert (int(k.cpu.regs[31]), int(k.cpu.regs[29])) == (ra, sp)
     assert call(k, TM, "sceKernelExtendThreadStack", 0x1FF, ENTRY, 0) == codes.signed(codes.ILLEGAL_STACK_SIZE)
+
+
+def test_event_flag_mode_0x20_clears_the_bits_waited_for_and_0x10_clears_all():
+    k = make_kernel()
+    k.memory.write(NAME, b"ev\0")
+    flag = call(k, TM, "sceKernelCreateEventFlag", NAME, 0, 0xFF, 0)
+    out = 0x08A00300
+    assert call(k, TM, "sceKernelPollEventFlag", flag, 0x03, 0x20, out) == 0
+    assert k.memory.read_u32(out) == 0xFF  # the bits before clearing
+    assert call(k, TM, "sceKernelPollEventFlag", flag, 0xFC, 1, out) == 0 and k.memory.read_u32(out) == 0xFC
+    assert call(k, TM, "sceKernelPollEventFlag", flag, 0x04, 0x10, out) == 0
+    assert call(k, TM, "sceKernelPollEventFlag", flag, 0xFF, 1, out) == codes.signed(codes.EVENT_FLAG_POLL_FAILED)
+    assert k.memory.read_u32(out) == 0
+
+
+def test_a_message_box_follows_the_links_in_guest_memory():
+    k = make_kernel()
+    k.memory.write(NAME, b"mbx\0")
+    mbx = call(k, TM, "sceKernelCreateMbx", NAME, 0, 0)
+    a, b, out = 0x08A00400, 0x08A00500, 0x08A00600
+    assert call(k, TM, "sceKernelSendMbx", mbx, a) == 0
+    assert k.memory.read_u32(a) == a  # one message: a ring of itself
+    assert call(k, TM, "sceKernelSendMbx", mbx, b) == 0
+    assert (k.memory.read_u32(a), k.memory.read_u32(b)) == (b, a)
+    assert call(k, TM, "sceKernelSendMbx", mbx, a) == codes.signed(0x800201C9)  # already queued
+    k.memory.write_u32(b, b)  # the program breaks the ring: the last now points at itself
+    assert call(k, TM, "sceKernelPollMbx", mbx, out) == codes.signed(0x800201C9)
+    k.memory.write_u32(b, a)
+    assert call(k, TM, "sceKernelPollMbx", mbx, out) == 0 and k.memory.read_u32(out) == a
+
+
+def sleeper_waiting_with_callbacks(priority):
+    """A kernel whose thread 'sleeper' sleeps with callbacks (owning callback `cb`) while main runs."""
+    k = make_kernel()
+    sleeper = new_thread(k, "sleeper", priority)
+    call(k, TM, "sceKernelStartThread", sleeper, 0, 0)
+    call(k, TM, "sceKernelSleepThread")  # main waits: the sleeper runs
+    k.memory.write(NAME, b"cb\0")
+    cb = call(k, TM, "sceKernelCreateCallback", NAME, ENTRY + 0x80, 0)
+    call(k, TM, "sceKernelSleepThreadCB")
+    k.threads.wake(k.threads.threads[0], 0)  # main again
+    k.threads.reschedule()
+    assert k.threads.current.name == "main"
+    return k, cb
+
+
+def test_a_waiting_thread_takes_its_callback_count_when_it_gets_to_run():
+    k, cb = sleeper_waiting_with_callbacks(0x20)
+    call(k, TM, "sceKernelNotifyCallback", cb, 1)
+    call(k, TM, "sceKernelNotifyCallback", cb, 2)
+    call(k, TM, "sceKernelDelayThread", 1000)
+    assert k.threads.current.name == "sleeper" and k.cpu.pc == ENTRY + 0x80
+    assert (int(k.cpu.regs[4]), int(k.cpu.regs[5])) == (2, 2)  # both notifications, the last argument
+
+
+def test_a_callback_cancelled_before_its_thread_runs_is_not_run():
+    k, cb = sleeper_waiting_with_callbacks(0x30)
+    call(k, TM, "sceKernelNotifyCallback", cb, 1)
+    assert call(k, TM, "sceKernelCancelCallback", cb) == 0
+    call(k, TM, "sceKernelDelayThread", 1000)
+    assert k.threads.current is None  # the sleeper went back to sleep without running it
