@@ -14,7 +14,7 @@ from allegrex.hle import codes, costs
 from allegrex.hle.pools import ATTR_HIGH_MEMORY, delete_pool, refused_pool
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
 from allegrex.hle.sync import SyncObject, _name, _status_block, _write_status
-from allegrex.hle.threads import Wait, done_now, finish_wait_call
+from allegrex.hle.threads import Wait, cannot_wait, done_now, finish_wait_call
 
 LIB = "ThreadManForUser"
 NOT_FOUND_MSGPIPE = codes.NOT_FOUND_MESSAGE_PIPE
@@ -152,7 +152,7 @@ def _transfer(k, uid, sending, addr, size, mode, result_ptr, timeout, cb, poll):
         return codes.signed(codes.ILLEGAL_ADDR)
     if mode not in (MODE_FULL, MODE_ASAP):
         return codes.signed(codes.ILLEGAL_MODE)
-    if not poll and k.threads.dispatch_suspended:
+    if not poll and cannot_wait(k):
         return codes.signed(codes.WAIT_CAN_NOT_WAIT)
     if not poll and k.interrupts:
         return codes.signed(codes.ILLEGAL_CONTEXT)

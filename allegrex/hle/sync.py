@@ -7,7 +7,7 @@ priority attribute (0x100) wake the highest-priority waiter first.
 
 from allegrex.hle import codes, costs
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
-from allegrex.hle.threads import Wait, V0, Thread, done_now, finish_wait_call as _finish
+from allegrex.hle.threads import Wait, V0, Thread, cannot_wait, done_now, finish_wait_call as _finish
 
 ATTR_PRIORITY = 0x100
 LIB = "ThreadManForUser"
@@ -163,6 +163,8 @@ def sceKernelSignalSema(k, uid: int, signal: int) -> int:
 
 
 def _wait_sema(k, uid, need, timeout, cb):
+    if cannot_wait(k):
+        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
     sema = _sema(k, uid)
     if sema is None:
         return codes.signed(codes.NOT_FOUND_SEMAPHORE)
@@ -304,7 +306,7 @@ def _wait_flag(k, uid, pattern, mode, out, timeout, cb, poll=False):
         return codes.signed(codes.ILLEGAL_MODE)
     if pattern == 0:
         return codes.signed(codes.EVENT_FLAG_ILLEGAL_WAIT_PATTERN)
-    if not poll and k.threads.dispatch_suspended:
+    if not poll and cannot_wait(k):
         return codes.signed(codes.WAIT_CAN_NOT_WAIT)
     flag = k.get(uid, EventFlag)
     if flag is None:
@@ -450,6 +452,8 @@ def sceKernelDeleteMutex(k, uid: int) -> int:
 
 
 def _lock_mutex(k, uid, count, timeout, cb, try_only=False):
+    if not try_only and cannot_wait(k):
+        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
     mutex = k.get(uid, Mutex)
     if mutex is None:
         return codes.signed(codes.MUTEX_NOT_FOUND)
@@ -583,6 +587,8 @@ def _dead(k, w) -> bool:
 
 def _lw_lock(k, workarea, count, timeout, cb, try_errors=None):
     """try_errors: (locked code) for the Try forms, None to wait."""
+    if try_errors is None and cannot_wait(k):
+        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
     if count <= 0:
         return codes.signed(codes.ILLEGAL_COUNT)
     w = _workarea(k, workarea)

@@ -337,8 +337,8 @@ class ThreadManager:
             return  # an interrupt handler runs on top of whatever was running
         cur = self.current
         if cur is not None and cur.status == RUNNING:
-            if self.dispatch_suspended:
-                return
+            if self.dispatch_suspended or not self.k.intr_enabled:
+                return  # with dispatch or interrupts off the running thread keeps the CPU
             contenders = [t for t in self.ready if t not in self.no_preempt]
             best = min(contenders, key=lambda t: t.priority) if contenders else None
             if best is None or best.priority >= cur.priority:
@@ -491,6 +491,12 @@ def current(k) -> Thread:
 LIB = "ThreadManForUser"
 
 
+def cannot_wait(k) -> bool:
+    """With dispatch or interrupts off a call that could wait fails at once with
+    WAIT_CAN_NOT_WAIT, before any other check (measured: threads/scheduling/dispatch)."""
+    return k.threads.dispatch_suspended or not k.intr_enabled
+
+
 def done_now(k, result: int, cb: bool):
     """A wait call that did not have to wait returns `result`; its CB form first runs the
     caller's pending callbacks (then None: the result is already in the saved v0)."""
@@ -528,6 +534,7 @@ def sceKernelCreateThread(k, name: CStr, entry: Ptr, priority: int, stack_size: 
         k.threads.delete(thread)
         return codes.signed(codes.NO_MEMORY)
     k.charge(costs.CREATE_THREAD)
+    k.threads.dispatch_suspended = False  # measured: creating a thread resumes dispatch (scheduling/dispatch)
     return thread.uid
 
 
@@ -854,6 +861,8 @@ def sceKernelDelaySysClockThreadCB(k, clock: Ptr) -> Raw:
 
 # --- waiting for another thread ---
 def _wait_end(k, uid, timeout_ptr, cb) -> int | None:
+    if cannot_wait(k):
+        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
     if uid == 0:
         return codes.signed(codes.ILLEGAL_THREAD)
     thread = k.get(uid, Thread)
@@ -952,6 +961,8 @@ def sceKernelReferCallbackStatus(k, uid: int, info: Ptr) -> int:
 # --- dispatch control ---
 @hle(LIB)
 def sceKernelSuspendDispatchThread(k) -> int:
+    if not k.intr_enabled:
+        return codes.signed(INTERRUPTS_DISABLED)
     was = 0 if k.threads.dispatch_suspended else 1
     k.threads.dispatch_suspended = True
     return was
@@ -959,8 +970,13 @@ def sceKernelSuspendDispatchThread(k) -> int:
 
 @hle(LIB)
 def sceKernelResumeDispatchThread(k, state: int) -> int:
+    if not k.intr_enabled:
+        return codes.signed(INTERRUPTS_DISABLED)
     k.threads.dispatch_suspended = state == 0
     return 0
+
+
+INTERRUPTS_DISABLED = 0x80020066  # dispatch cannot be switched while interrupts are off
 
 
 @hle(LIB)

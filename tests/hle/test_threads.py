@@ -269,3 +269,27 @@ def test_a_callback_cancelled_before_its_thread_runs_is_not_run():
     assert call(k, TM, "sceKernelCancelCallback", cb) == 0
     call(k, TM, "sceKernelDelayThread", 1000)
     assert k.threads.current is None  # the sleeper went back to sleep without running it
+
+
+def test_with_interrupts_off_nothing_preempts_and_waits_fail_at_once():
+    k = make_kernel()
+    sleeper = new_thread(k, "sleeper", 0x10)
+    call(k, TM, "sceKernelStartThread", sleeper, 0, 0)
+    call(k, TM, "sceKernelSleepThread")
+    assert k.threads.current.name == "main"
+    state = call(k, "Kernel_Library", "sceKernelCpuSuspendIntr")
+    assert call(k, TM, "sceKernelWakeupThread", sleeper) == 0
+    assert k.threads.current.name == "main"  # the woken, more urgent thread waits for interrupts
+    k.memory.write(NAME, b"s\0")
+    s = call(k, TM, "sceKernelCreateSema", NAME, 0, 1, 1, 0)
+    assert call(k, TM, "sceKernelWaitSema", s, 9, 0) == codes.signed(codes.WAIT_CAN_NOT_WAIT)  # before the count
+    assert call(k, TM, "sceKernelSuspendDispatchThread") == codes.signed(0x80020066)
+    call(k, "Kernel_Library", "sceKernelCpuResumeIntr", state)
+    assert k.threads.current.name == "sleeper"
+
+
+def test_creating_a_thread_resumes_dispatch():
+    k = make_kernel()
+    assert call(k, TM, "sceKernelSuspendDispatchThread") == 1
+    new_thread(k, "any", 0x30)
+    assert call(k, TM, "sceKernelSuspendDispatchThread") == 1  # it was on again
