@@ -22,9 +22,37 @@ def sceKernelExitGameWithStatus(k, status: int) -> int:
     return 0
 
 
+SDK_CHECKS_EXIT_CALLBACK = 0x03090500  # programs built for 3.95 on get their callback id checked
+
+
 @hle(LE)
 def sceKernelRegisterExitCallback(k, cbid: int) -> int:
+    if k.sdk_version >= SDK_CHECKS_EXIT_CALLBACK and k.get(cbid, threads.Callback) is None:
+        return codes.signed(codes.ILLEGAL_ARGUMENT)
     k.exit_callback = cbid  # notified only if the user asked to quit (never, headless)
+    return 0
+
+
+@hle(LE, name="LoadExecForUser_362A956B", nid=0x362A956B)
+def exit_callback_acknowledge(k) -> int:
+    """Unnamed firmware call (pspautotests threads/callbacks/exit): checks the block the exit
+    callback's common argument points into - {state 0-3, params, common} with params =
+    {size >= 12, ...} - and answers in params: word 1 = 0, word 2 = -1."""
+    cb = k.get(getattr(k, "exit_callback", 0), threads.Callback)
+    if cb is None:
+        return codes.signed(codes.NOT_FOUND_CALLBACK)
+    block = (cb.common - 8) & 0xFFFFFFFF
+    if not k.memory.is_valid(block, 8):
+        return codes.signed(codes.ILLEGAL_ADDR)
+    if k.memory.read_u32(block) >= 4:
+        return codes.signed(codes.ILLEGAL_ARGUMENT)
+    params = k.memory.read_u32(block + 4)
+    if params & 3 or not k.memory.is_valid(params, 12):
+        return codes.signed(codes.ILLEGAL_ADDR)
+    if k.memory.read_u32(params) < 12:
+        return codes.signed(codes.ILLEGAL_SIZE)
+    k.memory.write_u32(params + 4, 0)
+    k.memory.write_u32(params + 8, 0xFFFFFFFF)
     return 0
 
 
