@@ -89,15 +89,24 @@ class Thread:
         self.exit_status = codes.signed(codes.THREAD_ALREADY_DORMANT)  # what it reads before it ever runs
         self.wakeup_count = 0
         self.callbacks: list = []  # Callback objects owned by this thread
-        self.cb_saved = None  # context to return to after a callback
-        self.in_callback = None
-        self.callback_unstarted = False  # in_callback is set up but the thread has not run it yet
+        self.cb_frames: list[CallbackFrame] = []  # the callbacks running on top of waits, innermost last
         self.run_clocks = 0
         self.deleted_on_exit = False
         self.extended: list = []  # (stack block, base, size, pc, npc, sp, ra) of each sceKernelExtendThreadStack
 
 
 CALLBACK_INFO_SIZE = 56
+
+
+class CallbackFrame:
+    """A callback running on a thread on top of a wait: the context to return to, the wait it
+    interrupted (None once that wait has ended), and whether the thread has started it yet."""
+
+    def __init__(self, cb, saved, wait, unstarted):
+        self.cb = cb
+        self.saved = saved
+        self.wait = wait
+        self.unstarted = unstarted
 
 
 class Callback:
@@ -140,9 +149,8 @@ class ThreadManager:
 
     # --- context helpers ---
     def set_result(self, thread: Thread, value: int) -> None:
-        if thread.in_callback is not None:
-            thread.cb_saved[0][V0] = value & 0xFFFFFFFF
-        elif thread is self.current:
+        """v0 of the thread's live context."""
+        if thread is self.current:
             self.k.cpu.regs[V0] = value & 0xFFFFFFFF
         else:
             thread.context[0][V0] = value & 0xFFFFFFFF
@@ -231,8 +239,7 @@ class ThreadManager:
             block, thread.stack_addr, thread.stack_size = thread.extended.pop()[:3]
             thread.stack_block = block.previous
             self.k.sysmem.free_block(block)
-        thread.in_callback = None
-        thread.cb_saved = None
+        thread.cb_frames.clear()
         from allegrex.hle import sync
         sync.release_held_by(self.k, thread)
         from allegrex.hle import tls
@@ -280,7 +287,7 @@ class ThreadManager:
             self.run_callbacks(thread)
 
     def _timed_out(self, thread: Thread, wait: Wait) -> None:
-        if thread.wait is not wait:
+        if thread.wait is not wait and not any(f.wait is wait for f in thread.cb_frames):
             return
         wait.timer = None
         result = codes.signed(codes.WAIT_TIMEOUT)
@@ -288,13 +295,14 @@ class ThreadManager:
             result = 0
         elif wait.kind == "io":
             result = wait.data  # the driver finished: the call's own result
-        self.wake(thread, result)
+        self.wake(thread, result, wait)
         from allegrex.hle import sync
         sync.waiter_left(self.k, wait.obj)  # a FIFO queue may now serve the next waiter
 
-    def wake(self, thread: Thread, result: int) -> None:
-        """End `thread`'s wait with `result` as the return value of its blocking call."""
-        wait = thread.wait
+    def wake(self, thread: Thread, result: int, wait: Wait | None = None) -> None:
+        """End `thread`'s wait (or the given one, which a callback may have interrupted) with
+        `result` as the return value of its blocking call."""
+        wait = wait or thread.wait
         if wait is None:
             return
         k = self.k
@@ -307,10 +315,15 @@ class ThreadManager:
         from allegrex.hle import sync
         sync.forget_waiter(wait, thread)
         sync.wait_ended(k, wait, result)
+        interrupted = next((f for f in thread.cb_frames if f.wait is wait), None)
+        if interrupted is not None:  # a callback runs on top of it: the result waits for its return
+            interrupted.wait = None
+            interrupted.saved[0][V0] = result & 0xFFFFFFFF
+            if thread.wait is wait:
+                thread.wait = None
+            return
         thread.wait = None
         self.set_result(thread, result)
-        if thread.in_callback is not None:
-            return  # becomes ready when its callback returns
         if thread.status == WAITING_SUSPENDED:
             thread.status = SUSPENDED
         elif thread.status & WAITING:
@@ -369,7 +382,7 @@ class ThreadManager:
             return
         self.ready.remove(thread)
         thread.status = RUNNING
-        if thread.callback_unstarted:
+        if thread.cb_frames and thread.cb_frames[-1].unstarted:
             self._start_callback(thread)
         k.cpu.load_context(thread.context)
         k.cpu.counters[0] += costs.THREAD_SWITCH
@@ -379,19 +392,19 @@ class ThreadManager:
         return [cb for cb in thread.callbacks if cb.notify_count > 0]
 
     def run_callbacks(self, thread: Thread) -> bool:
-        """Make `thread` run its first pending callback now (it keeps its wait)."""
+        """Make `thread` run its first pending callback now, on top of its wait (a callback
+        may itself wait with callbacks: they nest)."""
         pending = self.pending_callbacks(thread)
-        if not pending or thread.in_callback is not None:
-            return False
+        frames = thread.cb_frames
+        if not pending or (frames and thread.wait is not None and frames[-1].wait is thread.wait):
+            return False  # nothing to run, or a callback already runs on top of this wait
         cb = pending[0]
         k = self.k
-        if thread is self.current:
-            saved = k.cpu.save_context()
-        else:
-            saved = thread.context
+        current = thread is self.current
+        saved = k.cpu.save_context() if current else thread.context
         regs, fpr, vpr, vctrl = (a.copy() for a in saved)
-        thread.cb_saved = saved
-        if thread is self.current:  # a waiting thread takes its count when it gets to run
+        frames.append(CallbackFrame(cb, saved, thread.wait, unstarted=not current))
+        if current:  # a waiting thread takes its count when it gets to run
             regs[A0], regs[A1] = cb.notify_count, cb.notify_arg & 0xFFFFFFFF
             cb.notify_count = cb.notify_arg = 0
         regs[A2] = cb.common & 0xFFFFFFFF
@@ -399,33 +412,32 @@ class ThreadManager:
         regs[RA] = k.trampoline("callback-return", _callback_returned)
         regs[PC] = cb.func
         regs[NPC] = cb.func + 4
-        thread.in_callback = cb
-        if thread is self.current:
+        if current:
             k.cpu.load_context((regs, fpr, vpr, vctrl))
             thread.status = RUNNING
         else:
             thread.context = (regs, fpr, vpr, vctrl)
-            thread.callback_unstarted = True
             self.make_ready(thread)
         return True
 
     def _start_callback(self, thread: Thread) -> None:
         """A callback prepared for a waiting thread starts only when that thread runs: it gets
         the notifications counted until then (measured: threads/callbacks)."""
-        thread.callback_unstarted = False
-        cb = thread.in_callback
+        frame = thread.cb_frames[-1]
+        frame.unstarted = False
         regs = thread.context[0]
-        regs[A0], regs[A1] = cb.notify_count, cb.notify_arg & 0xFFFFFFFF
-        cb.notify_count = cb.notify_arg = 0
+        regs[A0], regs[A1] = frame.cb.notify_count, frame.cb.notify_arg & 0xFFFFFFFF
+        frame.cb.notify_count = frame.cb.notify_arg = 0
 
     def withdraw_callback(self, cb: Callback) -> None:
         """`cb` was cancelled or deleted: a waiting thread that was about to run it goes back
         to its wait (or on to its next pending callback)."""
         thread = cb.owner
-        if thread.in_callback is not cb or not thread.callback_unstarted:
+        frame = thread.cb_frames[-1] if thread.cb_frames else None
+        if frame is None or frame.cb is not cb or not frame.unstarted:
             return
-        thread.context, thread.cb_saved = thread.cb_saved, None
-        thread.in_callback, thread.callback_unstarted = None, False
+        thread.cb_frames.pop()
+        thread.context, thread.wait = frame.saved, frame.wait
         if thread in self.ready:
             self.ready.remove(thread)
         thread.status = WAITING
@@ -461,15 +473,13 @@ def _extend_returned(k) -> None:
 def _callback_returned(k) -> None:
     tm = k.threads
     t = tm.current
-    cb = t.in_callback
+    frame = t.cb_frames.pop()
     result = int(k.cpu.regs[V0])
-    if cb is not None and result != 0 and cb in t.callbacks:  # a non-zero return deletes the callback
-        t.callbacks.remove(cb)
-        k.free_uid(cb.uid)
-    saved = t.cb_saved
-    t.in_callback = None
-    t.cb_saved = None
-    k.cpu.load_context(saved)
+    if result != 0 and frame.cb in t.callbacks:  # a non-zero return deletes the callback
+        t.callbacks.remove(frame.cb)
+        k.free_uid(frame.cb.uid)
+    k.cpu.load_context(frame.saved)
+    t.wait = frame.wait  # back in the wait it interrupted, unless that ended meanwhile
     if t.wait is not None and tm.pending_callbacks(t):
         tm.run_callbacks(t)
         return

@@ -293,3 +293,35 @@ def test_creating_a_thread_resumes_dispatch():
     assert call(k, TM, "sceKernelSuspendDispatchThread") == 1
     new_thread(k, "any", 0x30)
     assert call(k, TM, "sceKernelSuspendDispatchThread") == 1  # it was on again
+
+
+def test_a_callback_can_wait_with_callbacks_and_run_callbacks_inside():
+    k = make_kernel()
+    k.memory.write(NAME, b"cb\0")
+    cb = call(k, TM, "sceKernelCreateCallback", NAME, ENTRY + 0x80, 0)
+    call(k, TM, "sceKernelNotifyCallback", cb, 1)
+    call(k, TM, "sceKernelCheckCallback")
+    main = k.threads.current
+    assert k.cpu.pc == ENTRY + 0x80 and len(main.cb_frames) == 1  # in the callback
+    call(k, TM, "sceKernelNotifyCallback", cb, 2)  # the callback notifies itself...
+    call(k, TM, "sceKernelDelayThreadCB", 1000)  # ...and waits with callbacks: it runs again, nested
+    assert k.threads.current is main and len(main.cb_frames) == 2 and int(k.cpu.regs[5]) == 2
+    k.cpu.regs[2] = 0
+    k.on_syscall(k.memory.read_u32(int(k.cpu.regs[31])) >> 6)  # the inner run returns: back to the delay
+    assert k.threads.current is None and main.wait.kind == "delay"
+    k.idle_until_next_event()
+    assert k.threads.current is main and len(main.cb_frames) == 1  # the delay ended inside the outer run
+
+
+def test_power_callbacks_take_slots_and_are_told_the_power_state_at_once():
+    k = make_kernel()
+    k.memory.write(NAME, b"power\0")
+    cb = call(k, TM, "sceKernelCreateCallback", NAME, ENTRY + 0x80, 0)
+    assert call(k, "scePower", "scePowerRegisterCallback", -1, cb) == 0  # the first free slot
+    assert call(k, "scePower", "scePowerRegisterCallback", -1, cb) == 1
+    assert call(k, "scePower", "scePowerRegisterCallback", 1, cb) == codes.signed(0x80000020)  # taken
+    assert call(k, "scePower", "scePowerRegisterCallback", 16, cb) == codes.signed(0x80000023)  # the system's
+    assert call(k, "scePower", "scePowerRegisterCallback", 0, 0) == codes.signed(0x80000100)
+    assert call(k, TM, "sceKernelGetCallbackCount", cb) == 2
+    assert call(k, "scePower", "scePowerUnregisterCallback", 0) == 0
+    assert call(k, "scePower", "scePowerUnregisterCallback", 0) == codes.signed(0x80000025)
