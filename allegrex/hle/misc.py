@@ -3,7 +3,8 @@ interrupt masking (UtilsForUser, Kernel_Library), power locks (sceSuspendForUser
 and the GE (sceGe_user), which is out of scope: reported once, answered harmlessly."""
 
 from allegrex.hle import codes
-from allegrex.hle.registry import Ptr, U32, hle, alias
+from allegrex.hle.registry import Ptr, Raw, U32, hle, alias
+from allegrex.hle.sync import SyncObject, _wait_on
 from allegrex.hle import threads
 
 # --- exit ---
@@ -265,27 +266,80 @@ alias(KL, "KL_sceKernelCheckThreadStack", threads.sceKernelCheckThreadStack, nid
 
 VOLATILE_ADDR = 0x08400000
 VOLATILE_SIZE = 0x00400000
+VOLATILE_LOCKED = 0x802B0200  # TryLock: somebody holds it
+NOT_LOCKED = codes.SEMA_OVERFLOW  # Unlock without a lock: the firmware's semaphore says overflow
 
 
-def _volatile_lock(k, kind: int, addr_out: Ptr, size_out: Ptr) -> int:
-    if getattr(k, "volatile_locked", False):
-        return codes.signed(0x802B0200)  # power: volatile memory already locked
-    k.volatile_locked = True
+class VolatileLock(SyncObject):
+    """The 4 MiB of volatile memory, lent to one holder at a time; others wait in line.
+    Measured in pspautotests power/volatile: only mode 0 is valid, a Lock that cannot wait
+    still reports the memory, and TryLock works anywhere."""
+    kind = "volatile"
+
+    def __init__(self):
+        super().__init__("volatile memory", 0)
+        self.held = False
+
+
+def _volatile(k) -> VolatileLock:
+    if not hasattr(k, "volatile_lock"):
+        k.volatile_lock = VolatileLock()
+    return k.volatile_lock
+
+
+def _report_volatile(k, addr_out, size_out) -> None:
     if addr_out:
         k.memory.write_u32(addr_out, VOLATILE_ADDR)
     if size_out:
         k.memory.write_u32(size_out, VOLATILE_SIZE)
+
+
+def _volatile_lock(k, mode: int, addr_out: Ptr, size_out: Ptr) -> Raw:
+    if mode != 0:
+        k.cpu.regs[2] = codes.INVALID_MODE
+        return
+    _report_volatile(k, addr_out, size_out)
+    if k.interrupts:
+        k.cpu.regs[2] = codes.ILLEGAL_CONTEXT
+        return
+    if threads.cannot_wait(k):
+        k.cpu.regs[2] = codes.WAIT_CAN_NOT_WAIT
+        return
+    lock = _volatile(k)
+    if not lock.held:
+        lock.held = True
+        k.cpu.regs[2] = 0
+        return
+    _wait_on(k, lock, lock.kind, 0, False, data=(addr_out, size_out))
+
+
+def _volatile_try_lock(k, mode: int, addr_out: Ptr, size_out: Ptr) -> int:
+    if mode != 0:
+        return codes.signed(codes.INVALID_MODE)
+    lock = _volatile(k)
+    if lock.held:
+        return codes.signed(VOLATILE_LOCKED)
+    lock.held = True
+    _report_volatile(k, addr_out, size_out)
     return 0
 
 
-def _volatile_unlock(k, kind: int) -> int:
-    if not getattr(k, "volatile_locked", False):
-        return codes.signed(0x802B0200)
-    k.volatile_locked = False
+def _volatile_unlock(k, mode: int) -> int:
+    if mode != 0:
+        return codes.signed(codes.INVALID_MODE)
+    lock = _volatile(k)
+    if not lock.held:
+        return codes.signed(NOT_LOCKED)
+    waiters = lock.ordered_waiters()
+    if waiters:  # handed straight to the next in line
+        _report_volatile(k, *waiters[0].wait.data)
+        k.threads.wake(waiters[0], 0)
+    else:
+        lock.held = False
     return 0
 
 
 for _lib, _prefix in ((SU, "sceKernelVolatileMem"), ("scePower", "scePowerVolatileMem")):
     hle(_lib, name=f"{_prefix}Lock")(_volatile_lock)
-    hle(_lib, name=f"{_prefix}TryLock")(_volatile_lock)
+    hle(_lib, name=f"{_prefix}TryLock")(_volatile_try_lock)
     hle(_lib, name=f"{_prefix}Unlock")(_volatile_unlock)

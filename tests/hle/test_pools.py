@@ -110,3 +110,22 @@ def test_a_buffered_pipe_hands_out_bytes_in_order_and_asap_takes_what_is_there()
     assert call(k, TM, "sceKernelTryReceiveMsgPipe", pipe, BUF + 0x20, 4, 1, OUT) == 0  # ASAP: the 2 left
     assert k.memory.read(BUF + 0x10, 4) == b"abcd" and k.memory.read(BUF + 0x20, 2) == b"ef"
     assert k.memory.read_u32(OUT) == 2
+
+
+def test_the_volatile_memory_is_lent_to_one_holder_at_a_time():
+    k = make_kernel()
+    SU = "sceSuspendForUser"
+    addr, size = OUT, OUT + 4
+    assert call(k, SU, "sceKernelVolatileMemLock", 1, addr, size) == codes.signed(codes.INVALID_MODE)
+    assert call(k, SU, "sceKernelVolatileMemLock", 0, addr, size) == 0
+    assert (k.memory.read_u32(addr), k.memory.read_u32(size)) == (0x08400000, 0x00400000)
+    assert call(k, SU, "sceKernelVolatileMemTryLock", 0, addr, size) == codes.signed(0x802B0200)
+    k.memory.write(NAME, b"waiter\0")
+    waiter = call(k, TM, "sceKernelCreateThread", NAME, ENTRY + 0x40, 0x10, 0x1000, 0, 0)
+    call(k, TM, "sceKernelStartThread", waiter, 0, 0)
+    call(k, SU, "sceKernelVolatileMemLock", 0, 0, 0)  # the waiter waits in line
+    assert k.threads.current.name == "main"
+    assert call(k, SU, "sceKernelVolatileMemUnlock", 0) == 0  # handed to the waiter
+    assert k.threads.current.name == "waiter"
+    assert call(k, SU, "sceKernelVolatileMemUnlock", 0) == 0
+    assert call(k, SU, "sceKernelVolatileMemUnlock", 0) == codes.signed(codes.SEMA_OVERFLOW)  # not locked
