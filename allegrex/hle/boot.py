@@ -6,6 +6,7 @@ import os
 
 from allegrex.errors import AllegrexError
 from allegrex.hle.kernel import Kernel, RunOptions
+from allegrex.hle.modules import write_segments
 
 MAIN_PRIORITY = 0x20
 MAIN_STACK = 0x40000
@@ -31,19 +32,13 @@ def boot(machine, image, options: RunOptions | None = None) -> Kernel:
     options = options or RunOptions()
     kernel = Kernel(machine, options)
     memory = machine.memory
-    low, high = None, None
-    for seg in image.segments:
-        data = bytes(seg.data)
-        memory.write(seg.vaddr, data)
-        if seg.memsz > len(data):
-            memory.fill(seg.vaddr + len(data), 0, seg.memsz - len(data))
-        low = seg.vaddr if low is None else min(low, seg.vaddr)
-        high = seg.vaddr + seg.memsz if high is None else max(high, seg.vaddr + seg.memsz)
+    low, high = write_segments(memory, image) if image.segments else (None, None)
     sfo = getattr(image, "sfo", None) or {}
     if str(sfo.get("MEMSIZE", 0)) == "1" and not kernel.sysmem.enable_large_memory():
         kernel.warn("the program asks for large memory (MEMSIZE=1), which a psp-1000 does not have")
     if low is not None:
         kernel.sysmem.reserve(low, high - low, "program")
+    kernel.sysmem.reserve_system_area()
     kernel.image = image
     kernel.install_imports(image.imports)
     guest_dir, host_dir = program_folder(options, options.program_path)

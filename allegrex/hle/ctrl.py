@@ -23,6 +23,9 @@ BUTTONS = {
 DEFAULT_PRESS_US = 100_000
 CENTER = 128
 DATA_SIZE = 16
+# in vblank mode (cycle 0) the pad is read as the vblank ends, 731.5 us after it starts
+# (measured: pspautotests ctrl/vblank sees the new sample outside the vblank, one frame apart)
+VBLANK_SAMPLE_DELAY_US = 732
 
 
 class InputError(AllegrexError):
@@ -108,8 +111,8 @@ def parse_press(spec: str) -> InputEvent:
 
 
 class Ctrl:
-    """The pad is sampled at every vblank (cycle 0) or every `cycle` microseconds into a
-    64-entry buffer. Reads consume the samples taken since the previous read and wait for
+    """The pad is sampled at the end of every vblank (cycle 0) or every `cycle` microseconds
+    into a 64-entry buffer. Reads consume the samples taken since the previous read and wait for
     the next sample when there is none; the latch counts samples since it was last read."""
 
     def __init__(self, kernel):
@@ -118,7 +121,7 @@ class Ctrl:
         self.mode = 0  # 0 digital only, 1 analog
         self.cycle = 0
         self.cycle_base = 0  # time the cycle was set: samples at cycle_base + n * cycle
-        self.last_read = -1  # the sample taken at power-on (time 0) is unread
+        self.last_read = self.sample_us(-2)  # the sample taken before the program started is unread
         self.latch_base = 0
         self.latch_prev = 0
         self.latch = [0, 0, 0, 0]  # make, break, press, release
@@ -139,17 +142,25 @@ class Ctrl:
         """Number of samples taken at or before `us` (since the cycle was set)."""
         from allegrex.hle.display import vcount_at
         if self.cycle == 0:
-            return vcount_at(us)
+            return vcount_at(us - VBLANK_SAMPLE_DELAY_US)
         return (max(us, self.cycle_base) - self.cycle_base) // self.cycle
 
     def samples_between(self, start: int, end: int) -> int:
         return max(0, self._index(end) - self._index(start))
 
-    def next_sample_us(self, us: int) -> int:
+    def sample_us(self, index: int) -> int:
+        """When sample `index` is taken."""
         from allegrex.hle.display import vblank_us
         if self.cycle == 0:
-            return vblank_us(self._index(us) + 1)
-        return self.cycle_base + (self._index(us) + 1) * self.cycle
+            return vblank_us(index) + VBLANK_SAMPLE_DELAY_US
+        return self.cycle_base + index * self.cycle
+
+    def next_sample_us(self, us: int) -> int:
+        return self.sample_us(self._index(us) + 1)
+
+    def latest_sample_us(self, us: int) -> int:
+        """The last sample taken at or before `us`: what a peek or read returns."""
+        return max(0, self.sample_us(self._index(us)))
 
     def set_cycle(self, cycle: int) -> None:
         now = self.k.now_us()
@@ -188,7 +199,7 @@ MAX_SAMPLES = 64
 
 
 def _fill(k, addr, count, negative, now) -> None:
-    data = k.ctrl.record(now, negative)
+    data = k.ctrl.record(k.ctrl.latest_sample_us(now), negative)
     for i in range(count):
         k.memory.write(addr + DATA_SIZE * i, data)
 

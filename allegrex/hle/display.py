@@ -296,10 +296,16 @@ def sceDisplayIsVsync(k) -> int:
     return 1 if VSYNC_START_US <= _into_frame(k) < VBLANK_LENGTH_US else 0
 
 
+# the vblank starts half-way through a scan line: the count reads 1 just after the vblank
+# starts and 14 at its end, 731.5 us later (fitted to pspautotests display/hcount: 1 and 14)
+VBLANK_LINE_PHASE = 0.5
+
+
 @hle(LIB, cost=costs.DISPLAY)
 def sceDisplayGetCurrentHcount(k) -> int:
     into = k.now_us() - vblank_us(k.display.vcount())
-    return into * HSYNC_PER_FRAME * VBLANK_MICROHZ // 10**12 + 1  # lines are counted from 1
+    lines = into * HSYNC_PER_FRAME * VBLANK_MICROHZ / 10**12 + VBLANK_LINE_PHASE
+    return int(lines) + 1  # lines are counted from 1
 
 
 def _hcount_total(k) -> int:

@@ -233,7 +233,7 @@ def memstick_us(nbytes: int) -> int:
     return MEMSTICK_OP_LATENCY_US + nbytes * 1_000_000 // MEMSTICK_BYTES_PER_SECOND
 
 
-def _driver_call(k, result, nbytes: int = 0):
+def driver_call(k, result, nbytes: int = 0):
     """A call that reached the file system driver: the caller sleeps while the medium
     works (other threads run meanwhile) and gets `result` when it is done."""
     if k.threads.current is None or k.interrupts:
@@ -251,7 +251,7 @@ def sceIoOpen(k, path: CStr, flags: int, mode: int) -> int:
     fd = k.io.open(path, flags, mode)
     if fd >= 0 and k.io.files[fd].kind != "file":
         return fd
-    return _driver_call(k, fd) if fd >= 0 or fd == codes.signed(codes.ERRNO_FILE_NOT_FOUND) else fd
+    return driver_call(k, fd) if fd >= 0 or fd == codes.signed(codes.ERRNO_FILE_NOT_FOUND) else fd
 
 
 def _file_call(k, fd, op, moves_data: bool):
@@ -259,7 +259,7 @@ def _file_call(k, fd, op, moves_data: bool):
     result = op()
     if f is None or f.kind != "file":
         return result
-    return _driver_call(k, result, result if moves_data and result > 0 else 0)
+    return driver_call(k, result, result if moves_data and result > 0 else 0)
 
 
 @hle(LIB, cost=costs.IO)
@@ -422,9 +422,9 @@ def sceIoGetstat(k, path: CStr, out: Ptr) -> int:
     try:
         st = os.stat(r.host)
     except OSError:
-        return _driver_call(k, codes.signed(codes.ERRNO_FILE_NOT_FOUND))
+        return driver_call(k, codes.signed(codes.ERRNO_FILE_NOT_FOUND))
     k.memory.write(out, _stat_bytes(st))
-    return _driver_call(k, 0)
+    return driver_call(k, 0)
 
 
 @hle(LIB, cost=costs.IO)
@@ -480,7 +480,7 @@ def _path_op(k, path, op) -> int:
     r = k.io.resolve(path or "")
     if isinstance(r, int):
         return r
-    return _driver_call(k, _host_op(op, r.host))
+    return driver_call(k, _host_op(op, r.host))
 
 
 def _host_op(op, host) -> int:
@@ -532,7 +532,7 @@ def sceIoRename(k, old: CStr, new: CStr) -> int:
         return r_new
     if r_old.device != r_new.device:
         return codes.signed(CROSS_DEVICE)
-    return _driver_call(k, _rename(r_old, r_new, old))
+    return driver_call(k, _rename(r_old, r_new, old))
 
 
 def _rename(r_old, r_new, old) -> int:

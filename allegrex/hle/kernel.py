@@ -246,6 +246,7 @@ class Kernel:
 
     def install_imports(self, imports) -> None:
         """Patch every import stub to `jr ra; syscall id`; list unknown ones on stderr."""
+        known_before = len(self.unknown_imports)
         for library in imports:
             for function in library.functions:
                 entry = registry.lookup(library.name, function.nid)
@@ -257,10 +258,11 @@ class Kernel:
                 self.memory.write_u32(function.stub_addr + 4, syscall_word(code))
             for variable in getattr(library, "variables", []) or []:
                 self.warn_once(("var", library.name), f"imported variables of {library.name} are not provided")
-        if self.unknown_imports:
-            self.warn(f"{len(self.unknown_imports)} imported function(s) not implemented "
+        new_unknown = self.unknown_imports[known_before:]
+        if new_unknown:
+            self.warn(f"{len(new_unknown)} imported function(s) not implemented "
                       "(the run stops if one is called):")
-            for entry in self.unknown_imports:
+            for entry in new_unknown:
                 self.warn(f"  {entry.describe()} stub at 0x{entry.stub_addr:08x}")
             if self.options.strict:
                 raise HleStop("unknown-import", "--strict: the program imports functions allegrex does not provide")

@@ -3,7 +3,8 @@ interrupt masking (UtilsForUser, Kernel_Library), power locks (sceSuspendForUser
 and the GE (sceGe_user), which is out of scope: reported once, answered harmlessly."""
 
 from allegrex.hle import codes
-from allegrex.hle.registry import Ptr, U32, hle, alias
+from allegrex.hle.registry import Ptr, Raw, U32, hle, alias
+from allegrex.hle.sync import SyncObject, _wait_on
 from allegrex.hle import threads
 
 # --- exit ---
@@ -22,9 +23,37 @@ def sceKernelExitGameWithStatus(k, status: int) -> int:
     return 0
 
 
+SDK_CHECKS_EXIT_CALLBACK = 0x03090500  # programs built for 3.95 on get their callback id checked
+
+
 @hle(LE)
 def sceKernelRegisterExitCallback(k, cbid: int) -> int:
+    if k.sdk_version >= SDK_CHECKS_EXIT_CALLBACK and k.get(cbid, threads.Callback) is None:
+        return codes.signed(codes.ILLEGAL_ARGUMENT)
     k.exit_callback = cbid  # notified only if the user asked to quit (never, headless)
+    return 0
+
+
+@hle(LE, name="LoadExecForUser_362A956B", nid=0x362A956B)
+def exit_callback_acknowledge(k) -> int:
+    """Unnamed firmware call (pspautotests threads/callbacks/exit): checks the block the exit
+    callback's common argument points into - {state 0-3, params, common} with params =
+    {size >= 12, ...} - and answers in params: word 1 = 0, word 2 = -1."""
+    cb = k.get(getattr(k, "exit_callback", 0), threads.Callback)
+    if cb is None:
+        return codes.signed(codes.NOT_FOUND_CALLBACK)
+    block = (cb.common - 8) & 0xFFFFFFFF
+    if not k.memory.is_valid(block, 8):
+        return codes.signed(codes.ILLEGAL_ADDR)
+    if k.memory.read_u32(block) >= 4:
+        return codes.signed(codes.ILLEGAL_ARGUMENT)
+    params = k.memory.read_u32(block + 4)
+    if params & 3 or not k.memory.is_valid(params, 12):
+        return codes.signed(codes.ILLEGAL_ADDR)
+    if k.memory.read_u32(params) < 12:
+        return codes.signed(codes.ILLEGAL_SIZE)
+    k.memory.write_u32(params + 4, 0)
+    k.memory.write_u32(params + 8, 0xFFFFFFFF)
     return 0
 
 
@@ -237,27 +266,80 @@ alias(KL, "KL_sceKernelCheckThreadStack", threads.sceKernelCheckThreadStack, nid
 
 VOLATILE_ADDR = 0x08400000
 VOLATILE_SIZE = 0x00400000
+VOLATILE_LOCKED = 0x802B0200  # TryLock: somebody holds it
+NOT_LOCKED = codes.SEMA_OVERFLOW  # Unlock without a lock: the firmware's semaphore says overflow
 
 
-def _volatile_lock(k, kind: int, addr_out: Ptr, size_out: Ptr) -> int:
-    if getattr(k, "volatile_locked", False):
-        return codes.signed(0x802B0200)  # power: volatile memory already locked
-    k.volatile_locked = True
+class VolatileLock(SyncObject):
+    """The 4 MiB of volatile memory, lent to one holder at a time; others wait in line.
+    Measured in pspautotests power/volatile: only mode 0 is valid, a Lock that cannot wait
+    still reports the memory, and TryLock works anywhere."""
+    kind = "volatile"
+
+    def __init__(self):
+        super().__init__("volatile memory", 0)
+        self.held = False
+
+
+def _volatile(k) -> VolatileLock:
+    if not hasattr(k, "volatile_lock"):
+        k.volatile_lock = VolatileLock()
+    return k.volatile_lock
+
+
+def _report_volatile(k, addr_out, size_out) -> None:
     if addr_out:
         k.memory.write_u32(addr_out, VOLATILE_ADDR)
     if size_out:
         k.memory.write_u32(size_out, VOLATILE_SIZE)
+
+
+def _volatile_lock(k, mode: int, addr_out: Ptr, size_out: Ptr) -> Raw:
+    if mode != 0:
+        k.cpu.regs[2] = codes.INVALID_MODE
+        return
+    _report_volatile(k, addr_out, size_out)
+    if k.interrupts:
+        k.cpu.regs[2] = codes.ILLEGAL_CONTEXT
+        return
+    if threads.cannot_wait(k):
+        k.cpu.regs[2] = codes.WAIT_CAN_NOT_WAIT
+        return
+    lock = _volatile(k)
+    if not lock.held:
+        lock.held = True
+        k.cpu.regs[2] = 0
+        return
+    _wait_on(k, lock, lock.kind, 0, False, data=(addr_out, size_out))
+
+
+def _volatile_try_lock(k, mode: int, addr_out: Ptr, size_out: Ptr) -> int:
+    if mode != 0:
+        return codes.signed(codes.INVALID_MODE)
+    lock = _volatile(k)
+    if lock.held:
+        return codes.signed(VOLATILE_LOCKED)
+    lock.held = True
+    _report_volatile(k, addr_out, size_out)
     return 0
 
 
-def _volatile_unlock(k, kind: int) -> int:
-    if not getattr(k, "volatile_locked", False):
-        return codes.signed(0x802B0200)
-    k.volatile_locked = False
+def _volatile_unlock(k, mode: int) -> int:
+    if mode != 0:
+        return codes.signed(codes.INVALID_MODE)
+    lock = _volatile(k)
+    if not lock.held:
+        return codes.signed(NOT_LOCKED)
+    waiters = lock.ordered_waiters()
+    if waiters:  # handed straight to the next in line
+        _report_volatile(k, *waiters[0].wait.data)
+        k.threads.wake(waiters[0], 0)
+    else:
+        lock.held = False
     return 0
 
 
 for _lib, _prefix in ((SU, "sceKernelVolatileMem"), ("scePower", "scePowerVolatileMem")):
     hle(_lib, name=f"{_prefix}Lock")(_volatile_lock)
-    hle(_lib, name=f"{_prefix}TryLock")(_volatile_lock)
+    hle(_lib, name=f"{_prefix}TryLock")(_volatile_try_lock)
     hle(_lib, name=f"{_prefix}Unlock")(_volatile_unlock)

@@ -1,16 +1,13 @@
-"""Memory pools of ThreadManForUser: fixed-size (FPL) and variable-size (VPL) block
-pools carved from a user partition; allocating from an exhausted pool waits."""
+"""Fixed-size memory pools (FPL) of ThreadManForUser, carved from a user partition;
+allocating from an exhausted pool waits. Variable-size pools are in vpl.py."""
 
 from allegrex.hle import codes, costs
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
 from allegrex.hle.sync import SyncObject, _cancel, _finish, _delete, _name, _status_block, _wait_on, _write_status
-from allegrex.hle.sysmem import Block, Partition, TYPE_LOW, USER_PARTITION
-from allegrex.hle.threads import V0
+from allegrex.hle.sysmem import USER_PARTITION, pool_partition_error
 
 LIB = "ThreadManForUser"
 NOT_FOUND_FPL = 0x8002019D
-NOT_FOUND_VPL = 0x8002019C
-VPL_HEADER = 8  # each variable block carries an 8-byte header
 FPL_ALIGN = 4  # blocks are word aligned unless the option block asks for more
 
 
@@ -28,38 +25,84 @@ class Fpl(SyncObject):
         self.block = None
 
 
-class Vpl(SyncObject):
-    kind = "vpl"
-
-    def __init__(self, name, attr, size, base):
-        super().__init__(name, attr)
-        self.size = size
-        self.heap = Partition(0, base, size)
-        self.used: dict[int, Block] = {}
-        self.block = None
-
-    def free_size(self) -> int:
-        return sum(length for _, length in self.heap.gaps())
+ATTR_HIGH_MEMORY = 0x4000  # the pool comes from the top of its partition
+FPL_ATTR_KNOWN = 0x41FF  # other attribute bits are refused (measured: threads/fpl/create)
 
 
-def _carve(k, pid, name, size):
-    if pid not in (2, 5, 6):
-        return None
-    return k.sysmem.alloc_block(USER_PARTITION, name, size=size)
+def refused_pool(name, pid: int, attr: int, known_attr: int, unnamed: int = codes.NO_MEMORY,
+                 last_partition: int = 9) -> int | None:
+    """The error a pool-like object (FPL, VPL, TLSPL, message pipe) is refused with, in the
+    firmware's order (name, partition, attributes: the low byte is always allowed), or None."""
+    if name is None:
+        return codes.signed(unnamed)
+    refused = pool_partition_error(pid, last_partition)
+    if refused is not None:
+        return refused
+    if attr & ~known_attr & ~0xFF:
+        return codes.signed(codes.ILLEGAL_ATTR)
+    return None
+
+
+def cancel_waits(k, obj, count_out: int) -> int:
+    """Wake every waiter of `obj` with WAIT_CANCELLED, telling how many there were."""
+    if count_out:
+        k.memory.write_u32(count_out, len(obj.waiters))
+    _cancel(k, obj)
+    return 0
+
+
+def delete_pool(k, obj, missing: int) -> int:
+    """Delete a pool-like object: its waiters get WAIT_DELETE and its memory goes back."""
+    if obj is None:
+        return codes.signed(missing)
+    _delete(k, obj)
+    if obj.block is not None:
+        k.sysmem.free_block(obj.block)
+    return 0
+
+
+def pool_stride(k, name, pid, attr, known_attr, block_size, count, option, last_partition=9) -> int:
+    """The spacing of the blocks of a new fixed-size pool (FPL, TLSPL), or the negative
+    error the pool is refused with."""
+    refused = refused_pool(name, pid, attr, known_attr, last_partition=last_partition)
+    if refused is not None:
+        return refused
+    if illegal_pool_size(block_size, count):
+        return codes.signed(codes.ILLEGAL_MEMSIZE)
+    align = option_alignment(k, option)
+    if align is None:
+        return codes.signed(codes.ILLEGAL_ARGUMENT)
+    return (block_size + align - 1) // align * align
+
+
+def illegal_pool_size(block_size: int, count: int) -> bool:
+    """Block size and count the firmware refuses as an illegal size (their product, with
+    4-byte rounding, must stay within 32 bits; measured in threads/fpl/create)."""
+    if block_size == 0 or count == 0:
+        return True
+    return block_size > (1 << 32) // count - 4 or count >= (1 << 32) // ((block_size + 3) & ~3)
+
+
+def option_alignment(k, option: int) -> int | None:
+    """The alignment an option block asks for (at least 4 bytes), or None if it is not a power of 2."""
+    align = FPL_ALIGN
+    if option and k.memory.is_valid(option, 8):
+        if k.memory.read_u32(option) >= 4:
+            align = k.memory.read_u32(option + 4)
+        if align & (align - 1):
+            return None
+    return max(align, FPL_ALIGN)
 
 
 # --- fixed pools ---
 @hle(LIB, cost=costs.ALLOC)
-def sceKernelCreateFpl(k, name: CStr, pid: int, attr: U32, block_size: int, count: int, option: Ptr) -> int:
-    if name is None:
-        return codes.signed(codes.KERNEL_ERROR)
-    if block_size <= 0 or count <= 0:
-        return codes.signed(codes.ILLEGAL_MEMSIZE)
-    align = FPL_ALIGN
-    if option and k.memory.read_u32(option) >= 8:  # option: size, alignment
-        align = max(k.memory.read_u32(option + 4), FPL_ALIGN)
-    stride = (block_size + align - 1) // align * align
-    block = _carve(k, pid, f"fpl {name}", stride * count)
+def sceKernelCreateFpl(k, name: CStr, pid: int, attr: U32, block_size: U32, count: U32, option: Ptr) -> int:
+    stride = pool_stride(k, name, pid, attr, FPL_ATTR_KNOWN, block_size, count, option)
+    if stride < 0:
+        return stride
+    if stride * count > 0xFFFFFFFF:
+        return codes.signed(codes.NO_MEMORY)
+    block = k.sysmem.alloc_block(pid, f"fpl {name}", size=stride * count, high=bool(attr & ATTR_HIGH_MEMORY))
     if block is None:
         return codes.signed(codes.NO_MEMORY)
     fpl = Fpl(_name(name), attr, block_size, count, block.addr)
@@ -116,7 +159,7 @@ def sceKernelFreeFpl(k, uid: int, addr: Ptr) -> int:
     fpl = _fpl(k, uid)
     if fpl is None:
         return codes.signed(NOT_FOUND_FPL)
-    if addr and not k.memory.is_valid(addr, 4):  # measured: a wild pointer, unlike NULL, is a bad address
+    if addr >= k.sysmem.partitions[USER_PARTITION].end:  # beyond user memory: a bad address, else a bad block
         return codes.signed(codes.ILLEGAL_ADDR)
     offset = addr - fpl.base
     index = offset // fpl.stride
@@ -132,23 +175,13 @@ def sceKernelFreeFpl(k, uid: int, addr: Ptr) -> int:
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelDeleteFpl(k, uid: int) -> int:
-    fpl = _fpl(k, uid)
-    if fpl is None:
-        return codes.signed(NOT_FOUND_FPL)
-    _delete(k, fpl)
-    k.sysmem.free_block(fpl.block)
-    return 0
+    return delete_pool(k, _fpl(k, uid), NOT_FOUND_FPL)
 
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelCancelFpl(k, uid: int, num_wait: Ptr) -> int:
     fpl = _fpl(k, uid)
-    if fpl is None:
-        return codes.signed(NOT_FOUND_FPL)
-    if num_wait:
-        k.memory.write_u32(num_wait, len(fpl.waiters))
-    _cancel(k, fpl)
-    return 0
+    return codes.signed(NOT_FOUND_FPL) if fpl is None else cancel_waits(k, fpl, num_wait)
 
 
 @hle(LIB)
@@ -158,113 +191,4 @@ def sceKernelReferFplStatus(k, uid: int, info: Ptr) -> int:
         return codes.signed(NOT_FOUND_FPL)
     _write_status(k, info, _status_block(56, fpl.name, [fpl.attr, fpl.block_size, fpl.count, len(fpl.free),
                                                          len(fpl.waiters)]))
-    return 0
-
-
-# --- variable pools ---
-@hle(LIB, cost=costs.ALLOC)
-def sceKernelCreateVpl(k, name: CStr, pid: int, attr: U32, size: U32, option: Ptr) -> int:
-    if name is None:
-        return codes.signed(codes.KERNEL_ERROR)
-    if size == 0 or size > 0x7FFFFFFF:
-        return codes.signed(codes.ILLEGAL_MEMSIZE)
-    size = (size + 7) & ~7
-    block = _carve(k, pid, f"vpl {name}", size)
-    if block is None:
-        return codes.signed(codes.NO_MEMORY)
-    vpl = Vpl(_name(name), attr, size, block.addr)
-    vpl.block = block
-    vpl.uid = k.new_uid(vpl)
-    return vpl.uid
-
-
-def _vpl(k, uid):
-    return k.get(uid, Vpl)
-
-
-def _vpl_take(k, vpl, size, out) -> bool:
-    need = (size + VPL_HEADER + 7) & ~7
-    where = vpl.heap.place(need, TYPE_LOW, align=8)
-    if where is None:
-        return False
-    block = Block(0, "", where, need)
-    vpl.heap.insert(block)
-    vpl.used[where + VPL_HEADER] = block
-    k.memory.write_u32(out, where + VPL_HEADER)
-    return True
-
-
-def _allocate_vpl(k, uid, size, out, timeout, cb, try_only=False):
-    vpl = _vpl(k, uid)
-    if vpl is None:
-        return codes.signed(NOT_FOUND_VPL)
-    if size <= 0 or size > vpl.size:
-        return codes.signed(codes.ILLEGAL_MEMSIZE)
-    if not vpl.waiters and _vpl_take(k, vpl, size, out):
-        return 0
-    if try_only:
-        return codes.signed(codes.NO_MEMORY)
-    _wait_on(k, vpl, "vpl", timeout, cb, data=(size, out))
-    return None
-
-
-@hle(LIB, cost=costs.SYNC)
-def sceKernelAllocateVpl(k, uid: int, size: int, out: Ptr, timeout: Ptr) -> Raw:
-    _finish(k, _allocate_vpl(k, uid, size, out, timeout, False))
-
-
-@hle(LIB, cost=costs.SYNC)
-def sceKernelAllocateVplCB(k, uid: int, size: int, out: Ptr, timeout: Ptr) -> Raw:
-    _finish(k, _allocate_vpl(k, uid, size, out, timeout, True))
-
-
-@hle(LIB, cost=costs.SYNC)
-def sceKernelTryAllocateVpl(k, uid: int, size: int, out: Ptr) -> int:
-    return _allocate_vpl(k, uid, size, out, 0, False, try_only=True)
-
-
-@hle(LIB, cost=costs.SYNC)
-def sceKernelFreeVpl(k, uid: int, addr: Ptr) -> int:
-    vpl = _vpl(k, uid)
-    if vpl is None:
-        return codes.signed(NOT_FOUND_VPL)
-    block = vpl.used.pop(addr, None)
-    if block is None:
-        return codes.signed(codes.ILLEGAL_MEMBLOCK)
-    vpl.heap.blocks.remove(block)
-    for t in vpl.ordered_waiters():  # serve waiters in order while their requests fit
-        size, out = t.wait.data
-        if not _vpl_take(k, vpl, size, out):
-            break
-        k.threads.wake(t, 0)
-    return 0
-
-
-@hle(LIB, cost=costs.SYNC)
-def sceKernelDeleteVpl(k, uid: int) -> int:
-    vpl = _vpl(k, uid)
-    if vpl is None:
-        return codes.signed(NOT_FOUND_VPL)
-    _delete(k, vpl)
-    k.sysmem.free_block(vpl.block)
-    return 0
-
-
-@hle(LIB, cost=costs.SYNC)
-def sceKernelCancelVpl(k, uid: int, num_wait: Ptr) -> int:
-    vpl = _vpl(k, uid)
-    if vpl is None:
-        return codes.signed(NOT_FOUND_VPL)
-    if num_wait:
-        k.memory.write_u32(num_wait, len(vpl.waiters))
-    _cancel(k, vpl)
-    return 0
-
-
-@hle(LIB)
-def sceKernelReferVplStatus(k, uid: int, info: Ptr) -> int:
-    vpl = _vpl(k, uid)
-    if vpl is None:
-        return codes.signed(NOT_FOUND_VPL)
-    _write_status(k, info, _status_block(52, vpl.name, [vpl.attr, vpl.size, vpl.free_size(), len(vpl.waiters)]))
     return 0

@@ -1,7 +1,7 @@
 """scePower: clock frequencies (boot 222/111 MHz) and battery answers of a charged PSP
 on mains power. Changing the CPU clock changes how many cycles make a microsecond."""
 
-from allegrex.hle import codes
+from allegrex.hle import codes, threads
 from allegrex.hle.registry import F32, hle
 
 LIB = "scePower"
@@ -100,13 +100,60 @@ def scePowerGetBatteryLifeTime(k) -> int:
     return 300
 
 
+# power callbacks: 16 slots for programs (16-31 are the system's); errors measured in
+# pspautotests power/power
+USER_SLOTS, ALL_SLOTS = 16, 32
+SLOT_TAKEN, SLOTS_FULL, SLOT_EMPTY = 0x80000020, 0x80000022, 0x80000025
+NOT_A_CALLBACK, BAD_SLOT, PRIVILEGED = 0x80000100, 0x80000102, 0x80000023
+# what a registered callback is told: on AC power, battery present, 100 % (the state scePowerIs* report)
+POWER_STATE = 0x1000 | 0x80 | 100
+
+
+def _slots(k) -> list:
+    if not hasattr(k, "power_callbacks"):
+        k.power_callbacks = [0] * USER_SLOTS
+    return k.power_callbacks
+
+
+def _slot_error(slot: int, lowest: int) -> int | None:
+    if not lowest <= slot < ALL_SLOTS:
+        return codes.signed(BAD_SLOT)
+    if slot >= USER_SLOTS:
+        return codes.signed(PRIVILEGED)
+    return None
+
+
 @hle(LIB)
 def scePowerRegisterCallback(k, slot: int, cbid: int) -> int:
-    return 0
+    refused = _slot_error(slot, -1)
+    if refused is not None:
+        return refused
+    cb = k.get(cbid, threads.Callback)
+    if cb is None:
+        return codes.signed(NOT_A_CALLBACK)
+    slots = _slots(k)
+    if slot == -1:  # the first free slot, and its number is the answer
+        if 0 not in slots:
+            return codes.signed(SLOTS_FULL)
+        slot = result = slots.index(0)
+    elif slots[slot]:
+        return codes.signed(SLOT_TAKEN)
+    else:
+        result = 0
+    slots[slot] = cbid
+    k.threads.notify(cb, POWER_STATE)  # it learns the current state at once
+    return result
 
 
 @hle(LIB)
 def scePowerUnregisterCallback(k, slot: int) -> int:
+    refused = _slot_error(slot, 0)
+    if refused is not None:
+        return refused
+    slots = _slots(k)
+    if not slots[slot]:
+        return codes.signed(SLOT_EMPTY)
+    slots[slot] = 0
     return 0
 
 

@@ -206,8 +206,19 @@ def sceRtcGetDaysInMonth(k, year: int, month: int) -> int:
 
 
 @hle(RTC)
-def sceRtcGetDayOfWeek(k, year: int, month: int, day: int) -> int:
+def sceRtcGetDayOfWeek(k, year: U32, month: U32, day: U32) -> int:
+    # out-of-range months as the firmware reads them (measured, pspautotests rtc/lookup):
+    # month 0 is August, and months past December continue with 31,31,30,31,30-day months
+    if month == 0:
+        month = 8
+    if month > 12:
+        extra = month - 12
+        day += extra // 5 * sum(EXTRA_MONTH_DAYS) + sum(EXTRA_MONTH_DAYS[:extra % 5])
+        month = 12
     return (days_from_civil(year, month, day) + 1) % 7  # 0001-01-01 was a Monday; Sunday = 0
+
+
+EXTRA_MONTH_DAYS = (31, 31, 30, 31, 30)
 
 
 def _check_valid(fields) -> int:

@@ -7,7 +7,7 @@ priority attribute (0x100) wake the highest-priority waiter first.
 
 from allegrex.hle import codes, costs
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
-from allegrex.hle.threads import Wait, V0, Thread, finish_wait_call as _finish
+from allegrex.hle.threads import Wait, V0, Thread, cannot_wait, done_now, finish_wait_call as _finish
 
 ATTR_PRIORITY = 0x100
 LIB = "ThreadManForUser"
@@ -34,6 +34,13 @@ def forget_waiter(wait: Wait, thread) -> None:
         obj.waiters.remove(thread)
 
 
+def wait_ended(k, wait: Wait, result: int) -> None:
+    """A wait on an event flag that ends without a match (timeout, delete, cancel, release)
+    still reports the flag's bits (measured: threads/events)."""
+    if isinstance(wait.obj, EventFlag) and result != 0 and wait.data[2]:
+        k.memory.write_u32(wait.data[2], wait.obj.bits)
+
+
 def waiter_left(k, obj) -> None:
     """A waiter gave up (timeout): the ones queued behind it may be served now."""
     if isinstance(obj, Semaphore):
@@ -42,6 +49,8 @@ def waiter_left(k, obj) -> None:
         _mutex_hand_over(k, obj)
     elif isinstance(obj, LwMutex):
         _lw_hand_over(k, obj)
+    elif hasattr(obj, "serve_waiters"):  # objects of other modules (pools) serve their own queues
+        obj.serve_waiters(k)
 
 
 def release_held_by(k, thread) -> None:
@@ -154,6 +163,8 @@ def sceKernelSignalSema(k, uid: int, signal: int) -> int:
 
 
 def _wait_sema(k, uid, need, timeout, cb):
+    if cannot_wait(k):
+        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
     sema = _sema(k, uid)
     if sema is None:
         return codes.signed(codes.NOT_FOUND_SEMAPHORE)
@@ -161,9 +172,7 @@ def _wait_sema(k, uid, need, timeout, cb):
         return codes.signed(codes.ILLEGAL_COUNT)
     if sema.count >= need and not sema.waiters:
         sema.count -= need
-        if cb:
-            k.threads.run_callbacks(k.threads.current)
-        return 0
+        return done_now(k, 0, cb)
     _wait_on(k, sema, "sema", timeout, cb, data=need)
     return None
 
@@ -226,7 +235,8 @@ class EventFlag(SyncObject):
         self.bits = bits
 
 
-WAIT_AND, WAIT_OR, WAIT_CLEAR_ALL, WAIT_CLEAR_PATTERN = 0, 1, 0x20, 0x10
+WAIT_AND, WAIT_OR, WAIT_CLEAR_ALL, WAIT_CLEAR = 0, 1, 0x10, 0x20  # CLEAR clears the bits waited for
+WAIT_MODES = WAIT_OR | WAIT_CLEAR_ALL | WAIT_CLEAR
 
 
 def _flag_matches(bits, pattern, mode) -> bool:
@@ -235,11 +245,17 @@ def _flag_matches(bits, pattern, mode) -> bool:
     return bits & pattern == pattern
 
 
-def _flag_consume(flag, pattern, mode) -> None:
+def _flag_take(k, flag, pattern, mode, out) -> bool:
+    """On a match: the bits to `out` (before clearing), then the clearing the mode asks for."""
+    if not _flag_matches(flag.bits, pattern, mode):
+        return False
+    if out:
+        k.memory.write_u32(out, flag.bits)
+    if mode & WAIT_CLEAR:
+        flag.bits &= ~pattern
     if mode & WAIT_CLEAR_ALL:
         flag.bits = 0
-    elif mode & WAIT_CLEAR_PATTERN:
-        flag.bits &= ~pattern
+    return True
 
 
 @hle(LIB, cost=costs.SYNC)
@@ -270,10 +286,7 @@ def sceKernelSetEventFlag(k, uid: int, bits: U32) -> int:
     flag.bits |= bits
     for t in flag.ordered_waiters():
         pattern, mode, out = t.wait.data
-        if _flag_matches(flag.bits, pattern, mode):
-            if out:
-                k.memory.write_u32(out, flag.bits)
-            _flag_consume(flag, pattern, mode)
+        if _flag_take(k, flag, pattern, mode, out):
             k.threads.wake(t, 0)
     return 0
 
@@ -288,24 +301,26 @@ def sceKernelClearEventFlag(k, uid: int, bits: U32) -> int:
 
 
 def _wait_flag(k, uid, pattern, mode, out, timeout, cb, poll=False):
-    flag = k.get(uid, EventFlag)
-    if flag is None:
-        return codes.signed(codes.NOT_FOUND_EVENT_FLAG)
-    if mode & ~(WAIT_OR | WAIT_CLEAR_ALL | WAIT_CLEAR_PATTERN) or (mode & 0x30) == 0x30:
+    # checked in the firmware's order (measured: threads/events/poll, wait)
+    if mode & ~WAIT_MODES or (poll and mode & WAIT_CLEAR and mode & WAIT_CLEAR_ALL):
         return codes.signed(codes.ILLEGAL_MODE)
     if pattern == 0:
         return codes.signed(codes.EVENT_FLAG_ILLEGAL_WAIT_PATTERN)
+    if not poll and cannot_wait(k):
+        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    flag = k.get(uid, EventFlag)
+    if flag is None:
+        return codes.signed(codes.NOT_FOUND_EVENT_FLAG)
+    if _flag_take(k, flag, pattern, mode, out):
+        return done_now(k, 0, cb)
+    if poll and out:
+        k.memory.write_u32(out, flag.bits)
     if flag.waiters and not flag.attr & EventFlag.WAIT_MULTIPLE:
         return codes.signed(codes.EVENT_FLAG_NO_MULTI_PERM)
-    if _flag_matches(flag.bits, pattern, mode):
-        if out:
-            k.memory.write_u32(out, flag.bits)
-        _flag_consume(flag, pattern, mode)
-        return 0
     if poll:
-        if out:
-            k.memory.write_u32(out, flag.bits)
         return codes.signed(codes.EVENT_FLAG_POLL_FAILED)
+    if timeout and k.memory.read_u32(timeout) == 0:
+        out = 0  # a zero timeout leaves the bits unreported (measured by PPSSPP's authors)
     _wait_on(k, flag, "eventflag", timeout, cb, data=(pattern, mode, out))
     return None
 
@@ -332,8 +347,8 @@ def sceKernelCancelEventFlag(k, uid: int, bits: U32, num_wait: Ptr) -> int:
         return codes.signed(codes.NOT_FOUND_EVENT_FLAG)
     if num_wait:
         k.memory.write_u32(num_wait, len(flag.waiters))
+    flag.bits = bits  # set first: the cancelled waiters report the new bits
     _cancel(k, flag)
-    flag.bits = bits
     return 0
 
 
@@ -374,15 +389,17 @@ def _lock(k, mutex, count, timeout, cb, try_only, errors) -> int | None:
         return codes.signed(codes.ILLEGAL_COUNT)
     if count > 1 and not mutex.attr & Mutex.ATTR_RECURSIVE:
         return codes.signed(codes.ILLEGAL_COUNT)
+    if count + mutex.count > INT_MAX:
+        return codes.signed(overflow)
     if mutex.count == 0:
         mutex.owner = cur
         mutex.count = count
-        return 0
+        return done_now(k, 0, cb)
     if mutex.owner is cur:
         if not mutex.attr & Mutex.ATTR_RECURSIVE:
             return codes.signed(recursive)
         mutex.count += count
-        return 0
+        return done_now(k, 0, cb)
     if try_only:
         return codes.signed(locked)
     _wait_on(k, mutex, mutex.kind, timeout, cb, data=count)
@@ -391,7 +408,7 @@ def _lock(k, mutex, count, timeout, cb, try_only, errors) -> int | None:
 
 def _unlock(k, mutex, count, errors) -> int:
     unlocked, underflow = errors
-    if count <= 0:
+    if count <= 0 or (count > 1 and not mutex.attr & Mutex.ATTR_RECURSIVE):
         return codes.signed(codes.ILLEGAL_COUNT)
     if mutex.count == 0 or mutex.owner is not k.threads.current:
         return codes.signed(unlocked)
@@ -404,6 +421,7 @@ def _unlock(k, mutex, count, errors) -> int:
     return 0
 
 
+INT_MAX = 0x7FFFFFFF  # lock counts are signed: more would overflow
 MUTEX_LOCK_ERRORS = (codes.MUTEX_LOCKED, codes.MUTEX_LOCK_OVERFLOW, codes.MUTEX_RECURSIVE_NOT_ALLOWED)
 MUTEX_UNLOCK_ERRORS = (codes.MUTEX_UNLOCKED, codes.MUTEX_UNLOCK_UNDERFLOW)
 
@@ -434,6 +452,8 @@ def sceKernelDeleteMutex(k, uid: int) -> int:
 
 
 def _lock_mutex(k, uid, count, timeout, cb, try_only=False):
+    if not try_only and cannot_wait(k):
+        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
     mutex = k.get(uid, Mutex)
     if mutex is None:
         return codes.signed(codes.MUTEX_NOT_FOUND)
@@ -468,6 +488,8 @@ def sceKernelCancelMutex(k, uid: int, count: int, num_wait: Ptr) -> int:
     mutex = k.get(uid, Mutex)
     if mutex is None:
         return codes.signed(codes.MUTEX_NOT_FOUND)
+    if count > 1 and not mutex.attr & Mutex.ATTR_RECURSIVE:
+        return codes.signed(codes.ILLEGAL_COUNT)
     if num_wait:
         k.memory.write_u32(num_wait, len(mutex.waiters))
     _cancel(k, mutex)
@@ -565,6 +587,8 @@ def _dead(k, w) -> bool:
 
 def _lw_lock(k, workarea, count, timeout, cb, try_errors=None):
     """try_errors: (locked code) for the Try forms, None to wait."""
+    if try_errors is None and cannot_wait(k):
+        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
     if count <= 0:
         return codes.signed(codes.ILLEGAL_COUNT)
     w = _workarea(k, workarea)
@@ -681,14 +705,22 @@ def sceKernelReferLwMutexStatusByID(k, uid: int, info: Ptr) -> int:
 
 # ------------------------------------------------------------------ message boxes
 class Mbx(SyncObject):
+    """Messages form a ring in guest memory through their first word; the box keeps the
+    last one (tail) and a count, and the first message is whatever tail->next says then,
+    as on the PSP (pspautotests threads/mbx rewrites the links and sees the firmware follow)."""
     kind = "mbx"
 
     def __init__(self, name, attr):
         super().__init__(name, attr)
-        self.messages: list[int] = []  # guest addresses of message headers (first word: next link)
+        self.tail = 0
+        self.count = 0
+
+    def first(self, memory) -> int:
+        return memory.read_u32(self.tail) if self.tail else 0
 
 
 MBX_ATTR_MSG_PRIORITY = 0x400
+MBX_DUPLICATE_MESSAGE = 0x800201C9
 
 
 @hle(LIB, cost=costs.SYNC)
@@ -711,44 +743,80 @@ def sceKernelDeleteMbx(k, uid: int) -> int:
     return 0
 
 
+def _mbx_ring(k, mbx) -> list[int] | int:
+    """The queued messages from the first, following the links `count` times; or the error
+    a broken link gives (an invalid address)."""
+    ring, msg = [], mbx.first(k.memory)
+    for _ in range(mbx.count):
+        if not msg or msg & 3 or not k.memory.is_valid(msg, 8):
+            return codes.signed(codes.ILLEGAL_ADDR)
+        ring.append(msg)
+        msg = k.memory.read_u32(msg)
+    return ring
+
+
+def _mbx_insert(k, mbx, ring: list[int], msg: int) -> None:
+    m = k.memory
+    if not ring:
+        m.write_u32(msg, msg)
+        mbx.tail = msg
+        return
+    at = len(ring)
+    if mbx.attr & MBX_ATTR_MSG_PRIORITY:  # before the first of a lower priority (higher number)
+        at = next((i for i, other in enumerate(ring) if m.read_u8(other + 4) > m.read_u8(msg + 4)), at)
+    before = ring[at - 1] if at else mbx.tail
+    m.write_u32(msg, m.read_u32(before))
+    m.write_u32(before, msg)
+    if at == len(ring):
+        mbx.tail = msg
+
+
 @hle(LIB, cost=costs.SYNC)
 def sceKernelSendMbx(k, uid: int, msg: Ptr) -> int:
     mbx = k.get(uid, Mbx)
     if mbx is None:
         return codes.signed(codes.NOT_FOUND_MESSAGE_BOX)
     waiters = mbx.ordered_waiters()
-    if waiters:
+    if waiters and not mbx.count:
         t = waiters[0]
         k.memory.write_u32(t.wait.data, msg)
         k.threads.wake(t, 0)
         return 0
-    if mbx.attr & MBX_ATTR_MSG_PRIORITY:
-        prio = k.memory.read_u8(msg + 4)
-        pos = len(mbx.messages)
-        for i, other in enumerate(mbx.messages):
-            if k.memory.read_u8(other + 4) > prio:
-                pos = i
-                break
-        mbx.messages.insert(pos, msg)
-    else:
-        mbx.messages.append(msg)
-    _mbx_relink(k, mbx)
+    ring = _mbx_ring(k, mbx)
+    if isinstance(ring, int):
+        return ring
+    if msg in ring:
+        return codes.signed(MBX_DUPLICATE_MESSAGE)
+    _mbx_insert(k, mbx, ring, msg)
+    mbx.count += 1
     return 0
 
 
-def _mbx_relink(k, mbx) -> None:
-    for a, b in zip(mbx.messages, mbx.messages[1:] + [0]):
-        k.memory.write_u32(a, b)
+def _mbx_take(k, mbx) -> int:
+    """Unlink the first message: its address, or a negative error (a ring the guest broke)."""
+    first = mbx.first(k.memory)
+    if not first or first & 3 or not k.memory.is_valid(first, 4):
+        return codes.signed(codes.ILLEGAL_ADDR)
+    if first == mbx.tail:
+        if mbx.count > 1:
+            return codes.signed(MBX_DUPLICATE_MESSAGE)  # the ring is shorter than the count
+        mbx.tail = 0
+    else:
+        k.memory.write_u32(mbx.tail, k.memory.read_u32(first))
+    mbx.count -= 1
+    return first
 
 
 def _receive(k, uid, out, timeout, cb, poll=False):
     mbx = k.get(uid, Mbx)
     if mbx is None:
         return codes.signed(codes.NOT_FOUND_MESSAGE_BOX)
-    if mbx.messages:
-        k.memory.write_u32(out, mbx.messages.pop(0))
-        _mbx_relink(k, mbx)
-        return 0
+    if mbx.count:
+        msg = _mbx_take(k, mbx)
+        if msg < 0:
+            return msg
+        k.memory.write_u32(out, msg)
+        return done_now(k, 0, cb)
     if poll:
         return codes.signed(codes.MESSAGEBOX_NO_MESSAGE)
     _wait_on(k, mbx, "mbx", timeout, cb, data=out)
@@ -786,6 +854,6 @@ def sceKernelReferMbxStatus(k, uid: int, info: Ptr) -> int:
     mbx = k.get(uid, Mbx)
     if mbx is None:
         return codes.signed(codes.NOT_FOUND_MESSAGE_BOX)
-    first = mbx.messages[0] if mbx.messages else 0
-    _write_status(k, info, _status_block(52, mbx.name, [mbx.attr, len(mbx.waiters), len(mbx.messages), first]))
+    _write_status(k, info, _status_block(52, mbx.name, [mbx.attr, len(mbx.waiters), mbx.count,
+                                                         mbx.first(k.memory)]))
     return 0

@@ -11,11 +11,14 @@ from allegrex.hle.registry import CStr, Ptr, U32, hle
 from allegrex.memory import USER_START
 
 USER_PARTITION = 2
+VOLATILE_PARTITION = 5  # the 4 MiB below user memory the firmware lends out (scePowerVolatileMemLock)
+VOLATILE_START, VOLATILE_SIZE = 0x08400000, 0x00400000
 USER_SIZE = 0x01800000
 USER_SIZE_LARGE = 0x03800000
 KERNEL_PARTITION_START = 0x08000000
 KERNEL_PARTITION_SIZE = 0x00300000
 ALIGN = 0x100
+USER_SYSTEM_SIZE = 0x4000
 TYPE_LOW, TYPE_HIGH, TYPE_ADDR = 0, 1, 2
 ILLEGAL_ALIGNMENT_SIZE = 0x800200E4
 FIRMWARE_VERSION = 0x06060010  # 6.60, the firmware pspautotests' expected files come from
@@ -80,6 +83,7 @@ class SysMem:
         self.partitions = {
             1: Partition(1, KERNEL_PARTITION_START + 0x10000, KERNEL_PARTITION_SIZE - 0x10000),
             USER_PARTITION: Partition(USER_PARTITION, USER_START, USER_SIZE),
+            VOLATILE_PARTITION: Partition(VOLATILE_PARTITION, VOLATILE_START, VOLATILE_SIZE),
         }
 
     def enable_large_memory(self) -> bool:
@@ -101,6 +105,13 @@ class SysMem:
         part.insert(block)
         block.uid = self.k.new_uid(block)
         return block
+
+    def reserve_system_area(self) -> None:
+        """The firmware's user-mode library (Kernel_Library) occupies the first 16 KiB of the
+        user partition; programs load and allocate above it. Skipped if the program sits there."""
+        part = self.partitions[USER_PARTITION]
+        if part.place(USER_SYSTEM_SIZE, TYPE_ADDR, part.start) is not None:
+            self.reserve(part.start, USER_SYSTEM_SIZE, "usersystemlib")
 
     def alloc_block(self, pid, name, high=False, size=0, kind=None, addr=0, align=ALIGN):
         part = self.partitions.get(USER_PARTITION if pid == 6 else pid)  # 6 aliases the user partition
@@ -133,20 +144,31 @@ LIB = "SysMemUserForUser"
 
 
 TYPE_LOW_ALIGNED, TYPE_HIGH_ALIGNED = 3, 4  # addr holds the alignment
-USER_ALIASES = (2, 5, 6)  # partitions a user program may allocate from (5 and 6 share the user memory here)
+USER_ALIASES = (2, 5, 6)  # partitions a user program may allocate from (6 shares the user memory here)
 KERNEL_ONLY = (1, 3, 4)
+
+
+def pool_partition_error(pid: int, last: int = 9) -> int | None:
+    """Why a thread-manager pool may not come from partition `pid`, or None: no such partition
+    (above `last`: 9 for most pools, 6 for TLS pools) or a kernel one (measured in
+    pspautotests threads/fpl/create and threads/tls/create)."""
+    if not 1 <= pid <= last or pid == 7:
+        return codes.signed(codes.ILLEGAL_ARGUMENT)
+    if pid not in USER_ALIASES:
+        return codes.signed(codes.ILLEGAL_PERM)
+    return None
 
 
 @hle(LIB, cost=costs.ALLOC)
 def sceKernelAllocPartitionMemory(k, pid: int, name: CStr, kind: int, size: U32, addr: Ptr) -> int:
+    if not 0 <= kind <= TYPE_HIGH_ALIGNED:  # checked first (measured: sysmem/volatile "Multi-error")
+        return codes.signed(codes.ILLEGAL_MEMBLOCK_ALLOC_TYPE)
     if name is None:
         return codes.signed(codes.KERNEL_ERROR)
     if pid in KERNEL_ONLY:
         return codes.signed(codes.ILLEGAL_PARTITION)
     if pid not in USER_ALIASES:
         return codes.signed(codes.ILLEGAL_ARGUMENT)
-    if not 0 <= kind <= TYPE_HIGH_ALIGNED:
-        return codes.signed(codes.ILLEGAL_MEMBLOCK_ALLOC_TYPE)
     align = ALIGN
     if kind in (TYPE_LOW_ALIGNED, TYPE_HIGH_ALIGNED):
         if addr == 0 or addr & (addr - 1):
@@ -157,8 +179,7 @@ def sceKernelAllocPartitionMemory(k, pid: int, name: CStr, kind: int, size: U32,
         return codes.signed(codes.FAILED_ALLOC_MEMBLOCK)
     if kind == TYPE_ADDR and addr == 0:
         return codes.signed(codes.FAILED_ALLOC_MEMBLOCK)
-    block = k.sysmem.alloc_block(USER_PARTITION, name[:31], size=size, kind=kind, addr=addr & ~(ALIGN - 1),
-                                 align=align)
+    block = k.sysmem.alloc_block(pid, name[:31], size=size, kind=kind, addr=addr & ~(ALIGN - 1), align=align)
     if block is None:
         return codes.signed(codes.FAILED_ALLOC_MEMBLOCK)
     return block.uid

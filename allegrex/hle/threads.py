@@ -20,13 +20,18 @@ ATTR_INVALID = 0x070F9F00
 ATTR_KEPT = 0x00706000
 ATTR_USER_THREAD = 0x800000FF
 ATTR_CLEAR_STACK = 0x00200000
+ATTR_LOW_STACK = 0x00400000
+ATTR_CHANGEABLE = 0x00004000  # only the VFPU bit may be changed on the running thread (threads/change)
 MIN_STACK = 0x200
+MAX_STACK = 0x7FFFFF00  # larger sizes cannot be rounded to 256 bytes: no memory
 STACK_RESERVED = 0x100  # the firmware keeps the top 256 bytes of a new stack (measured via argument addresses)
 ENTRY_FRAME = 0x40  # and starts the thread 64 bytes below its arguments (measured: sceKernelCheckThreadStack)
 LOWEST_PRIORITY, HIGHEST_PRIORITY = 0x77, 0x08  # user threads (0x78+ are refused)
 A0, A1, A2, A3, GP, SP, FP, RA, K0 = 4, 5, 6, 7, 28, 29, 30, 31, 26
 V0 = 2
 THREAD_INFO_SIZE = 104
+THREAD_INFO_SIZE_260 = 108  # for programs built with an SDK after 2.60
+SDK_2_60 = 0x02060010
 
 
 class Wait:
@@ -41,6 +46,29 @@ class Wait:
         self.data = data
         self.timer = None
         self.deadline = None
+
+
+# Short wait timeouts take longer on the PSP: per wait kind, (up to N us -> lasts M us)
+# steps measured on hardware (the figures PPSSPP's authors measured; pspautotests timing)
+TIMEOUT_STEPS = {
+    "sema": ((3, 24), (249, 245)),
+    "mutex": ((3, 25), (249, 250)),
+    "lwmutex": ((3, 25), (249, 250)),
+    "eventflag": ((1, 25), (209, 240)),
+    "fpl": ((5, 20), (6, 250), (7, 25), (215, 250)),
+    "vpl": ((5, 20), (6, 250), (7, 25), (215, 250)),
+    "msgpipe": ((210, 250),),
+}
+
+
+def shortest_timeout(kind: str, us: int) -> int:
+    """How long a wait of `kind` with a timeout of `us` microseconds really lasts."""
+    for limit, lasts in TIMEOUT_STEPS.get(kind, ()):
+        if us <= limit:
+            return lasts
+    if kind not in TIMEOUT_STEPS:
+        return max(us, MIN_DELAY_US)  # other waits: like delays (estimate)
+    return us
 
 
 class Thread:
@@ -61,10 +89,24 @@ class Thread:
         self.exit_status = codes.signed(codes.THREAD_ALREADY_DORMANT)  # what it reads before it ever runs
         self.wakeup_count = 0
         self.callbacks: list = []  # Callback objects owned by this thread
-        self.cb_saved = None  # context to return to after a callback
-        self.in_callback = None
+        self.cb_frames: list[CallbackFrame] = []  # the callbacks running on top of waits, innermost last
         self.run_clocks = 0
         self.deleted_on_exit = False
+        self.extended: list = []  # (stack block, base, size, pc, npc, sp, ra) of each sceKernelExtendThreadStack
+
+
+CALLBACK_INFO_SIZE = 56
+
+
+class CallbackFrame:
+    """A callback running on a thread on top of a wait: the context to return to, the wait it
+    interrupted (None once that wait has ended), and whether the thread has started it yet."""
+
+    def __init__(self, cb, saved, wait, unstarted):
+        self.cb = cb
+        self.saved = saved
+        self.wait = wait
+        self.unstarted = unstarted
 
 
 class Callback:
@@ -85,6 +127,7 @@ class ThreadManager:
         self.ready: list[Thread] = []
         self.current: Thread | None = None
         self.dispatch_suspended = False
+        self.no_preempt: set = set()  # ready threads that wait for the running one to give up the CPU
 
     # --- queries ---
     def any_alive(self) -> bool:
@@ -106,9 +149,8 @@ class ThreadManager:
 
     # --- context helpers ---
     def set_result(self, thread: Thread, value: int) -> None:
-        if thread.in_callback is not None:
-            thread.cb_saved[0][V0] = value & 0xFFFFFFFF
-        elif thread is self.current:
+        """v0 of the thread's live context."""
+        if thread is self.current:
             self.k.cpu.regs[V0] = value & 0xFFFFFFFF
         else:
             thread.context[0][V0] = value & 0xFFFFFFFF
@@ -123,12 +165,8 @@ class ThreadManager:
     def start(self, thread: Thread, argsize: int, argp: int) -> None:
         k = self.k
         size = (thread.stack_size + 0xFF) & ~0xFF
-        if thread.stack_block is None:
-            block = k.sysmem.alloc_block(2, f"stack {thread.name}", high=True, size=size)
-            if block is None:
-                raise MemoryError
-            thread.stack_block = block
-            thread.stack_addr = block.addr
+        if thread.stack_block is None and not self.alloc_stack(thread):
+            raise MemoryError
         if not thread.attr & ATTR_NO_FILLSTACK:
             k.memory.fill(thread.stack_addr, 0xFF, size)
         k.memory.write_u32(thread.stack_addr, thread.uid)  # the firmware marks the stack bottom with the uid
@@ -167,6 +205,16 @@ class ThreadManager:
         self.make_ready(thread)
         k.cpu.counters[0] += costs.THREAD_CREATE
 
+    def alloc_stack(self, thread: Thread) -> bool:
+        """The thread's stack block: from the top of the user partition unless it asks for low memory."""
+        size = (thread.stack_size + 0xFF) & ~0xFF
+        block = self.k.sysmem.alloc_block(2, f"stack {thread.name}", high=not thread.attr & ATTR_LOW_STACK, size=size)
+        if block is None:
+            return False
+        thread.stack_block = block
+        thread.stack_addr = block.addr
+        return True
+
     def make_ready(self, thread: Thread, front: bool = False) -> None:
         thread.status = READY
         if thread in self.ready:
@@ -176,8 +224,10 @@ class ThreadManager:
         else:
             self.ready.append(thread)
 
-    def exit(self, thread: Thread, status: int) -> None:
-        """The thread ends (returned, exited or terminated): dormant, waiters on its end woken."""
+    def exit(self, thread: Thread, status: int, dispatch: bool = True) -> None:
+        """The thread ends (returned, exited or terminated): dormant, waiters on its end woken.
+        dispatch=False (termination by another thread): the woken waiters become ready but do
+        not preempt the caller; they run once it waits (measured: threads/terminate)."""
         if thread is self.current:
             self.current = None
         if thread in self.ready:
@@ -185,17 +235,26 @@ class ThreadManager:
         self.cancel_wait(thread)
         thread.status = DORMANT
         thread.exit_status = status
-        thread.in_callback = None
-        thread.cb_saved = None
+        while thread.extended:  # ended inside sceKernelExtendThreadStack: its extra stacks go
+            block, thread.stack_addr, thread.stack_size = thread.extended.pop()[:3]
+            thread.stack_block = block.previous
+            self.k.sysmem.free_block(block)
+        thread.cb_frames.clear()
         from allegrex.hle import sync
         sync.release_held_by(self.k, thread)
+        from allegrex.hle import tls
+        tls.release_blocks_of(self.k, thread)
         for other in self.threads:
             if other.status & WAITING and other.wait and other.wait.kind == "thread-end" and other.wait.obj is thread:
                 self.wake(other, status)
+                if not dispatch:
+                    self.no_preempt.add(other)
 
     def delete(self, thread: Thread) -> None:
         thread.status = DEAD
         if thread.stack_block is not None:
+            if thread.attr & ATTR_CLEAR_STACK:  # measured (threads/start): the freed stack reads back as zeros
+                self.k.memory.fill(thread.stack_addr, 0, thread.stack_block.size)
             self.k.sysmem.free_block(thread.stack_block)
             thread.stack_block = None
         for cb in thread.callbacks:
@@ -213,8 +272,7 @@ class ThreadManager:
             raise IllegalContext
         thread = thread or self.current
         if wait.timeout_ptr:
-            # like delays, very short timeouts take a minimum time on the PSP (estimate)
-            timeout_us = max(k.memory.read_u32(wait.timeout_ptr), MIN_DELAY_US)
+            timeout_us = shortest_timeout(wait.kind, k.memory.read_u32(wait.timeout_ptr))
         if timeout_us is not None:
             wait.deadline = k.now_us() + max(timeout_us, 0)
             wait.timer = k.timers.add(wait.deadline, lambda t=thread, w=wait: self._timed_out(t, w))
@@ -229,7 +287,7 @@ class ThreadManager:
             self.run_callbacks(thread)
 
     def _timed_out(self, thread: Thread, wait: Wait) -> None:
-        if thread.wait is not wait:
+        if thread.wait is not wait and not any(f.wait is wait for f in thread.cb_frames):
             return
         wait.timer = None
         result = codes.signed(codes.WAIT_TIMEOUT)
@@ -237,13 +295,14 @@ class ThreadManager:
             result = 0
         elif wait.kind == "io":
             result = wait.data  # the driver finished: the call's own result
-        self.wake(thread, result)
+        self.wake(thread, result, wait)
         from allegrex.hle import sync
         sync.waiter_left(self.k, wait.obj)  # a FIFO queue may now serve the next waiter
 
-    def wake(self, thread: Thread, result: int) -> None:
-        """End `thread`'s wait with `result` as the return value of its blocking call."""
-        wait = thread.wait
+    def wake(self, thread: Thread, result: int, wait: Wait | None = None) -> None:
+        """End `thread`'s wait (or the given one, which a callback may have interrupted) with
+        `result` as the return value of its blocking call."""
+        wait = wait or thread.wait
         if wait is None:
             return
         k = self.k
@@ -255,10 +314,16 @@ class ThreadManager:
                 k.memory.write_u32(wait.timeout_ptr, left)
         from allegrex.hle import sync
         sync.forget_waiter(wait, thread)
+        sync.wait_ended(k, wait, result)
+        interrupted = next((f for f in thread.cb_frames if f.wait is wait), None)
+        if interrupted is not None:  # a callback runs on top of it: the result waits for its return
+            interrupted.wait = None
+            interrupted.saved[0][V0] = result & 0xFFFFFFFF
+            if thread.wait is wait:
+                thread.wait = None
+            return
         thread.wait = None
         self.set_result(thread, result)
-        if thread.in_callback is not None:
-            return  # becomes ready when its callback returns
         if thread.status == WAITING_SUSPENDED:
             thread.status = SUSPENDED
         elif thread.status & WAITING:
@@ -285,9 +350,10 @@ class ThreadManager:
             return  # an interrupt handler runs on top of whatever was running
         cur = self.current
         if cur is not None and cur.status == RUNNING:
-            if self.dispatch_suspended:
-                return
-            best = self.best_ready()
+            if self.dispatch_suspended or not self.k.intr_enabled:
+                return  # with dispatch or interrupts off the running thread keeps the CPU
+            contenders = [t for t in self.ready if t not in self.no_preempt]
+            best = min(contenders, key=lambda t: t.priority) if contenders else None
             if best is None or best.priority >= cur.priority:
                 return
             self.make_ready(cur, front=True)  # preempted: first in line at its priority
@@ -310,11 +376,14 @@ class ThreadManager:
             return
         if cur is not None and cur.status not in (DORMANT, DEAD):
             cur.context = k.cpu.save_context()
+        self.no_preempt.clear()
         self.current = thread
         if thread is None:
             return
         self.ready.remove(thread)
         thread.status = RUNNING
+        if thread.cb_frames and thread.cb_frames[-1].unstarted:
+            self._start_callback(thread)
         k.cpu.load_context(thread.context)
         k.cpu.counters[0] += costs.THREAD_SWITCH
 
@@ -323,36 +392,56 @@ class ThreadManager:
         return [cb for cb in thread.callbacks if cb.notify_count > 0]
 
     def run_callbacks(self, thread: Thread) -> bool:
-        """Make `thread` run its first pending callback now (it keeps its wait)."""
+        """Make `thread` run its first pending callback now, on top of its wait (a callback
+        may itself wait with callbacks: they nest)."""
         pending = self.pending_callbacks(thread)
-        if not pending or thread.in_callback is not None:
-            return False
+        frames = thread.cb_frames
+        if not pending or (frames and thread.wait is not None and frames[-1].wait is thread.wait):
+            return False  # nothing to run, or a callback already runs on top of this wait
         cb = pending[0]
         k = self.k
-        if thread is self.current:
-            saved = k.cpu.save_context()
-        else:
-            saved = thread.context
+        current = thread is self.current
+        saved = k.cpu.save_context() if current else thread.context
         regs, fpr, vpr, vctrl = (a.copy() for a in saved)
-        thread.cb_saved = saved
-        count, arg = cb.notify_count, cb.notify_arg
-        cb.notify_count = 0
-        cb.notify_arg = 0
-        regs[A0] = count
-        regs[A1] = arg & 0xFFFFFFFF
+        frames.append(CallbackFrame(cb, saved, thread.wait, unstarted=not current))
+        if current:  # a waiting thread takes its count when it gets to run
+            regs[A0], regs[A1] = cb.notify_count, cb.notify_arg & 0xFFFFFFFF
+            cb.notify_count = cb.notify_arg = 0
         regs[A2] = cb.common & 0xFFFFFFFF
         regs[SP] = (int(regs[SP]) - 0x40) & 0xFFFFFFFF
         regs[RA] = k.trampoline("callback-return", _callback_returned)
         regs[PC] = cb.func
         regs[NPC] = cb.func + 4
-        thread.in_callback = cb
-        if thread is self.current:
+        if current:
             k.cpu.load_context((regs, fpr, vpr, vctrl))
             thread.status = RUNNING
         else:
             thread.context = (regs, fpr, vpr, vctrl)
             self.make_ready(thread)
         return True
+
+    def _start_callback(self, thread: Thread) -> None:
+        """A callback prepared for a waiting thread starts only when that thread runs: it gets
+        the notifications counted until then (measured: threads/callbacks)."""
+        frame = thread.cb_frames[-1]
+        frame.unstarted = False
+        regs = thread.context[0]
+        regs[A0], regs[A1] = frame.cb.notify_count, frame.cb.notify_arg & 0xFFFFFFFF
+        frame.cb.notify_count = frame.cb.notify_arg = 0
+
+    def withdraw_callback(self, cb: Callback) -> None:
+        """`cb` was cancelled or deleted: a waiting thread that was about to run it goes back
+        to its wait (or on to its next pending callback)."""
+        thread = cb.owner
+        frame = thread.cb_frames[-1] if thread.cb_frames else None
+        if frame is None or frame.cb is not cb or not frame.unstarted:
+            return
+        thread.cb_frames.pop()
+        thread.context, thread.wait = frame.saved, frame.wait
+        if thread in self.ready:
+            self.ready.remove(thread)
+        thread.status = WAITING
+        self.run_callbacks(thread)
 
     def notify(self, cb: Callback, arg: int) -> None:
         cb.notify_count += 1
@@ -371,18 +460,26 @@ def _thread_returned(k) -> None:
         k.threads.delete(t)
 
 
+def _extend_returned(k) -> None:
+    """The function run on an extended stack returned: back to the caller's stack; its v0 stays."""
+    t = k.threads.current
+    block, base, size, pc, npc, sp, ra = t.extended.pop()
+    k.sysmem.free_block(block)
+    t.stack_block, t.stack_addr, t.stack_size = block.previous, base, size
+    regs = k.cpu.regs
+    regs[PC], regs[NPC], regs[SP], regs[RA] = pc, npc, sp, ra
+
+
 def _callback_returned(k) -> None:
     tm = k.threads
     t = tm.current
-    cb = t.in_callback
+    frame = t.cb_frames.pop()
     result = int(k.cpu.regs[V0])
-    if cb is not None and result != 0 and cb in t.callbacks:  # a non-zero return deletes the callback
-        t.callbacks.remove(cb)
-        k.free_uid(cb.uid)
-    saved = t.cb_saved
-    t.in_callback = None
-    t.cb_saved = None
-    k.cpu.load_context(saved)
+    if result != 0 and frame.cb in t.callbacks:  # a non-zero return deletes the callback
+        t.callbacks.remove(frame.cb)
+        k.free_uid(frame.cb.uid)
+    k.cpu.load_context(frame.saved)
+    t.wait = frame.wait  # back in the wait it interrupted, unless that ended meanwhile
     if t.wait is not None and tm.pending_callbacks(t):
         tm.run_callbacks(t)
         return
@@ -404,33 +501,50 @@ def current(k) -> Thread:
 LIB = "ThreadManForUser"
 
 
+def cannot_wait(k) -> bool:
+    """With dispatch or interrupts off a call that could wait fails at once with
+    WAIT_CAN_NOT_WAIT, before any other check (measured: threads/scheduling/dispatch)."""
+    return k.threads.dispatch_suspended or not k.intr_enabled
+
+
+def done_now(k, result: int, cb: bool):
+    """A wait call that did not have to wait returns `result`; its CB form first runs the
+    caller's pending callbacks (then None: the result is already in the saved v0)."""
+    if cb and k.threads.pending_callbacks(k.threads.current):
+        k.cpu.regs[V0] = result & 0xFFFFFFFF
+        k.threads.run_callbacks(k.threads.current)
+        return None
+    return result
+
+
 def finish_wait_call(k, result) -> None:
     """Put a wait call's result in v0, unless it blocked (None): then the wake-up sets v0."""
     if result is not None:
         k.cpu.regs[V0] = result & 0xFFFFFFFF
 
 
-@hle(LIB, cost=costs.THREAD_CREATE)
-def sceKernelCreateThread(k, name: CStr, entry: Ptr, priority: int, stack_size: int, attr: U32, option: Ptr) -> int:
+@hle(LIB)
+def sceKernelCreateThread(k, name: CStr, entry: Ptr, priority: int, stack_size: U32, attr: U32, option: Ptr) -> int:
     if name is None:
         return codes.signed(codes.KERNEL_ERROR)
     if stack_size < MIN_STACK:
         return codes.signed(codes.ILLEGAL_STACK_SIZE)
     if priority < HIGHEST_PRIORITY or priority > LOWEST_PRIORITY:
         return codes.signed(codes.ILLEGAL_PRIORITY)
-    if entry == 0 or not k.memory.is_valid(entry, 4):
-        return codes.signed(codes.ILLEGAL_ENTRY)
+    if entry != 0 and not k.memory.is_valid(entry, 4):  # measured: a null entry is accepted
+        return codes.signed(codes.ILLEGAL_ADDR)
     if attr & ATTR_INVALID:
         return codes.signed(codes.ILLEGAL_ATTR)
+    if stack_size > MAX_STACK:
+        return codes.signed(codes.NO_MEMORY)
     gp = int(k.cpu.regs[GP])
     stack_size = (stack_size + 0xFF) & ~0xFF  # stacks come in 256-byte units
     thread = k.threads.create(name, entry, priority, stack_size, (attr & ATTR_KEPT) | ATTR_USER_THREAD, gp)
-    block = k.sysmem.alloc_block(2, f"stack {name}", high=True, size=(stack_size + 0xFF) & ~0xFF)
-    if block is None:
+    if not k.threads.alloc_stack(thread):
         k.threads.delete(thread)
         return codes.signed(codes.NO_MEMORY)
-    thread.stack_block = block
-    thread.stack_addr = block.addr
+    k.charge(costs.CREATE_THREAD)
+    k.threads.dispatch_suspended = False  # measured: creating a thread resumes dispatch (scheduling/dispatch)
     return thread.uid
 
 
@@ -442,6 +556,8 @@ def _thread(k, uid):
 
 @hle(LIB, cost=costs.THREAD_CREATE)
 def sceKernelStartThread(k, uid: int, argsize: int, argp: Ptr) -> int:
+    if k.interrupts:  # measured: a timer handler cannot start a thread (threads/vtimers/cancelhandler)
+        return codes.signed(codes.ILLEGAL_CONTEXT)
     if uid == 0:
         return codes.signed(codes.ILLEGAL_THREAD)
     thread = k.get(uid, Thread)
@@ -495,7 +611,7 @@ def sceKernelTerminateThread(k, uid: int) -> int:
         return codes.signed(codes.ILLEGAL_THREAD)
     if thread.status == DORMANT:
         return codes.signed(codes.THREAD_ALREADY_DORMANT)
-    k.threads.exit(thread, codes.signed(codes.THREAD_IS_TERMINATED))
+    k.threads.exit(thread, codes.signed(codes.THREAD_IS_TERMINATED), dispatch=False)
     return 0
 
 
@@ -509,7 +625,7 @@ def sceKernelTerminateDeleteThread(k, uid: int) -> int:
     if thread is k.threads.current:
         return codes.signed(codes.ILLEGAL_THREAD)
     if thread.status != DORMANT:
-        k.threads.exit(thread, codes.signed(codes.THREAD_IS_TERMINATED))
+        k.threads.exit(thread, codes.signed(codes.THREAD_IS_TERMINATED), dispatch=False)
     k.threads.delete(thread)
     return 0
 
@@ -540,6 +656,8 @@ def sceKernelChangeThreadPriority(k, uid: int, priority: int) -> int:
     thread.priority = priority
     if thread.status == READY:
         k.threads.make_ready(thread)  # moves to the back of its new priority
+    elif thread is k.threads.current:
+        k.threads.yield_current()  # even at its old priority the caller goes behind its equals (threads/change)
     return 0
 
 
@@ -571,6 +689,8 @@ def sceKernelGetThreadExitStatus(k, uid: int) -> int:
 
 @hle(LIB)
 def sceKernelChangeCurrentThreadAttr(k, clear: U32, set_: U32) -> int:
+    if (clear | set_) & ~ATTR_CHANGEABLE:
+        return codes.signed(codes.ILLEGAL_ATTR)
     t = k.threads.current
     t.attr = (t.attr & ~clear) | set_
     return 0
@@ -583,10 +703,13 @@ def sceKernelReferThreadStatus(k, uid: int, info: Ptr) -> int:
         return codes.signed(codes.NOT_FOUND_THREAD)
     if not info:
         return codes.signed(codes.ILLEGAL_ADDR)
-    size = k.memory.read_u32(info)
-    m = k.memory
-    data = bytearray(THREAD_INFO_SIZE)
-    data[0:4] = THREAD_INFO_SIZE.to_bytes(4, "little")
+    wanted = k.memory.read_u32(info)
+    # programs built for firmware after 2.60 get a 108-byte record and a size check (threads/refer)
+    full = THREAD_INFO_SIZE_260 if k.sdk_version > SDK_2_60 else THREAD_INFO_SIZE
+    if full == THREAD_INFO_SIZE_260 and wanted > full:
+        return codes.signed(codes.ILLEGAL_SIZE)
+    data = bytearray(full)
+    data[0:4] = full.to_bytes(4, "little")
     name = thread.name.encode("latin-1")[:31]
     data[4:4 + len(name)] = name
     fields = [thread.attr, thread.status, thread.entry, thread.stack_addr, thread.stack_size, thread.gp,
@@ -596,8 +719,9 @@ def sceKernelReferThreadStatus(k, uid: int, info: Ptr) -> int:
               thread.run_clocks >> 32, 0, 0, 0]
     for i, value in enumerate(fields):
         data[36 + 4 * i:40 + 4 * i] = (value & 0xFFFFFFFF).to_bytes(4, "little")
-    if size:
-        m.write(info, bytes(data[:min(size, THREAD_INFO_SIZE)]))  # the caller's size says how much to copy
+    if wanted:
+        # the caller's size says how much to copy, but the size word is always whole
+        k.memory.write(info, bytes(data[:max(4, min(wanted, full))]))
     return 0
 
 
@@ -613,9 +737,7 @@ def _sleep(k, cb: bool) -> int:
     t = k.threads.current
     if t.wakeup_count > 0:
         t.wakeup_count -= 1
-        if cb:
-            k.threads.run_callbacks(t)
-        return 0
+        return done_now(k, 0, cb)
     k.cpu.regs[V0] = 0
     k.threads.block(Wait("sleep", cb=cb))
     return None
@@ -714,11 +836,17 @@ def sceKernelReleaseWaitThread(k, uid: int) -> int:
 def _delay(k, us: int, cb: bool) -> None:
     k.cpu.regs[V0] = 0
     us = max(us, 0)
-    # the firmware never waits less than ~200 us for a delay (measured: tiny delays still yield)
-    k.threads.block(Wait("delay", cb=cb), timeout_us=max(us, MIN_DELAY_US))
+    k.threads.block(Wait("delay", cb=cb), timeout_us=delay_lasts(us))
 
 
 MIN_DELAY_US = 200
+SHORT_DELAY_US = 210  # a delay under 200 us lasts about this long on the PSP
+DELAY_LATE_US = 10  # and a longer one wakes this much late (PPSSPP's hardware measurements)
+
+
+def delay_lasts(us: int) -> int:
+    """How long sceKernelDelayThread(us) really sleeps: never less than ~200 us, never on time."""
+    return SHORT_DELAY_US if us < MIN_DELAY_US else us + DELAY_LATE_US
 
 
 @hle(LIB, cost=costs.THREAD_SWITCH)
@@ -743,6 +871,8 @@ def sceKernelDelaySysClockThreadCB(k, clock: Ptr) -> Raw:
 
 # --- waiting for another thread ---
 def _wait_end(k, uid, timeout_ptr, cb) -> int | None:
+    if cannot_wait(k):
+        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
     if uid == 0:
         return codes.signed(codes.ILLEGAL_THREAD)
     thread = k.get(uid, Thread)
@@ -751,7 +881,7 @@ def _wait_end(k, uid, timeout_ptr, cb) -> int | None:
     if thread is k.threads.current:
         return codes.signed(codes.ILLEGAL_THREAD)
     if thread.status == DORMANT:
-        return thread.exit_status
+        return done_now(k, thread.exit_status, cb)
     k.cpu.regs[V0] = 0
     k.threads.block(Wait("thread-end", obj=thread, cb=cb, timeout_ptr=timeout_ptr))
     return None
@@ -770,8 +900,10 @@ def sceKernelWaitThreadEndCB(k, uid: int, timeout: Ptr) -> Raw:
 # --- callbacks ---
 @hle(LIB)
 def sceKernelCreateCallback(k, name: CStr, func: Ptr, common: Ptr) -> int:
-    if name is None or func == 0:
+    if name is None:
         return codes.signed(codes.KERNEL_ERROR)
+    if func & 0xF0000000:  # measured: only the top nibble is checked (a null function is accepted)
+        return codes.signed(codes.ILLEGAL_ADDR)
     t = k.threads.current
     cb = Callback(name, func, common, t)
     cb.uid = k.new_uid(cb)
@@ -786,6 +918,7 @@ def sceKernelDeleteCallback(k, uid: int) -> int:
         return codes.signed(codes.NOT_FOUND_CALLBACK)
     if cb in cb.owner.callbacks:
         cb.owner.callbacks.remove(cb)
+    k.threads.withdraw_callback(cb)
     k.free_uid(uid)
     return 0
 
@@ -806,6 +939,7 @@ def sceKernelCancelCallback(k, uid: int) -> int:
         return codes.signed(codes.NOT_FOUND_CALLBACK)
     cb.notify_count = 0
     cb.notify_arg = 0
+    k.threads.withdraw_callback(cb)
     return 0
 
 
@@ -828,19 +962,17 @@ def sceKernelReferCallbackStatus(k, uid: int, info: Ptr) -> int:
     cb = k.get(uid, Callback)
     if cb is None:
         return codes.signed(codes.NOT_FOUND_CALLBACK)
-    data = bytearray(56)
-    data[0:4] = (56).to_bytes(4, "little")
-    name = cb.name.encode("latin-1")[:31]
-    data[4:4 + len(name)] = name
-    for i, v in enumerate([cb.owner.uid, cb.func, cb.common, cb.notify_count, cb.notify_arg]):
-        data[36 + 4 * i:40 + 4 * i] = (v & 0xFFFFFFFF).to_bytes(4, "little")
-    k.memory.write(info, bytes(data))
+    from allegrex.hle.sync import _status_block, _write_status
+    words = [cb.owner.uid, cb.func, cb.common, cb.notify_count, cb.notify_arg]
+    _write_status(k, info, _status_block(CALLBACK_INFO_SIZE, cb.name, words))
     return 0
 
 
 # --- dispatch control ---
 @hle(LIB)
 def sceKernelSuspendDispatchThread(k) -> int:
+    if not k.intr_enabled:
+        return codes.signed(INTERRUPTS_DISABLED)
     was = 0 if k.threads.dispatch_suspended else 1
     k.threads.dispatch_suspended = True
     return was
@@ -848,8 +980,13 @@ def sceKernelSuspendDispatchThread(k) -> int:
 
 @hle(LIB)
 def sceKernelResumeDispatchThread(k, state: int) -> int:
+    if not k.intr_enabled:
+        return codes.signed(INTERRUPTS_DISABLED)
     k.threads.dispatch_suspended = state == 0
     return 0
+
+
+INTERRUPTS_DISABLED = 0x80020066  # dispatch cannot be switched while interrupts are off
 
 
 @hle(LIB)
@@ -858,20 +995,80 @@ def sceKernelCheckThreadStack(k) -> int:
     return int(k.cpu.regs[SP]) - t.stack_addr
 
 
+@hle(LIB, cost=costs.THREAD_SWITCH)
+def sceKernelExtendThreadStack(k, size: U32, func: Ptr, arg: U32) -> Raw:
+    """Run func(arg) on a new stack of `size` bytes; returns what func returns."""
+    t = k.threads.current
+    regs = k.cpu.regs
+    if size < MIN_STACK:
+        regs[V0] = codes.signed(codes.ILLEGAL_STACK_SIZE) & 0xFFFFFFFF
+        return
+    size = (size + 0xFF) & ~0xFF
+    block = k.sysmem.alloc_block(2, f"extended stack {t.name}", high=True, size=size) if size <= MAX_STACK else None
+    if block is None:
+        regs[V0] = codes.signed(codes.NO_MEMORY) & 0xFFFFFFFF
+        return
+    block.previous = t.stack_block
+    t.extended.append((block, t.stack_addr, t.stack_size, int(regs[PC]), int(regs[NPC]), int(regs[SP]), int(regs[RA])))
+    k.memory.fill(block.addr, 0xFF, size)
+    k.memory.write_u32(block.addr, t.uid)  # like a thread's own stack, without a control block (k0 stays)
+    t.stack_block, t.stack_addr, t.stack_size = block, block.addr, size
+    regs[A0] = arg
+    regs[SP] = block.addr + size - 0x10
+    regs[RA] = k.trampoline("extend-return", _extend_returned)
+    regs[PC], regs[NPC] = func, func + 4
+
+
+STACK_FREE_SKIP = 0x10
+
+
 @hle(LIB)
 def sceKernelGetThreadStackFreeSize(k, uid: int) -> int:
     t = _thread(k, uid)
     if t is None:
         return codes.signed(codes.NOT_FOUND_THREAD)
-    # free = bytes still holding the 0xFF fill from the bottom up
-    data = k.memory.read(t.stack_addr + 4, t.stack_size - 4)
-    return len(data) - len(data.lstrip(b"\xff"))
+    # free = whole words still holding the 0xFF fill, counted up from 16 bytes above the
+    # bottom (where the thread id sits); measured in threads/stackfree
+    data = k.memory.read(t.stack_addr + STACK_FREE_SKIP, t.stack_size - STACK_FREE_SKIP)
+    return (len(data) - len(data.lstrip(b"\xff"))) & ~3
+
+
+def id_type(obj) -> int | None:
+    """The thread manager's type number of a kernel object (None: not a thread manager object)."""
+    from allegrex.hle import msgpipe, pools, sync, timers, tls, vpl
+    types = {Thread: 1, sync.Semaphore: 2, sync.EventFlag: 3, sync.Mbx: 4, vpl.Vpl: 5, pools.Fpl: 6, msgpipe.MsgPipe: 7,
+             Callback: 8, timers.Alarm: 10, timers.VTimer: 11, sync.Mutex: 12, sync.LwMutex: 13, tls.Tlspl: 14}
+    return types.get(type(obj))
 
 
 @hle(LIB)
 def sceKernelGetThreadmanIdType(k, uid: int) -> int:
-    from allegrex.hle import sync
-    obj = k.objects.get(uid & 0xFFFFFFFF)
-    types = {Thread: 1, sync.Semaphore: 2, sync.EventFlag: 3, sync.Mbx: 4, Callback: 8, sync.Mutex: 12,
-             sync.LwMutex: 13}
-    return types.get(type(obj), codes.signed(codes.ILLEGAL_ARGUMENT))
+    found = id_type(k.objects.get(uid & 0xFFFFFFFF))
+    return codes.signed(codes.ILLEGAL_ARGUMENT) if found is None else found
+
+
+# the thread lists by state (types 0x40-0x43)
+THREAD_STATE_LISTS = {
+    0x40: lambda t: t.wait is not None and t.wait.kind == "sleep" and not t.status & SUSPENDED,
+    0x41: lambda t: t.wait is not None and t.wait.kind == "delay" and not t.status & SUSPENDED,
+    0x42: lambda t: bool(t.status & SUSPENDED),
+    0x43: lambda t: t.status == DORMANT,
+}
+ILLEGAL_TYPE = 0x800201BB
+
+
+@hle(LIB)
+def sceKernelGetThreadmanIdList(k, kind: int, buf: Ptr, size: int, count_out: Ptr) -> int:
+    if size < 0:
+        return codes.signed(codes.ILLEGAL_ADDR)
+    if 1 <= kind <= 14:
+        ids = [uid for uid, obj in k.objects.items() if id_type(obj) == kind]
+    elif kind in THREAD_STATE_LISTS:
+        ids = [t.uid for t in k.threads.threads if THREAD_STATE_LISTS[kind](t)]
+    else:
+        return codes.signed(ILLEGAL_TYPE)
+    for i, uid in enumerate(ids[:size]):
+        k.memory.write_u32(buf + 4 * i, uid)
+    if count_out:
+        k.memory.write_u32(count_out, len(ids))
+    return min(len(ids), size)

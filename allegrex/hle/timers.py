@@ -114,14 +114,18 @@ def _missing(uid, zero_is_illegal=False) -> int:
     return codes.signed(ILLEGAL_VTIMER if uid == 0 and zero_is_illegal else codes.NOT_FOUND_VTIMER)
 
 
+VTIMER_LATENCY_US = 250  # a handler never runs sooner than this after it is (re)armed, and never
+# before the reading 250 (hardware figures PPSSPP's authors measured; threads/vtimers/sethandler)
+
+
 def _arm_vtimer(k, vt) -> None:
     k.timers.cancel(vt.timer)
     vt.timer = None
     if not vt.running or not vt.handler:
         return
     now = k.now_us()
-    at = now + max(0, vt.schedule - vt.reading(now))
-    vt.timer = k.timers.add(at, lambda: _fire_vtimer(k, vt))
+    due = now + max(vt.schedule, VTIMER_LATENCY_US) - vt.reading(now)
+    vt.timer = k.timers.add(max(due, now + VTIMER_LATENCY_US), lambda: _fire_vtimer(k, vt))
 
 
 def _fire_vtimer(k, vt) -> None:
@@ -129,8 +133,10 @@ def _fire_vtimer(k, vt) -> None:
     now = k.now_us()
     write64(k.memory, SCRATCH, vt.schedule)
     write64(k.memory, SCRATCH + 8, vt.reading(now))
+    k.running_vtimer = vt.uid
 
     def done(result):
+        k.running_vtimer = 0
         if result > 0 and vt.uid in k.objects and vt.handler:
             vt.schedule += result
             _arm_vtimer(k, vt)
@@ -138,6 +144,11 @@ def _fire_vtimer(k, vt) -> None:
             vt.handler = 0
 
     k.run_interrupt(vt.handler, (vt.uid, SCRATCH, SCRATCH + 8, vt.common), done)
+
+
+def _is_running_handler(k, uid) -> bool:
+    """The timer whose handler runs now (0 outside handlers) may not change its handler."""
+    return uid == getattr(k, "running_vtimer", 0)
 
 
 @hle(LIB, cost=costs.SYNC)
@@ -245,10 +256,14 @@ def sceKernelSetVTimerTimeWide(k, uid: int, value: U64) -> U64:
 
 
 def _set_handler(k, uid, schedule, handler, common) -> int:
+    if _is_running_handler(k, uid):
+        return codes.signed(ILLEGAL_VTIMER)
     vt = _vtimer(k, uid)
     if vt is None:
         return _missing(uid)
-    vt.schedule, vt.handler, vt.common = schedule, handler, common
+    vt.handler = handler
+    if handler:  # without a handler the schedule and common value stay (measured: sethandler)
+        vt.schedule, vt.common = schedule, common
     _arm_vtimer(k, vt)
     return 0
 
@@ -265,7 +280,7 @@ def sceKernelSetVTimerHandlerWide(k, uid: int, schedule: U64, handler: Ptr, comm
 
 @hle(LIB)
 def sceKernelCancelVTimerHandler(k, uid: int) -> int:
-    if uid == 0 or k.interrupts:
+    if _is_running_handler(k, uid):
         return codes.signed(ILLEGAL_VTIMER)
     vt = _vtimer(k, uid)
     if vt is None:

@@ -52,6 +52,20 @@ def test_read_waits_for_the_next_sample_and_the_latch_counts_samples():
     assert call(k, "sceCtrl", "sceCtrlPeekLatch", DATA) == 0
 
 
+def test_the_pad_is_sampled_as_the_vblank_ends_and_reads_carry_the_sample_time():
+    from allegrex.hle.display import vblank_us
+    k = make_kernel()
+    k.cpu.counters[0] = 222 * (vblank_us(3) + 100)  # 100 us into vblank 3: its sample is not taken yet
+    call(k, "sceCtrl", "sceCtrlPeekBufferPositive", DATA, 1)
+    assert k.memory.read_u32(DATA) == vblank_us(2) + ctrl.VBLANK_SAMPLE_DELAY_US  # the previous frame's
+    call(k, "sceCtrl", "sceCtrlReadBufferPositive", DATA, 1)  # consumes the unread samples
+    call(k, "sceCtrl", "sceCtrlReadBufferPositive", DATA, 1)
+    assert k.threads.current is None  # waits for the end of this vblank
+    k.idle_until_next_event()
+    sampled = vblank_us(3) + ctrl.VBLANK_SAMPLE_DELAY_US
+    assert k.memory.read_u32(DATA) == sampled and sampled <= k.now_us() < sampled + 20
+
+
 def test_osk_returns_the_configured_text_with_the_status_sequence():
     k = make_kernel(RunOptions(osk_text="hello"))
     params, data, out = 0x08A10000, 0x08A10100, 0x08A10200

@@ -116,3 +116,13 @@ def test_frames_folder_gets_one_png_per_displayed_frame(tmp_path):
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == ["frame_000001.png", "frame_000002.png", "frame_000003.png"]
     assert k.display.frames_written == 3
+
+
+def test_the_line_count_reads_1_as_the_vblank_starts_and_14_as_it_ends():
+    from allegrex.hle.display import VBLANK_LENGTH_US, vblank_us
+    k = make_kernel()
+    k.cpu.counters[0] = 222 * vblank_us(5)
+    assert call(k, "sceDisplay", "sceDisplayGetCurrentHcount") == 1
+    k.cpu.counters[0] = 222 * (vblank_us(5) + int(VBLANK_LENGTH_US) - 1)
+    assert call(k, "sceDisplay", "sceDisplayIsVblank") == 1
+    assert call(k, "sceDisplay", "sceDisplayGetCurrentHcount") == 14

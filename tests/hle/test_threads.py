@@ -162,3 +162,166 @@ def test_callback_runs_on_a_thread_sleeping_with_cb_and_it_sleeps_again():
     k.on_syscall(code)
     main = k.threads.threads[0]
     assert main.status == WAITING and k.threads.current.name == "other"
+
+
+def test_short_timeouts_last_as_long_as_on_the_psp():
+    from allegrex.hle.threads import delay_lasts, shortest_timeout
+    assert [shortest_timeout("sema", us) for us in (1, 3, 4, 249, 250)] == [24, 24, 245, 245, 250]
+    assert [shortest_timeout("eventflag", us) for us in (1, 2, 209, 210)] == [25, 240, 240, 210]
+    assert [shortest_timeout("vpl", us) for us in (5, 6, 7, 8, 215, 216)] == [20, 250, 25, 250, 250, 216]
+    assert [delay_lasts(us) for us in (0, 199, 200, 1000)] == [210, 210, 210, 1010]
+
+
+def test_terminating_a_thread_readies_its_waiters_without_preempting_the_caller():
+    k = make_kernel()
+    target, waiter = new_thread(k, "target", 0x30), new_thread(k, "waiter", 0x10)
+    call(k, TM, "sceKernelStartThread", target, 0, 0)
+    k.memory.write_u32(0x08A00300, target)
+    call(k, TM, "sceKernelStartThread", waiter, 0, 0)
+    assert k.threads.current.name == "waiter"
+    call(k, TM, "sceKernelWaitThreadEnd", target, 0)
+    assert k.threads.current.name == "main"
+    assert call(k, TM, "sceKernelTerminateThread", target) == 0
+    assert k.threads.current.name == "main"  # the woken waiter (priority 0x10) does not preempt
+    call(k, TM, "sceKernelSleepThread")
+    assert k.threads.current.name == "waiter" and int(k.cpu.regs[2]) == codes.THREAD_IS_TERMINATED
+
+
+def test_changing_the_own_priority_yields_to_equals():
+    k = make_kernel()
+    other = new_thread(k, "other", 0x20)
+    call(k, TM, "sceKernelStartThread", other, 0, 0)
+    assert call(k, TM, "sceKernelChangeThreadPriority", 0, 0x20) == 0
+    assert k.threads.current.name == "other"
+
+
+def test_extend_thread_stack_runs_the_function_on_a_new_stack_and_comes_back():
+    k = make_kernel()
+    main = k.threads.current
+    old_stack, ra, sp = main.stack_addr, int(k.cpu.regs[31]), int(k.cpu.regs[29])
+    call(k, TM, "sceKernelExtendThreadStack", 0x4000, ENTRY + 0x100, 0x1234)
+    assert k.cpu.pc == ENTRY + 0x100 and int(k.cpu.regs[4]) == 0x1234
+    assert main.stack_size == 0x4000 and main.stack_addr != old_stack
+    assert main.stack_addr < int(k.cpu.regs[29]) <= main.stack_addr + 0x4000
+    k.cpu.regs[2] = 77  # the function returns 77
+    k.on_syscall(k.memory.read_u32(int(k.cpu.regs[31])) >> 6)  # the return stub
+    assert main.stack_addr == old_stack and int(k.cpu.regs[2]) == 77
+    assert (int(k.cpu.regs[31]), int(k.cpu.regs[29])) == (ra, sp)
+    assert call(k, TM, "sceKernelExtendThreadStack", 0x1FF, ENTRY, 0) == codes.signed(codes.ILLEGAL_STACK_SIZE)
+
+
+def test_event_flag_mode_0x20_clears_the_bits_waited_for_and_0x10_clears_all():
+    k = make_kernel()
+    k.memory.write(NAME, b"ev\0")
+    flag = call(k, TM, "sceKernelCreateEventFlag", NAME, 0, 0xFF, 0)
+    out = 0x08A00300
+    assert call(k, TM, "sceKernelPollEventFlag", flag, 0x03, 0x20, out) == 0
+    assert k.memory.read_u32(out) == 0xFF  # the bits before clearing
+    assert call(k, TM, "sceKernelPollEventFlag", flag, 0xFC, 1, out) == 0 and k.memory.read_u32(out) == 0xFC
+    assert call(k, TM, "sceKernelPollEventFlag", flag, 0x04, 0x10, out) == 0
+    assert call(k, TM, "sceKernelPollEventFlag", flag, 0xFF, 1, out) == codes.signed(codes.EVENT_FLAG_POLL_FAILED)
+    assert k.memory.read_u32(out) == 0
+
+
+def test_a_message_box_follows_the_links_in_guest_memory():
+    k = make_kernel()
+    k.memory.write(NAME, b"mbx\0")
+    mbx = call(k, TM, "sceKernelCreateMbx", NAME, 0, 0)
+    a, b, out = 0x08A00400, 0x08A00500, 0x08A00600
+    assert call(k, TM, "sceKernelSendMbx", mbx, a) == 0
+    assert k.memory.read_u32(a) == a  # one message: a ring of itself
+    assert call(k, TM, "sceKernelSendMbx", mbx, b) == 0
+    assert (k.memory.read_u32(a), k.memory.read_u32(b)) == (b, a)
+    assert call(k, TM, "sceKernelSendMbx", mbx, a) == codes.signed(0x800201C9)  # already queued
+    k.memory.write_u32(b, b)  # the program breaks the ring: the last now points at itself
+    assert call(k, TM, "sceKernelPollMbx", mbx, out) == codes.signed(0x800201C9)
+    k.memory.write_u32(b, a)
+    assert call(k, TM, "sceKernelPollMbx", mbx, out) == 0 and k.memory.read_u32(out) == a
+
+
+def sleeper_waiting_with_callbacks(priority):
+    """A kernel whose thread 'sleeper' sleeps with callbacks (owning callback `cb`) while main runs."""
+    k = make_kernel()
+    sleeper = new_thread(k, "sleeper", priority)
+    call(k, TM, "sceKernelStartThread", sleeper, 0, 0)
+    call(k, TM, "sceKernelSleepThread")  # main waits: the sleeper runs
+    k.memory.write(NAME, b"cb\0")
+    cb = call(k, TM, "sceKernelCreateCallback", NAME, ENTRY + 0x80, 0)
+    call(k, TM, "sceKernelSleepThreadCB")
+    k.threads.wake(k.threads.threads[0], 0)  # main again
+    k.threads.reschedule()
+    assert k.threads.current.name == "main"
+    return k, cb
+
+
+def test_a_waiting_thread_takes_its_callback_count_when_it_gets_to_run():
+    k, cb = sleeper_waiting_with_callbacks(0x20)
+    call(k, TM, "sceKernelNotifyCallback", cb, 1)
+    call(k, TM, "sceKernelNotifyCallback", cb, 2)
+    call(k, TM, "sceKernelDelayThread", 1000)
+    assert k.threads.current.name == "sleeper" and k.cpu.pc == ENTRY + 0x80
+    assert (int(k.cpu.regs[4]), int(k.cpu.regs[5])) == (2, 2)  # both notifications, the last argument
+
+
+def test_a_callback_cancelled_before_its_thread_runs_is_not_run():
+    k, cb = sleeper_waiting_with_callbacks(0x30)
+    call(k, TM, "sceKernelNotifyCallback", cb, 1)
+    assert call(k, TM, "sceKernelCancelCallback", cb) == 0
+    call(k, TM, "sceKernelDelayThread", 1000)
+    assert k.threads.current is None  # the sleeper went back to sleep without running it
+
+
+def test_with_interrupts_off_nothing_preempts_and_waits_fail_at_once():
+    k = make_kernel()
+    sleeper = new_thread(k, "sleeper", 0x10)
+    call(k, TM, "sceKernelStartThread", sleeper, 0, 0)
+    call(k, TM, "sceKernelSleepThread")
+    assert k.threads.current.name == "main"
+    state = call(k, "Kernel_Library", "sceKernelCpuSuspendIntr")
+    assert call(k, TM, "sceKernelWakeupThread", sleeper) == 0
+    assert k.threads.current.name == "main"  # the woken, more urgent thread waits for interrupts
+    k.memory.write(NAME, b"s\0")
+    s = call(k, TM, "sceKernelCreateSema", NAME, 0, 1, 1, 0)
+    assert call(k, TM, "sceKernelWaitSema", s, 9, 0) == codes.signed(codes.WAIT_CAN_NOT_WAIT)  # before the count
+    assert call(k, TM, "sceKernelSuspendDispatchThread") == codes.signed(0x80020066)
+    call(k, "Kernel_Library", "sceKernelCpuResumeIntr", state)
+    assert k.threads.current.name == "sleeper"
+
+
+def test_creating_a_thread_resumes_dispatch():
+    k = make_kernel()
+    assert call(k, TM, "sceKernelSuspendDispatchThread") == 1
+    new_thread(k, "any", 0x30)
+    assert call(k, TM, "sceKernelSuspendDispatchThread") == 1  # it was on again
+
+
+def test_a_callback_can_wait_with_callbacks_and_run_callbacks_inside():
+    k = make_kernel()
+    k.memory.write(NAME, b"cb\0")
+    cb = call(k, TM, "sceKernelCreateCallback", NAME, ENTRY + 0x80, 0)
+    call(k, TM, "sceKernelNotifyCallback", cb, 1)
+    call(k, TM, "sceKernelCheckCallback")
+    main = k.threads.current
+    assert k.cpu.pc == ENTRY + 0x80 and len(main.cb_frames) == 1  # in the callback
+    call(k, TM, "sceKernelNotifyCallback", cb, 2)  # the callback notifies itself...
+    call(k, TM, "sceKernelDelayThreadCB", 1000)  # ...and waits with callbacks: it runs again, nested
+    assert k.threads.current is main and len(main.cb_frames) == 2 and int(k.cpu.regs[5]) == 2
+    k.cpu.regs[2] = 0
+    k.on_syscall(k.memory.read_u32(int(k.cpu.regs[31])) >> 6)  # the inner run returns: back to the delay
+    assert k.threads.current is None and main.wait.kind == "delay"
+    k.idle_until_next_event()
+    assert k.threads.current is main and len(main.cb_frames) == 1  # the delay ended inside the outer run
+
+
+def test_power_callbacks_take_slots_and_are_told_the_power_state_at_once():
+    k = make_kernel()
+    k.memory.write(NAME, b"power\0")
+    cb = call(k, TM, "sceKernelCreateCallback", NAME, ENTRY + 0x80, 0)
+    assert call(k, "scePower", "scePowerRegisterCallback", -1, cb) == 0  # the first free slot
+    assert call(k, "scePower", "scePowerRegisterCallback", -1, cb) == 1
+    assert call(k, "scePower", "scePowerRegisterCallback", 1, cb) == codes.signed(0x80000020)  # taken
+    assert call(k, "scePower", "scePowerRegisterCallback", 16, cb) == codes.signed(0x80000023)  # the system's
+    assert call(k, "scePower", "scePowerRegisterCallback", 0, 0) == codes.signed(0x80000100)
+    assert call(k, TM, "sceKernelGetCallbackCount", cb) == 2
+    assert call(k, "scePower", "scePowerUnregisterCallback", 0) == 0
+    assert call(k, "scePower", "scePowerUnregisterCallback", 0) == codes.signed(0x80000025)
