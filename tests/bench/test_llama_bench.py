@@ -55,6 +55,7 @@ def test_breakdown_sums_to_the_profiled_total(report):
 def test_vfpu_kernel_functions_land_in_matmul(report):
     vfpu = report["kernels"][1]["breakdown"]["matmul"]["functions"]
     assert any(f.startswith("vfpu_q80_rows") for f in vfpu)
+    assert group_of("vfpu_q80_group32") == "matmul" and group_of("vfpu_quantize") == "matmul"
     assert group_of("attention") == "attention" and group_of("softmax") == "rmsnorm/softmax"
     assert group_of("(HLE calls)") == "HLE/I-O" and group_of("forward") == "other"
 
