@@ -1,13 +1,14 @@
-// VFPU matmul kernels for the llama2 port: W (d,n) @ x (n,) four output rows at a time.
+// VFPU kernels for the llama2 port: matmuls W (d,n) @ x (n,) four output rows at a time,
+// the activation quantization and the argmax (see kernels_vfpu.c for how each is picked).
 // VFPU lines are turned into .word directives by vfpu.asm.rewrite_vfpu_lines before zig
-// assembles this file. Each function takes one pointer to an argument block (see
-// kernels_vfpu.c, VfpuArgs): o32 and the PSP EABI agree on a single argument in a0.
+// assembles this file (so their offsets are plain numbers). The matmuls and the
+// quantization take one pointer to an argument block (kernels_vfpu.c, VfpuArgs and
+// QuantArgs): o32 and the PSP EABI agree on the first arguments in a0..a3.
 //
-// Register plan (q80): M0 x (16 activations as floats), M1 raw int8 words of the four
-// rows, M2/M4 converted weights (int8 -> float by vc2i.s then vi2f.q with 2^-24),
-// M3 dot products (S3<word><row>; M7 for the second chunk of vfpu_q80_rows32), M5
-// per-word group sums A0..A3, M6 row values (C600), weight scales (C610) and
-// temporaries, S700 the activation scale at the end of a group.
+// Register plan (q80 matmuls): M0 x (16 activations as floats), M1 raw int8 words of the
+// four rows, M2/M4 converted weights (int8 -> float by vc2i.s then vi2f.q with 2^-24),
+// M3 dot products (S3<word><row>; M7 for the second 16-weight chunk), M5 group sums,
+// M6 row values (C600), weight scales (C610), temporaries and the activation scale.
 // The group sums are integers below 2^24, so float adds are exact in any order and the
 // result equals the scalar kernel's: val += ((float)isum * w_scale) * x_scale.
 
