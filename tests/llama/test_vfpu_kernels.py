@@ -67,14 +67,14 @@ def test_group32_kernel_is_the_one_picked_for_group_size_32():
     assert kernel_lab.q80_kernel_name(32, 64) == "vfpu_q80_rows32"
 
 
-def test_group32_kernel_costs_about_1_07_instructions_per_weight():
+def test_group32_kernel_costs_about_1_1_instructions_per_weight():
     rng = np.random.default_rng(11)
     wq, ws, xq, xs = random_q80(rng, 64, 288, 32)
     run = kernel_lab.run_q80(wq, ws, xq.astype(np.float32), xs, 32)
     # per 128 weights (4 rows x 32): 96 conversions and dot products, 16 quad loads,
-    # 10 sums and scalings, 5 scale loads, and per pair of groups 10 pointer steps and
-    # the loop control; plus each block's set-up
-    assert 1.05 < run.instructions / wq.size < 1.09, run.instructions / wq.size
+    # 10 sums and scalings, 5 scale loads, 10 pointer steps and the loop branch; plus
+    # each block's set-up
+    assert 1.08 < run.instructions / wq.size < 1.11, run.instructions / wq.size
     # VFPU waits only in the final drain (the last group's chain of dependent sums) and
     # for the quarter issue cycle of one vzero.q per block of four rows
     assert run.counters["vfpu"] < 40 and run.counters["vfpu-issue"] <= 64 // 4 // 4, run.counters

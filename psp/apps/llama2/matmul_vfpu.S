@@ -372,11 +372,9 @@ vfpu_q80_rows32:
 // The first group of a block of rows finishes the previous block's last group, stores
 // its four outputs and clears val; the very first one stores into the argument block's
 // scratch words. No partial-sum clearing, no per-group branches beyond the loop's own.
-// After a block's first group the others go in pairs (the second with the next group's
-// offsets), so the ten pointer steps and the loop branch come once per 256 weights.
 // GPRs: t0-t3 row pointers, t4 x, t5 x scales, t6-t9 weight scales of rows 0-3,
-// a1 row bytes (then a temporary), a2 bytes of scales per row, a3 pairs left, v0 where
-// the previous block's outputs go, at where this block's go, v1 blocks left.
+// a1 row bytes, a2 bytes of scales per row, a3 where x ends, v0 where the previous
+// block's outputs go, at where this block's go, v1 blocks left.
 #define A_SCRATCH 40    // float[4]: the first block's dummy "previous block" outputs
 
 .macro Q80_GROUP32 first
@@ -518,149 +516,18 @@ vfpu_q80_rows32:
     lv.s    S630, 0($t5)
 .endm
 
-// The second group of a pair: the same code with the offsets of the next 32 weights.
-.macro Q80_GROUP32_NEXT
-    lv.q    C100, 32($t0)        // the next group, chunk A
-    lv.q    C110, 32($t1)
-    lv.q    C120, 32($t2)
-    lv.q    C130, 32($t3)
-    lv.q    C000, 128($t4)
-    lv.q    C010, 144($t4)
-    lv.q    C020, 160($t4)
-    lv.q    C030, 176($t4)
-    vadd.q  C530, C700, C710    // stage 2 of the previous group: chunk B's sum tree
-    vc2i.s  C200, S100          // row 0
-    vc2i.s  C210, S101
-    vc2i.s  C220, S102
-    vc2i.s  C230, S103
-    vadd.q  C620, C720, C730
-    vc2i.s  C400, S110          // row 1
-    vc2i.s  C410, S111
-    vc2i.s  C420, S112
-    vc2i.s  C430, S113
-    vi2f.q  C200, C200, 24
-    vi2f.q  C210, C210, 24
-    vi2f.q  C220, C220, 24
-    vi2f.q  C230, C230, 24
-    vadd.q  C530, C530, C620    //   chunk B's sum
-    vi2f.q  C400, C400, 24
-    vi2f.q  C410, C410, 24
-    vi2f.q  C420, C420, 24
-    vi2f.q  C430, C430, 24
-    vdot.q  S300, C200, C000    // row 0
-    vdot.q  S310, C210, C010
-    vdot.q  S320, C220, C020
-    vdot.q  S330, C230, C030
-    vadd.q  C620, C530, C520    //   isum = chunk A's sum + chunk B's sum
-    vc2i.s  C200, S120          // row 2
-    vc2i.s  C210, S121
-    vc2i.s  C220, S122
-    vc2i.s  C230, S123
-    vdot.q  S301, C400, C000    // row 1
-    vdot.q  S311, C410, C010
-    vmul.q  C620, C620, C610    //   * w_scale
-    vdot.q  S321, C420, C020
-    vdot.q  S331, C430, C030
-    vc2i.s  C400, S130          // row 3
-    vc2i.s  C410, S131
-    vc2i.s  C420, S132
-    vc2i.s  C430, S133
-    vscl.q  C620, C620, S630    //   * x_scale
-    vi2f.q  C200, C200, 24
-    vi2f.q  C210, C210, 24
-    vi2f.q  C220, C220, 24
-    vi2f.q  C230, C230, 24
-    vi2f.q  C400, C400, 24
-    vadd.q  C600, C600, C620    //   val += ...
-    vi2f.q  C410, C410, 24
-    vi2f.q  C420, C420, 24
-    vi2f.q  C430, C430, 24
-    vdot.q  S302, C200, C000    // row 2
-    vdot.q  S312, C210, C010
-    vdot.q  S322, C220, C020
-    vdot.q  S332, C230, C030
-    vdot.q  S303, C400, C000    // row 3
-    vdot.q  S313, C410, C010
-    vdot.q  S323, C420, C020
-    vdot.q  S333, C430, C030
-    lv.q    C100, 48($t0)       // chunk B
-    lv.q    C110, 48($t1)
-    lv.q    C120, 48($t2)
-    lv.q    C130, 48($t3)
-    lv.q    C000, 192($t4)
-    lv.q    C010, 208($t4)
-    lv.q    C020, 224($t4)
-    lv.q    C030, 240($t4)
-    vc2i.s  C200, S100          // row 0
-    vc2i.s  C210, S101
-    vc2i.s  C220, S102
-    vc2i.s  C230, S103
-    vadd.q  C500, C300, C310    // chunk A's sum tree
-    vc2i.s  C400, S110          // row 1
-    vc2i.s  C410, S111
-    vc2i.s  C420, S112
-    vc2i.s  C430, S113
-    vadd.q  C510, C320, C330
-    vi2f.q  C200, C200, 24
-    vi2f.q  C210, C210, 24
-    vi2f.q  C220, C220, 24
-    vi2f.q  C230, C230, 24
-    vi2f.q  C400, C400, 24
-    vadd.q  C520, C500, C510    //   chunk A's sum, kept for stage 2
-    vi2f.q  C410, C410, 24
-    vi2f.q  C420, C420, 24
-    vi2f.q  C430, C430, 24
-    vdot.q  S700, C200, C000    // row 0
-    vdot.q  S710, C210, C010
-    vdot.q  S720, C220, C020
-    vdot.q  S730, C230, C030
-    vc2i.s  C200, S120          // row 2
-    vc2i.s  C210, S121
-    vc2i.s  C220, S122
-    vc2i.s  C230, S123
-    vdot.q  S701, C400, C000    // row 1
-    vdot.q  S711, C410, C010
-    vdot.q  S721, C420, C020
-    vdot.q  S731, C430, C030
-    vc2i.s  C400, S130          // row 3
-    vc2i.s  C410, S131
-    vc2i.s  C420, S132
-    vc2i.s  C430, S133
-    vi2f.q  C200, C200, 24
-    vi2f.q  C210, C210, 24
-    vi2f.q  C220, C220, 24
-    vi2f.q  C230, C230, 24
-    vi2f.q  C400, C400, 24
-    vi2f.q  C410, C410, 24
-    vi2f.q  C420, C420, 24
-    vi2f.q  C430, C430, 24
-    vdot.q  S702, C200, C000    // row 2
-    vdot.q  S712, C210, C010
-    vdot.q  S722, C220, C020
-    vdot.q  S732, C230, C030
-    vdot.q  S703, C400, C000    // row 3
-    vdot.q  S713, C410, C010
-    vdot.q  S723, C420, C020
-    vdot.q  S733, C430, C030
-    lv.s    S610, 4($t6)        // its scales
-    lv.s    S611, 4($t7)
-    lv.s    S612, 4($t8)
-    lv.s    S613, 4($t9)
-    lv.s    S630, 4($t5)
-.endm
-
-// Pointer steps: \n groups (32 weights of each row, 128 bytes of x, one scale each).
-.macro Q80_STEP32 n
-    addiu   $t0, $t0, 32*\n
-    addiu   $t1, $t1, 32*\n
-    addiu   $t2, $t2, 32*\n
-    addiu   $t3, $t3, 32*\n
-    addiu   $t4, $t4, 128*\n
-    addiu   $t5, $t5, 4*\n
-    addiu   $t6, $t6, 4*\n
-    addiu   $t7, $t7, 4*\n
-    addiu   $t8, $t8, 4*\n
-    addiu   $t9, $t9, 4*\n
+// Pointer steps to the next group (32 weights of each row, 128 bytes of x, one scale
+// each), but t9's: the callers put that one in a branch delay slot.
+.macro Q80_STEP32
+    addiu   $t0, $t0, 32
+    addiu   $t1, $t1, 32
+    addiu   $t2, $t2, 32
+    addiu   $t3, $t3, 32
+    addiu   $t4, $t4, 128
+    addiu   $t5, $t5, 4
+    addiu   $t6, $t6, 4
+    addiu   $t7, $t7, 4
+    addiu   $t8, $t8, 4
 .endm
 
     .globl vfpu_q80_group32
@@ -679,10 +546,8 @@ vfpu_q80_group32:
     subu    $t9, $t9, $a2       // likewise for the scale pointers: t6 = t9 + a2 below
 14: // a block of four rows
     lw      $t4, A_X($a0)
-    lw      $t5, A_XS($a0)
     lw      $a3, A_GROUPS($a0)
-    lw      $a1, A_NBYTES($a0)
-    lw      $a2, A_WSROW($a0)
+    lw      $t5, A_XS($a0)
     move    $t0, $t3
     addu    $t1, $t0, $a1
     addu    $t2, $t1, $a1
@@ -691,25 +556,17 @@ vfpu_q80_group32:
     addu    $t7, $t6, $a2
     addu    $t8, $t7, $a2
     addu    $t9, $t8, $a2
+    sll     $a3, $a3, 7
+    addu    $a3, $a3, $t4       // the end of x: the loop's test
     Q80_GROUP32 1
-    Q80_STEP32 1
-    addiu   $a3, $a3, -1        // groups left, taken in pairs
-    beqz    $a3, 34f
-    andi    $a1, $a3, 1         // (delay slot)
-    addiu   $a3, $a3, 1
-    beqz    $a1, 24f
-    srl     $a3, $a3, 1         // (delay slot) pairs, the first one short when the count is odd
-    Q80_STEP32 -1               // odd: enter the pair at its second group, one group back
-    b       25f
-    nop
-24: // two groups
+    Q80_STEP32
+    beq     $t4, $a3, 34f
+    addiu   $t9, $t9, 4         // (delay slot)
+24: // the other groups of the block
     Q80_GROUP32 0
-25:
-    Q80_GROUP32_NEXT
-    addiu   $a3, $a3, -1
-    Q80_STEP32 2
-    bnez    $a3, 24b
-    nop
+    Q80_STEP32
+    bne     $t4, $a3, 24b
+    addiu   $t9, $t9, 4         // (delay slot)
 34:
     addiu   $v1, $v1, -1
     bnez    $v1, 14b
