@@ -2,7 +2,7 @@
 (allegrex.timing.profile), grouped by the port's C function names.
 
 Self cycles only (no call graph): matmul = the matmul drivers, their kernels (scalar and
-VFPU) and the activation quantization that prepares their input; attention = attention
+VFPU) and the activation quantization that prepares their input (C or VFPU); attention = attention
 and the RoPE table; rmsnorm/softmax = those two functions; HLE/I-O = the HLE call and
 idle rows (memory-stick waits) and the syscall stubs; other = everything else (forward's
 own code, SwiGLU, libm's expf, the sampler, the tokenizer, loading, OS interrupts)."""
@@ -12,7 +12,7 @@ from __future__ import annotations
 import fnmatch
 
 GROUPS = (
-    ("matmul", ("matmul*", "vfpu_q80_*", "vfpu_fp32_*", "quantize_act")),
+    ("matmul", ("matmul*", "vfpu_q80_*", "vfpu_fp32_*", "quantize_act", "vfpu_quantize")),
     ("attention", ("attention", "rope_table")),
     ("rmsnorm/softmax", ("rmsnorm", "softmax")),
     ("HLE/I-O", ("(HLE calls)", "(idle*", "sce*")),

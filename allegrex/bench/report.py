@@ -41,7 +41,7 @@ def format_report(report: dict) -> str:
                       f"{r['psp_model']} RAM {m['ram'] // (KB * KB)} MB"]
     lines += ["", f"roofline: {roof['weight_bytes_per_token'] / 1e6:.2f} MB of weights per token / "
                   f"{roof['bandwidth_bytes_per_s'] / 1e6:.0f} MB/s lv.q streaming ({roof['bytes_per_cycle']:.2f} "
-                  f"bytes/cycle, timing model) = {roof['tok_per_s']:.1f} tok/s at {roof['clock_mhz']} MHz"]
+                  f"new bytes/cycle, timing model) = {roof['tok_per_s']:.1f} tok/s at {roof['clock_mhz']} MHz"]
     lo, hi = pub["vfpu"]["tok_per_s_range"]
     lines += [f"published ({pub['device']}, {pub['model']}): scalar {pub['scalar']['tok_per_s']} tok/s measured "
               f"({pub['scalar']['tokens']} tokens in {pub['scalar']['seconds']} s); VFPU {lo:g}-{hi:g} tok/s projected"]

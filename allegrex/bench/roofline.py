@@ -3,8 +3,12 @@ main memory once per token, so tok/s can never exceed bandwidth / weight bytes.
 
 The bandwidth is the timing model's own: the simulated `lv.q` streaming figure on a
 4 MiB buffer (allegrex.timing.fidelity, the loop the reference measured on hardware),
-in bytes per CPU cycle at 333/166 MHz. The PSP's clock pairs keep bus = CPU / 2, so the
-same bytes per cycle hold at 222/111."""
+in bytes per CPU cycle at 333/166 MHz. That loop (vfpu-docs psp-tests/performance)
+reads 2048 bytes per iteration but moves its pointer on by 1024, so half of its 16-byte
+loads hit lines the previous iteration fetched: it brings 8 new bytes from memory per
+lv.q, and its "2 bytes/cycle" is 1 byte/cycle of new data (the model's 54-cycle line
+fill allows at most 64/54). The PSP's clock pairs keep bus = CPU / 2, so the same bytes
+per cycle hold at 222/111."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from allegrex.llama.checkpoint import Config, pick_group_size
 
 STREAM_FIGURE = "mem lv.q throughput 4096 KiB"
 LVQ_BYTES = 16
+NEW_BYTES_PER_LVQ = 8  # the figure's loop: 2048 bytes read per 1024-byte step (see above)
 STREAM_ITERS = 1024  # 2 MiB streamed: enough for a steady figure (method rounds to whole us)
 LAYER_MATRICES = ("wq", "wk", "wv", "wo", "w1", "w2", "w3")
 
@@ -26,7 +31,8 @@ def stream_cycles_per_lvq() -> float:
 
 
 def stream_bytes_per_cycle() -> float:
-    return LVQ_BYTES / stream_cycles_per_lvq()
+    """Bytes fetched from main memory per CPU cycle by the streaming figure's loop."""
+    return NEW_BYTES_PER_LVQ / stream_cycles_per_lvq()
 
 
 def weight_bytes_per_token(config: Config, q80: bool = True, shared_classifier: bool = True) -> int:

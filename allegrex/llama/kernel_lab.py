@@ -62,7 +62,10 @@ def _counters(machine) -> dict:
     return snapshot(machine.cpu.counters)
 
 
-def _run(function: str, fields: list, blobs: list[bytes], out_count: int, model: str = "psp-2000") -> KernelRun:
+def _run(function: str, fields: list, blobs: list[bytes], out_count: int, model: str = "psp-2000",
+         keep: bool = False, in_registers: bool = False):
+    """Call `function` with a0 pointing at `fields` (an argument block), or with the fields
+    in a0.. (in_registers); blob addresses and the output block fill ("blob", i) and ("out",)."""
     from allegrex.machine import Machine
 
     text, symbols = assemble_kernels()
@@ -82,9 +85,13 @@ def _run(function: str, fields: list, blobs: list[bytes], out_count: int, model:
             words.append(out_addr if f[0] == "out" else addrs[f[1]])
         else:
             words.append(int(f))
-    m.memory.write(DATA_BASE, struct.pack(f"<{len(words)}I", *words))
     regs = m.cpu.regs
-    regs[4] = DATA_BASE                          # a0: the argument block
+    if in_registers:
+        for i, w in enumerate(words):
+            regs[4 + i] = w                      # a0..a3
+    else:
+        m.memory.write(DATA_BASE, struct.pack(f"<{len(words)}I", *words))
+        regs[4] = DATA_BASE                      # a0: the argument block
     regs[31] = CODE_BASE + len(text)             # ra: the break after the code
     regs[29] = DATA_BASE - 0x100                 # sp (unused by the kernels)
     m.cpu.jump(CODE_BASE + symbols[function])
@@ -94,13 +101,15 @@ def _run(function: str, fields: list, blobs: list[bytes], out_count: int, model:
         raise LlamaError(f"{function} stopped with {event.kind} at 0x{event.pc:08x} (value 0x{event.value:x})")
     out = np.frombuffer(m.memory.read(out_addr, out_count * 4), dtype="<f4").copy()
     after = _counters(m)
-    return KernelRun(out, m.cycles - c0, m.instructions - i0, {k: after[k] - before.get(k, 0) for k in after})
+    run = KernelRun(out, m.cycles - c0, m.instructions - i0, {k: after[k] - before.get(k, 0) for k in after})
+    return (run, m, addrs) if keep else run
 
 
 def run_q80(wq: np.ndarray, ws: np.ndarray, xq: np.ndarray, xs: np.ndarray, group_size: int,
             step: int | None = None, model: str = "psp-2000") -> KernelRun:
     """out = W @ x as the q80 kernels compute it; rows a multiple of 4. step: weights per
-    row per inner step, 32, 16 (quad loads) or 4 (word loads); default as the program picks."""
+    row per inner step, 32, 16 (quad loads) or 4 (word loads); default as the program picks.
+    With step 32 a group size of exactly 32 takes vfpu_q80_group32, as the program does."""
     d, n = wq.shape
     if d % 4 or n % 4 or group_size % 4:
         raise LlamaError("the VFPU q80 kernels take rows in fours and lengths in multiples of 4")
@@ -113,7 +122,45 @@ def run_q80(wq: np.ndarray, ws: np.ndarray, xq: np.ndarray, xs: np.ndarray, grou
               group_size // step, groups * 4]
     blobs = [wq.astype(np.int8).tobytes(), ws.astype("<f4").tobytes(),
              xq.astype("<f4").tobytes(), xs.astype("<f4").tobytes()]
-    return _run(f"vfpu_q80_rows{step}", fields, blobs, d, model)
+    return _run(q80_kernel_name(step, group_size), fields, blobs, d, model)
+
+
+def q80_kernel_name(step: int, group_size: int) -> str:
+    """The assembly function kernels_vfpu.c calls for this step and group size."""
+    return "vfpu_q80_group32" if step == 32 and group_size == 32 else f"vfpu_q80_rows{step}"
+
+
+def run_quantize(x: np.ndarray, group_size: int, model: str = "psp-2000") -> tuple[KernelRun, np.ndarray, np.ndarray]:
+    """vfpu_quantize on x: (run with run.out = qf, q as int8, one scale per group)."""
+    n = x.size
+    if group_size % 16 or n % group_size:
+        raise LlamaError("vfpu_quantize takes groups of a multiple of 16 values")
+    groups = n // group_size
+    consts = np.array([0.5, 127.0, np.finfo(np.float32).tiny, 1.0], "<f4").tobytes()
+    # blobs: x, then q (n bytes), s (groups floats); qf is the output block
+    fields = [("blob", 0), ("blob", 1), ("out",), ("blob", 2), groups, group_size // 16, 0, 0]
+    fields += [int(v) for v in np.frombuffer(consts, "<u4")]
+    blobs = [x.astype("<f4").tobytes(), bytes(n), bytes(4 * groups)]
+    run, m, addrs = _run("vfpu_quantize", fields, blobs, n, model, keep=True)
+    q = np.frombuffer(m.memory.read(addrs[1], n), dtype=np.int8).copy()
+    s = np.frombuffer(m.memory.read(addrs[2], 4 * groups), dtype="<f4").copy()
+    return run, q, s
+
+
+def run_argmax(p: np.ndarray, model: str = "psp-2000") -> tuple[KernelRun, int]:
+    """argmax_vfpu (kernels_vfpu.c): vfpu_argmax_chunk over the whole 64-value chunks, then
+    the C part in Python (the first largest value in that chunk, then the tail)."""
+    chunks = p.size // 64
+    if chunks == 0:
+        raise LlamaError("vfpu_argmax_chunk needs at least 64 values")
+    run, m, addrs = _run("vfpu_argmax_chunk", [("blob", 0), chunks], [p.astype("<f4").tobytes()], 0, model,
+                         keep=True, in_registers=True)
+    best = (int(m.cpu.regs[2]) - addrs[0]) // 4
+    best += int(np.argmax(p[best:best + 64]))
+    for i in range(chunks * 64, p.size):
+        if p[i] > p[best]:
+            best = i
+    return run, best
 
 
 def run_fp32(w: np.ndarray, x: np.ndarray, model: str = "psp-2000") -> KernelRun:
@@ -125,6 +172,16 @@ def run_fp32(w: np.ndarray, x: np.ndarray, model: str = "psp-2000") -> KernelRun
 
 
 # ----------------------------------------------------------------------------- references
+
+def quantize_reference(x, group_size) -> tuple[np.ndarray, np.ndarray]:
+    """quantize_act (kernels.c) in numpy: (q int8, scales); roundf rounds halves away from 0."""
+    g = x.astype(np.float32).reshape(-1, group_size)
+    scale = (np.abs(g).max(axis=1) / np.float32(127.0)).astype(np.float32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (g / scale[:, None]).astype(np.float32).astype(np.float64)
+    q = np.where(scale[:, None] == 0, 0, np.sign(t) * np.floor(np.abs(np.nan_to_num(t)) + 0.5))
+    return q.astype(np.int8).reshape(-1), scale
+
 
 def scalar_q80(wq, ws, xq, xs, group_size) -> np.ndarray:
     """runq.c's matmul in float32, operation for operation: val += ((float)isum * ws) * xs."""

@@ -61,6 +61,20 @@ def test_vfpu_kernels_agree_with_scalar(tmp_path, models, eboot, fmt):
     assert int(runs["vfpu"].report["cycles"]) < int(runs["scalar"].report["cycles"])
 
 
+def test_group32_vfpu_kernels_agree_with_scalar_and_the_host(tmp_path, eboot):
+    # group size 32 (dim 96 is no multiple of 64): vfpu_q80_group32 on rows of 96 (3 groups)
+    # and 256 (8 groups), vfpu_quantize, and vfpu_argmax_chunk over 512 logits
+    from allegrex.llama.shapes import make_model
+    model, tok = make_model("custom:96,256,2,4,4,512,64", tmp_path / "m", q80=True, seed=3)
+    assert read_checkpoint(model).group_size == 32
+    settings = {"prompt": "", "steps": 12, "temperature": 0, "logits": "logits.bin", "logits_steps": 12}
+    runs = {k: run_psp(tmp_path / k, {**settings, "kernel": k}, model, tok, eboot=eboot) for k in ("scalar", "vfpu")}
+    host = run_host(tmp_path / "host", {**settings, "model": model, "tokenizer": tok})
+    logits = {k: np.fromfile(r.folder / "logits.bin", dtype="<f4").reshape(12, 512) for k, r in runs.items()}
+    assert np.array_equal(logits["vfpu"], logits["scalar"])  # bit for bit
+    assert runs["vfpu"].text == runs["scalar"].text == host.text and runs["vfpu"].stats["tokens"] == "12"
+
+
 def test_two_turns_on_the_psp_equal_the_host(tmp_path, models, eboot):
     psp, host = both(tmp_path, models, "q80", eboot, prompt="Once upon a time", prompt2="The dog", mode="chat",
                      steps=16, temperature=0)

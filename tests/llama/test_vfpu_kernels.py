@@ -20,8 +20,12 @@ def random_q80(rng, d, n, gs):
     return wq, ws, xq, xs
 
 
+# step 32 with group size 32 is vfpu_q80_group32 (one block of rows, one group per row,
+# several blocks and groups); other step-32 shapes are vfpu_q80_rows32
 @pytest.mark.parametrize("d,n,gs,step", [(8, 64, 16, 16), (8, 128, 64, 16), (8, 128, 64, 32), (12, 172, 4, 4),
-                                         (4, 96, 32, 4), (4, 288, 32, 32), (8, 192, 96, 32)])
+                                         (4, 96, 32, 4), (4, 288, 32, 32), (12, 32, 32, 32), (8, 64, 32, 32),
+                                         (20, 768, 32, 32),
+                                         (8, 192, 96, 32)])
 def test_q80_kernels_equal_the_scalar_kernel_bit_for_bit(d, n, gs, step):
     rng = np.random.default_rng(d * 1000 + n + gs)
     wq, ws, xq, xs = random_q80(rng, d, n, gs)
@@ -56,3 +60,53 @@ def test_wide_q80_kernel_costs_about_one_instruction_per_weight():
                   for step in (16, 32)}
     # per 16 weights of a row: one quad load, 4 vc2i.s + 4 vi2f.q + 4 vdot.q, plus sums and loop overhead
     assert 0.9 < per_weight[32] < per_weight[16] < 1.2, per_weight
+
+
+def test_group32_kernel_is_the_one_picked_for_group_size_32():
+    assert kernel_lab.q80_kernel_name(32, 32) == "vfpu_q80_group32"
+    assert kernel_lab.q80_kernel_name(32, 64) == "vfpu_q80_rows32"
+
+
+def test_group32_kernel_costs_about_1_1_instructions_per_weight():
+    rng = np.random.default_rng(11)
+    wq, ws, xq, xs = random_q80(rng, 64, 288, 32)
+    run = kernel_lab.run_q80(wq, ws, xq.astype(np.float32), xs, 32)
+    # per 128 weights (4 rows x 32): 96 conversions and dot products, 16 quad loads,
+    # 10 sums and scalings, 5 scale loads, 10 pointer steps and the loop branch; plus
+    # each block's set-up
+    assert 1.08 < run.instructions / wq.size < 1.11, run.instructions / wq.size
+    # VFPU waits only in the final drain (the last group's chain of dependent sums) and
+    # for the quarter issue cycle of one vzero.q per block of four rows
+    assert run.counters["vfpu"] < 40 and run.counters["vfpu-issue"] <= 64 // 4 // 4, run.counters
+
+
+@pytest.mark.parametrize("n,gs", [(288, 32), (768, 32), (256, 64), (64, 16)])
+def test_vfpu_quantize_equals_quantize_act(n, gs):
+    rng = np.random.default_rng(n + gs)
+    x = (rng.standard_normal(n) * 3).astype(np.float32)
+    x[:gs] = 0.0                      # an all-zero group: q = 0, scale 0
+    x[gs:gs + 8] = [127.0, 2.5, -3.5, 0.49999997, -0.5, -0.0, 126.5, -1.5]  # scale 1: t = x, ties
+    run, q, s = kernel_lab.run_quantize(x, gs)
+    ref_q, ref_s = kernel_lab.quantize_reference(x, gs)
+    assert q[gs:gs + 8].tolist() == [127, 3, -4, 0, -1, 0, 127, -2]  # roundf: halves away from zero
+    assert np.array_equal(q, ref_q)
+    assert np.array_equal(s.view(np.uint32), ref_s.view(np.uint32))
+    assert np.array_equal(run.out.view(np.uint32), ref_q.astype(np.float32).view(np.uint32))  # qf: +0, never -0
+
+
+@pytest.mark.parametrize("case", ["random", "ties", "first", "last", "tail", "rising"])
+def test_vfpu_argmax_gives_the_first_index_of_the_largest_value(case):
+    rng = np.random.default_rng(len(case))
+    p = rng.standard_normal(32000 if case != "tail" else 1000).astype(np.float32)
+    if case == "ties":      # the largest value three times, in different chunks
+        p[[700, 701, 20000]] = 9.0
+    elif case == "first":
+        p[0] = 9.0
+    elif case == "last":
+        p[-1] = 9.0
+    elif case == "tail":    # 1000 = 15 chunks of 64 + 40 values the C loop checks
+        p[990] = 9.0
+    elif case == "rising":  # a new best in every chunk
+        p = np.arange(32000, dtype=np.float32)
+    run, best = kernel_lab.run_argmax(p)
+    assert best == int(np.argmax(p))  # numpy: the first occurrence, as argmax_scalar

@@ -32,7 +32,7 @@ PROFILED void softmax(float *x, int size) {
 static void matmul(Model *m, float *out, Act *a, float *x, int n, const Mat *w, int d, int prepared) {
     a->f = x;
     if (m->q80) {
-        if (!prepared) quantize_act(a, x, n, m->kernels != &kernels_scalar);
+        if (!prepared) m->kernels->quantize(a, x, n);
         m->kernels->q80(out, a, w, n, d);
     } else {
         m->kernels->fp32(out, a, w, n, d);
@@ -124,7 +124,7 @@ float *forward(Model *m, int token, int pos, char *err) {
     rmsnorm(x, x, m->rms_final, dim);
     if (m->streaming) {
         m->ax.f = x;
-        if (m->q80) quantize_act(&m->ax, x, dim, m->kernels != &kernels_scalar);
+        if (m->q80) m->kernels->quantize(&m->ax, x, dim);
         if (model_classifier_streamed(m, &m->ax, m->logits)) { snprintf(err, MAX_ERR, "read error in the model file (classifier)"); return NULL; }
     } else {
         matmul(m, m->logits, &m->ax, x, dim, &m->wcls, p->vocab_size, 0);

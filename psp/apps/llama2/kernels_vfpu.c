@@ -1,6 +1,8 @@
 /* The VFPU kernels (matmul_vfpu.S) behind the same function pointers as the scalar ones.
  * Four output rows per step in assembly; the last d % 4 rows, and shapes the assembly does
  * not take (row length not a multiple of 4), go through the scalar kernels. */
+#include <float.h>
+
 #include "llama2.h"
 
 typedef struct {
@@ -8,12 +10,24 @@ typedef struct {
     const float *ws, *x, *xs;
     float *out;
     int nbytes, rows, groups, steps, wsrow;
+    float scratch[4];   /* vfpu_q80_group32: where the first block's pipeline drains */
 } VfpuArgs;
 
-void vfpu_q80_rows32(const VfpuArgs *a);
-void vfpu_q80_rows16(const VfpuArgs *a);
-void vfpu_q80_rows4(const VfpuArgs *a);
-void vfpu_fp32_rows4(const VfpuArgs *a);
+void vfpu_q80_group32(VfpuArgs *a);
+void vfpu_q80_rows32(VfpuArgs *a);
+void vfpu_q80_rows16(VfpuArgs *a);
+void vfpu_q80_rows4(VfpuArgs *a);
+void vfpu_fp32_rows4(VfpuArgs *a);
+
+typedef struct {
+    const float *x;
+    int8_t *q;
+    float *qf, *s;
+    int groups, spans, pad[2];
+    float consts[4];    /* 0.5, 127, FLT_MIN, 1 */
+} __attribute__((aligned(16))) QuantArgs;
+
+void vfpu_quantize(QuantArgs *a);
 
 static void tail_rows(MatmulFn scalar, float *out, const Act *x, const Mat *w, int n, int d, int done) {
     if (done >= d) return;
@@ -34,19 +48,44 @@ static void matmul_q80_vfpu(float *out, const Act *x, const Mat *w, int n, int d
     /* 32 or 16 weights per row per step with quad loads when rows and groups allow, else word loads */
     int aligned = ((uintptr_t)w->w & 15) == 0 && n % 16 == 0;
     int step = aligned && gs % 32 == 0 ? 32 : aligned && gs % 16 == 0 ? 16 : 4;
-    VfpuArgs a = {w->w, w->s, x->qf, x->s, out, n, rows, n / gs, gs / step, (n / gs) * 4};
-    if (rows) (step == 32 ? vfpu_q80_rows32 : step == 16 ? vfpu_q80_rows16 : vfpu_q80_rows4)(&a);
+    VfpuArgs a = {w->w, w->s, x->qf, x->s, out, n, rows, n / gs, gs / step, (n / gs) * 4, {0}};
+    if (rows) (step == 32 ? (gs == 32 ? vfpu_q80_group32 : vfpu_q80_rows32) : step == 16 ? vfpu_q80_rows16
+               : vfpu_q80_rows4)(&a);
     tail_rows(kernels_scalar.q80, out, x, w, n, d, rows);
 }
 
 static void matmul_fp32_vfpu(float *out, const Act *x, const Mat *w, int n, int d) {
     int rows = d & ~3;
     if (n % 4 || ((uintptr_t)w->w & 15) || ((uintptr_t)x->f & 15)) { kernels_scalar.fp32(out, x, w, n, d); return; }
-    VfpuArgs a = {w->w, 0, x->f, 0, out, n * 4, rows, 1, n / 4, 0};
+    VfpuArgs a = {w->w, 0, x->f, 0, out, n * 4, rows, 1, n / 4, 0, {0}};
     if (rows) vfpu_fp32_rows4(&a);
     tail_rows(kernels_scalar.fp32, out, x, w, n, d, rows);
 }
 
-static const Kernels kernels_vfpu_table = {"vfpu", matmul_fp32_vfpu, matmul_q80_vfpu};
+/* quantize_act's values (see vfpu_quantize); groups of 16k values, 16-byte aligned vectors */
+static void quantize_vfpu(Act *a, const float *x, int n) {
+    int gs = g_group_size;
+    if (gs % 16 || n % gs || ((uintptr_t)x | (uintptr_t)a->q | (uintptr_t)a->qf) & 15) {
+        quantize_act(a, x, n, 1);
+        return;
+    }
+    QuantArgs q = {x, a->q, a->qf, a->s, n / gs, gs / 16, {0, 0}, {0.5f, 127.0f, FLT_MIN, 1.0f}};
+    vfpu_quantize(&q);
+}
+
+const float *vfpu_argmax_chunk(const float *p, int chunks);
+
+/* argmax_scalar's index: the VFPU finds the 64-value chunk where the largest value first
+ * appears; the C loop finds it in that chunk and checks the values after the last chunk. */
+static int argmax_vfpu(const float *p, int n) {
+    int chunks = n / 64;
+    if (chunks == 0 || ((uintptr_t)p & 15)) return argmax_scalar(p, n);
+    int best = (int)(vfpu_argmax_chunk(p, chunks) - p);
+    best += argmax_scalar(p + best, 64);
+    for (int i = chunks * 64; i < n; i++) if (p[i] > p[best]) best = i;
+    return best;
+}
+
+static const Kernels kernels_vfpu_table = {"vfpu", matmul_fp32_vfpu, matmul_q80_vfpu, quantize_vfpu, argmax_vfpu};
 
 const Kernels *kernels_vfpu(void) { return &kernels_vfpu_table; }

@@ -31,10 +31,14 @@ typedef struct {
 
 typedef void (*MatmulFn)(float *out, const Act *x, const Mat *w, int n, int d);
 
+typedef void (*QuantizeFn)(Act *a, const float *x, int n);
+
 typedef struct {
     const char *name;
     MatmulFn fp32;
     MatmulFn q80;
+    QuantizeFn quantize;    /* q80: prepares x->q, x->s and (for the VFPU kernels) x->qf */
+    int (*argmax)(const float *p, int n);   /* the sampler at temperature 0 */
 } Kernels;
 
 extern int g_group_size;                     /* q80 group size (runq.c's GS) */
@@ -112,7 +116,9 @@ typedef struct {
     ProbIndex *probindex;
     float temperature, topp;
     uint64_t rng_state;
+    int (*argmax)(const float *p, int n);   /* the kernels' (same index as argmax_scalar) */
 } Sampler;
 int sample(Sampler *s, float *logits);
+int argmax_scalar(const float *p, int n);   /* first index of the largest value */
 
 #endif

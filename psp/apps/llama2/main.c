@@ -221,6 +221,7 @@ int llama2_main(const char *config_path, int argc, char **argv) {
     sampler.temperature = S.temperature < 0 ? 0 : S.temperature;
     sampler.topp = S.topp;
     sampler.rng_state = S.seed ? S.seed : 42;
+    sampler.argmax = m.kernels->argmax;
     sampler.probindex = arena_alloc(&arena, (size_t)m.c.vocab_size * sizeof(ProbIndex), MEM_STATE);
     if (!sampler.probindex) return fail("out of arena for the sampler");
     double load_s = (plat_ticks_us() - t_load) / 1e6;

@@ -1,13 +1,14 @@
-// VFPU matmul kernels for the llama2 port: W (d,n) @ x (n,) four output rows at a time.
+// VFPU kernels for the llama2 port: matmuls W (d,n) @ x (n,) four output rows at a time,
+// the activation quantization and the argmax (see kernels_vfpu.c for how each is picked).
 // VFPU lines are turned into .word directives by vfpu.asm.rewrite_vfpu_lines before zig
-// assembles this file. Each function takes one pointer to an argument block (see
-// kernels_vfpu.c, VfpuArgs): o32 and the PSP EABI agree on a single argument in a0.
+// assembles this file (so their offsets are plain numbers). The matmuls and the
+// quantization take one pointer to an argument block (kernels_vfpu.c, VfpuArgs and
+// QuantArgs): o32 and the PSP EABI agree on the first arguments in a0..a3.
 //
-// Register plan (q80): M0 x (16 activations as floats), M1 raw int8 words of the four
-// rows, M2/M4 converted weights (int8 -> float by vc2i.s then vi2f.q with 2^-24),
-// M3 dot products (S3<word><row>; M7 for the second chunk of vfpu_q80_rows32), M5
-// per-word group sums A0..A3, M6 row values (C600), weight scales (C610) and
-// temporaries, S700 the activation scale at the end of a group.
+// Register plan (q80 matmuls): M0 x (16 activations as floats), M1 raw int8 words of the
+// four rows, M2/M4 converted weights (int8 -> float by vc2i.s then vi2f.q with 2^-24),
+// M3 dot products (S3<word><row>; M7 for the second 16-weight chunk), M5 group sums,
+// M6 row values (C600), weight scales (C610), temporaries and the activation scale.
 // The group sums are integers below 2^24, so float adds are exact in any order and the
 // result equals the scalar kernel's: val += ((float)isum * w_scale) * x_scale.
 
@@ -361,6 +362,233 @@ vfpu_q80_rows32:
     .end vfpu_q80_rows32
 
 // ---------------------------------------------------------------------------------
+// q80, group size exactly 32 (stories15M, stories42M): one loop iteration is one group
+// (32 weights) of four rows, and the loop runs across the whole matrix as a two-stage
+// software pipeline. Stage 1 of group g: loads, conversions and dot products (chunk A,
+// weights 0-15, into M3; chunk B, weights 16-31, into M7), then chunk A's three-add sum
+// tree (C500, C510 -> C520). Stage 2 of group g, done inside group g+1's chunk A where
+// the conversions cover its latencies: chunk B's sum tree, isum = A + B, then
+// val += (isum * w_scale) * x_scale (the scalar kernel's order, so still bit-exact).
+// The first group of a block of rows finishes the previous block's last group, stores
+// its four outputs and clears val; the very first one stores into the argument block's
+// scratch words. No partial-sum clearing, no per-group branches beyond the loop's own.
+// GPRs: t0-t3 row pointers, t4 x, t5 x scales, t6-t9 weight scales of rows 0-3,
+// a1 row bytes, a2 bytes of scales per row, a3 where x ends, v0 where the previous
+// block's outputs go, at where this block's go, v1 blocks left.
+#define A_SCRATCH 40    // float[4]: the first block's dummy "previous block" outputs
+
+.macro Q80_GROUP32 first
+    lv.q    C100, 0($t0)        // chunk A: 16 weights of each row, 16 activations
+    lv.q    C110, 0($t1)
+    lv.q    C120, 0($t2)
+    lv.q    C130, 0($t3)
+    lv.q    C000, 0($t4)
+    lv.q    C010, 16($t4)
+    lv.q    C020, 32($t4)
+    lv.q    C030, 48($t4)
+    vadd.q  C530, C700, C710    // stage 2 of the previous group: chunk B's sum tree
+    vc2i.s  C200, S100          // row 0
+    vc2i.s  C210, S101
+    vc2i.s  C220, S102
+    vc2i.s  C230, S103
+    vadd.q  C620, C720, C730
+    vc2i.s  C400, S110          // row 1
+    vc2i.s  C410, S111
+    vc2i.s  C420, S112
+    vc2i.s  C430, S113
+    vi2f.q  C200, C200, 24
+    vi2f.q  C210, C210, 24
+    vi2f.q  C220, C220, 24
+    vi2f.q  C230, C230, 24
+    vadd.q  C530, C530, C620    //   chunk B's sum
+    vi2f.q  C400, C400, 24
+    vi2f.q  C410, C410, 24
+    vi2f.q  C420, C420, 24
+    vi2f.q  C430, C430, 24
+    vdot.q  S300, C200, C000    // row 0
+    vdot.q  S310, C210, C010
+    vdot.q  S320, C220, C020
+    vdot.q  S330, C230, C030
+    vadd.q  C620, C530, C520    //   isum = chunk A's sum + chunk B's sum
+    vc2i.s  C200, S120          // row 2
+    vc2i.s  C210, S121
+    vc2i.s  C220, S122
+    vc2i.s  C230, S123
+    vdot.q  S301, C400, C000    // row 1
+    vdot.q  S311, C410, C010
+    vmul.q  C620, C620, C610    //   * w_scale
+    vdot.q  S321, C420, C020
+    vdot.q  S331, C430, C030
+    vc2i.s  C400, S130          // row 3
+    vc2i.s  C410, S131
+    vc2i.s  C420, S132
+    vc2i.s  C430, S133
+    vscl.q  C620, C620, S630    //   * x_scale
+    vi2f.q  C200, C200, 24
+    vi2f.q  C210, C210, 24
+    vi2f.q  C220, C220, 24
+    vi2f.q  C230, C230, 24
+    vi2f.q  C400, C400, 24
+    vadd.q  C600, C600, C620    //   val += ...
+    vi2f.q  C410, C410, 24
+    vi2f.q  C420, C420, 24
+    vi2f.q  C430, C430, 24
+    vdot.q  S302, C200, C000    // row 2
+    vdot.q  S312, C210, C010
+    vdot.q  S322, C220, C020
+    vdot.q  S332, C230, C030
+    vdot.q  S303, C400, C000    // row 3
+    vdot.q  S313, C410, C010
+    vdot.q  S323, C420, C020
+    vdot.q  S333, C430, C030
+    lv.q    C100, 16($t0)       // chunk B
+    lv.q    C110, 16($t1)
+    lv.q    C120, 16($t2)
+    lv.q    C130, 16($t3)
+    lv.q    C000, 64($t4)
+    lv.q    C010, 80($t4)
+    lv.q    C020, 96($t4)
+    lv.q    C030, 112($t4)
+.if \first
+    sv.s    S600, 0($v0)        // the previous block is complete: its four outputs
+    sv.s    S601, 4($v0)
+    sv.s    S602, 8($v0)
+    sv.s    S603, 12($v0)
+    move    $v0, $at
+    addiu   $at, $at, 16
+    vzero.q C600
+.endif
+    vc2i.s  C200, S100          // row 0
+    vc2i.s  C210, S101
+    vc2i.s  C220, S102
+    vc2i.s  C230, S103
+    vadd.q  C500, C300, C310    // chunk A's sum tree
+    vc2i.s  C400, S110          // row 1
+    vc2i.s  C410, S111
+    vc2i.s  C420, S112
+    vc2i.s  C430, S113
+    vadd.q  C510, C320, C330
+    vi2f.q  C200, C200, 24
+    vi2f.q  C210, C210, 24
+    vi2f.q  C220, C220, 24
+    vi2f.q  C230, C230, 24
+    vi2f.q  C400, C400, 24
+    vadd.q  C520, C500, C510    //   chunk A's sum, kept for stage 2
+    vi2f.q  C410, C410, 24
+    vi2f.q  C420, C420, 24
+    vi2f.q  C430, C430, 24
+    vdot.q  S700, C200, C000    // row 0
+    vdot.q  S710, C210, C010
+    vdot.q  S720, C220, C020
+    vdot.q  S730, C230, C030
+    vc2i.s  C200, S120          // row 2
+    vc2i.s  C210, S121
+    vc2i.s  C220, S122
+    vc2i.s  C230, S123
+    vdot.q  S701, C400, C000    // row 1
+    vdot.q  S711, C410, C010
+    vdot.q  S721, C420, C020
+    vdot.q  S731, C430, C030
+    vc2i.s  C400, S130          // row 3
+    vc2i.s  C410, S131
+    vc2i.s  C420, S132
+    vc2i.s  C430, S133
+    vi2f.q  C200, C200, 24
+    vi2f.q  C210, C210, 24
+    vi2f.q  C220, C220, 24
+    vi2f.q  C230, C230, 24
+    vi2f.q  C400, C400, 24
+    vi2f.q  C410, C410, 24
+    vi2f.q  C420, C420, 24
+    vi2f.q  C430, C430, 24
+    vdot.q  S702, C200, C000    // row 2
+    vdot.q  S712, C210, C010
+    vdot.q  S722, C220, C020
+    vdot.q  S732, C230, C030
+    vdot.q  S703, C400, C000    // row 3
+    vdot.q  S713, C410, C010
+    vdot.q  S723, C420, C020
+    vdot.q  S733, C430, C030
+    lv.s    S610, 0($t6)        // this group's scales, for its stage 2
+    lv.s    S611, 0($t7)
+    lv.s    S612, 0($t8)
+    lv.s    S613, 0($t9)
+    lv.s    S630, 0($t5)
+.endm
+
+// Pointer steps to the next group (32 weights of each row, 128 bytes of x, one scale
+// each), but t9's: the callers put that one in a branch delay slot.
+.macro Q80_STEP32
+    addiu   $t0, $t0, 32
+    addiu   $t1, $t1, 32
+    addiu   $t2, $t2, 32
+    addiu   $t3, $t3, 32
+    addiu   $t4, $t4, 128
+    addiu   $t5, $t5, 4
+    addiu   $t6, $t6, 4
+    addiu   $t7, $t7, 4
+    addiu   $t8, $t8, 4
+.endm
+
+    .globl vfpu_q80_group32
+    .ent vfpu_q80_group32
+vfpu_q80_group32:
+    lw      $t0, A_W($a0)
+    lw      $t9, A_WS($a0)
+    lw      $at, A_OUT($a0)
+    lw      $a1, A_NBYTES($a0)
+    lw      $v1, A_ROWS($a0)
+    lw      $a2, A_WSROW($a0)
+    addiu   $v0, $a0, A_SCRATCH // the first block has no previous block to store
+    srl     $v1, $v1, 2
+    beqz    $v1, 94f
+    move    $t3, $t0            // (delay slot) as if a block ended just before row 0
+    subu    $t9, $t9, $a2       // likewise for the scale pointers: t6 = t9 + a2 below
+14: // a block of four rows
+    lw      $t4, A_X($a0)
+    lw      $a3, A_GROUPS($a0)
+    lw      $t5, A_XS($a0)
+    move    $t0, $t3
+    addu    $t1, $t0, $a1
+    addu    $t2, $t1, $a1
+    addu    $t3, $t2, $a1
+    addu    $t6, $t9, $a2
+    addu    $t7, $t6, $a2
+    addu    $t8, $t7, $a2
+    addu    $t9, $t8, $a2
+    sll     $a3, $a3, 7
+    addu    $a3, $a3, $t4       // the end of x: the loop's test
+    Q80_GROUP32 1
+    Q80_STEP32
+    beq     $t4, $a3, 34f
+    addiu   $t9, $t9, 4         // (delay slot)
+24: // the other groups of the block
+    Q80_GROUP32 0
+    Q80_STEP32
+    bne     $t4, $a3, 24b
+    addiu   $t9, $t9, 4         // (delay slot)
+34:
+    addiu   $v1, $v1, -1
+    bnez    $v1, 14b
+    subu    $t9, $t9, $a2       // (delay slot) t9 is past row 3's scales: back to row 3's end
+    // stage 2 of the last group, then the last block's outputs
+    vadd.q  C530, C700, C710
+    vadd.q  C620, C720, C730
+    vadd.q  C530, C530, C620
+    vadd.q  C620, C530, C520
+    vmul.q  C620, C620, C610
+    vscl.q  C620, C620, S630
+    vadd.q  C600, C600, C620
+    sv.s    S600, 0($v0)
+    sv.s    S601, 4($v0)
+    sv.s    S602, 8($v0)
+    sv.s    S603, 12($v0)
+94:
+    jr      $ra
+    nop
+    .end vfpu_q80_group32
+
+// ---------------------------------------------------------------------------------
 // q80, 4 weights per row per step: any group size and row length that are multiples of 4
 // (stories260K: hidden_dim 172, group size 4). Rows only need 4-byte alignment (lv.s).
     .globl vfpu_q80_rows4
@@ -442,6 +670,201 @@ vfpu_q80_rows4:
     jr      $ra
     nop
     .end vfpu_q80_rows4
+
+// ---------------------------------------------------------------------------------
+// Activation quantization, as quantize_act (kernels.c) computes it: per group,
+// scale = max|x| / 127 and q = roundf(x / scale) (0 for an all-zero group), written as
+// int8 (q) and as floats (qf, for the matmul kernels). Group size and length multiples
+// of 16; x, q, qf 16-byte aligned. The divisions are vdiv (correctly rounded, as the
+// FPU's), roundf is floor(|t|) + (frac >= 0.5) with t's sign: the same values as the C
+// for every input the VFPU does not flush (it reads denormals as zero).
+// Argument block (QuantArgs in kernels_vfpu.c):
+#define Q_X      0      // const float*
+#define Q_Q      4      // int8_t*
+#define Q_QF     8      // float*
+#define Q_S      12     // float*: one scale per group
+#define Q_GROUPS 16     // groups
+#define Q_SPANS  20     // 16-value spans per group
+#define Q_CONST  32     // float[4]: 0.5, 127, FLT_MIN, 1 (16-byte aligned)
+    .globl vfpu_quantize
+    .ent vfpu_quantize
+vfpu_quantize:
+    lw      $t0, Q_X($a0)
+    lw      $t1, Q_Q($a0)
+    lw      $t2, Q_QF($a0)
+    lw      $t3, Q_S($a0)
+    lw      $t4, Q_GROUPS($a0)
+    lw      $t5, Q_SPANS($a0)
+    lv.q    C700, 32($a0)       // Q_CONST
+    beqz    $t4, 95f
+    nop
+    vone.q  C720
+    vscl.q  C710, C720, S700    // (0.5, 0.5, 0.5, 0.5)
+15: // a group: its largest magnitude
+    move    $t7, $t0
+    move    $t6, $t5
+    vzero.q C500
+25:
+    lv.q    C000, 0($t0)
+    lv.q    C010, 16($t0)
+    lv.q    C020, 32($t0)
+    lv.q    C030, 48($t0)
+    vabs.q  C000, C000
+    vabs.q  C010, C010
+    vabs.q  C020, C020
+    vabs.q  C030, C030
+    vmax.q  C000, C000, C010
+    vmax.q  C020, C020, C030
+    addiu   $t6, $t6, -1
+    addiu   $t0, $t0, 64
+    vmax.q  C000, C000, C020
+    bnez    $t6, 25b
+    vmax.q  C500, C500, C000    // (delay slot)
+    vmax.p  C500, C500, C502
+    vmax.s  S500, S500, S501
+    vdiv.s  S510, S500, S701    // scale = max / 127
+    move    $t6, $t5
+    addiu   $t3, $t3, 4
+    vmax.s  S511, S510, S702    // the divisor: an all-zero group divides by FLT_MIN (q = 0)
+    sv.s    S510, -4($t3)
+    vscl.q  C520, C720, S511
+35: // 16 values: q = roundf(x / scale)
+    lv.q    C000, 0($t7)
+    lv.q    C010, 16($t7)
+    lv.q    C020, 32($t7)
+    lv.q    C030, 48($t7)
+    vdiv.q  C000, C000, C520    // t
+    vdiv.q  C010, C010, C520
+    vdiv.q  C020, C020, C520
+    vdiv.q  C030, C030, C520
+    vabs.q  C100, C000          // |t|
+    vabs.q  C110, C010
+    vabs.q  C120, C020
+    vabs.q  C130, C030
+    vf2id.q C200, C100, 0       // floor(|t|)
+    vf2id.q C210, C110, 0
+    vf2id.q C220, C120, 0
+    vf2id.q C230, C130, 0
+    vi2f.q  C200, C200, 0
+    vi2f.q  C210, C210, 0
+    vi2f.q  C220, C220, 0
+    vi2f.q  C230, C230, 0
+    vsub.q  C100, C100, C200    // its fraction (exact)
+    vsub.q  C110, C110, C210
+    vsub.q  C120, C120, C220
+    vsub.q  C130, C130, C230
+    vsge.q  C100, C100, C710    // halves round away from zero
+    vsge.q  C110, C110, C710
+    vsge.q  C120, C120, C710
+    vsge.q  C130, C130, C710
+    vadd.q  C200, C200, C100    // |q|
+    vadd.q  C210, C210, C110
+    vadd.q  C220, C220, C120
+    vadd.q  C230, C230, C130
+    vsgn.q  C100, C000
+    vsgn.q  C110, C010
+    vsgn.q  C120, C020
+    vsgn.q  C130, C030
+    vmul.q  C200, C200, C100    // q
+    vmul.q  C210, C210, C110
+    vmul.q  C220, C220, C120
+    vmul.q  C230, C230, C130
+    vf2iz.q C300, C200, 24      // q << 24 (-0 becomes 0)
+    vf2iz.q C310, C210, 24
+    vf2iz.q C320, C220, 24
+    vf2iz.q C330, C230, 24
+    vi2f.q  C400, C300, 24      // qf
+    vi2f.q  C410, C310, 24
+    vi2f.q  C420, C320, 24
+    vi2f.q  C430, C330, 24
+    vi2c.q  S600, C300          // q as bytes
+    vi2c.q  S601, C310
+    vi2c.q  S602, C320
+    vi2c.q  S603, C330
+    sv.q    C400, 0($t2)
+    sv.q    C410, 16($t2)
+    sv.q    C420, 32($t2)
+    sv.q    C430, 48($t2)
+    sv.q    C600, 0($t1)
+    addiu   $t7, $t7, 64
+    addiu   $t2, $t2, 64
+    addiu   $t6, $t6, -1
+    bnez    $t6, 35b
+    addiu   $t1, $t1, 16        // (delay slot)
+    addiu   $t4, $t4, -1
+    bnez    $t4, 15b
+    nop
+95:
+    jr      $ra
+    nop
+    .end vfpu_quantize
+
+// ---------------------------------------------------------------------------------
+// Argmax helper: const float *vfpu_argmax_chunk(const float *p, int chunks) returns the
+// first 64-value chunk of p (16-byte aligned) holding a value above every value before
+// it; the first occurrence of the largest value is in that chunk (kernels_vfpu.c scans
+// it and the tail as the C argmax does). Per chunk: 16 quad loads, a 15-op vmax tree,
+// one compare against the best so far (C700, broadcast) and a rarely taken branch.
+    .globl vfpu_argmax_chunk
+    .ent vfpu_argmax_chunk
+vfpu_argmax_chunk:
+    move    $v0, $a0            // chunk 0 holds p[0], the C loop's starting best
+    vone.q  C710
+    lv.s    S700, 0($a0)
+    vscl.q  C700, C710, S700    // (p[0], p[0], p[0], p[0])
+    blez    $a1, 96f
+    nop
+16:
+    lv.q    C000, 0($a0)
+    lv.q    C010, 16($a0)
+    lv.q    C020, 32($a0)
+    lv.q    C030, 48($a0)
+    lv.q    C100, 64($a0)
+    lv.q    C110, 80($a0)
+    lv.q    C120, 96($a0)
+    lv.q    C130, 112($a0)
+    vmax.q  C000, C000, C010
+    vmax.q  C020, C020, C030
+    lv.q    C200, 128($a0)
+    lv.q    C210, 144($a0)
+    lv.q    C220, 160($a0)
+    lv.q    C230, 176($a0)
+    vmax.q  C100, C100, C110
+    vmax.q  C120, C120, C130
+    lv.q    C300, 192($a0)
+    lv.q    C310, 208($a0)
+    lv.q    C320, 224($a0)
+    lv.q    C330, 240($a0)
+    vmax.q  C200, C200, C210
+    vmax.q  C220, C220, C230
+    vmax.q  C300, C300, C310
+    vmax.q  C320, C320, C330
+    vmax.q  C000, C000, C020
+    vmax.q  C100, C100, C120
+    vmax.q  C200, C200, C220
+    vmax.q  C300, C300, C320
+    addiu   $a1, $a1, -1
+    vmax.q  C000, C000, C100
+    vmax.q  C200, C200, C300
+    addiu   $a0, $a0, 256
+    vmax.q  C000, C000, C200
+    vcmp.q  GT, C000, C700      // above the best so far?
+    bvt     4, 46f              // CC[4]: in any lane
+    nop
+26:
+    bnez    $a1, 16b
+    nop
+96:
+    jr      $ra
+    nop
+46: // a new best: this chunk, and its largest value broadcast
+    vmax.p  C000, C000, C002
+    vmax.s  S000, S000, S001
+    addiu   $v0, $a0, -256
+    vscl.q  C700, C710, S000
+    b       26b
+    nop
+    .end vfpu_argmax_chunk
 
 // ---------------------------------------------------------------------------------
 // fp32: four rows, 4 columns per step (row length a multiple of 4 floats, rows 16-byte

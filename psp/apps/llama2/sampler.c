@@ -13,7 +13,7 @@ static uint32_t random_u32(uint64_t *state) {
 
 static float random_f32(uint64_t *state) { return (random_u32(state) >> 8) / 16777216.0f; }
 
-static int argmax(const float *p, int n) {
+int argmax_scalar(const float *p, int n) {
     int best = 0;
     float max_p = p[0];
     for (int i = 1; i < n; i++) if (p[i] > max_p) { best = i; max_p = p[i]; }
@@ -60,7 +60,7 @@ static int sample_topp(const float *p, int n, float topp, ProbIndex *pi, float c
 }
 
 int sample(Sampler *s, float *logits) {
-    if (s->temperature == 0.0f) return argmax(logits, s->vocab_size);
+    if (s->temperature == 0.0f) return s->argmax(logits, s->vocab_size);
     for (int q = 0; q < s->vocab_size; q++) logits[q] /= s->temperature;
     softmax(logits, s->vocab_size);
     float coin = random_f32(&s->rng_state);
