@@ -8,7 +8,8 @@ multiply-accumulate loop (lwc1/lwc1/mul.s/add.s). Measured:
     the same for both kernels, so once),
   - warm: a fresh process with the numba cache filled (load + run), per kernel,
   - steady: the run loop alone, already compiled (MIPS = simulated instructions / s),
-    with the cycle model on (the default) and off,
+    with the cycle model on (the default) and off, interpreted and as a compiled region
+    (allegrex.cpu.jit: the loop compiled to machine code once; its compile time is shown),
 and Unicorn (MIPS32 LE, QEMU TCG JIT) runs the identical words in the same process.
 
     PYTHONPATH=. python benchmarks/sim_speed.py --llama [--tokens 64]
@@ -88,10 +89,13 @@ def data(kind, elements):
     return a.tobytes(), b.tobytes()
 
 
-def run_allegrex(kind, elements, repeat, timing=True):
-    """(instructions, seconds in the run loop, result) for one full run."""
+def run_allegrex(kind, elements, repeat, timing=True, jit=False):
+    """(instructions, seconds in the run loop, result) for one full run; jit: hot loops run
+    as compiled regions (compiled on the first hot branch; see compile_seconds)."""
+    from allegrex.cpu.jit import Jit
     from allegrex.machine import Machine
     m = Machine("psp-2000", timing=timing)
+    m.jit = Jit(m._read_word, threshold=1000 if jit else 0, compile_after=0)
     words = kernel(kind, elements, repeat)
     a, b = data(kind, elements)
     m.load_raw(A, a)
@@ -101,8 +105,23 @@ def run_allegrex(kind, elements, repeat, timing=True):
     ev = m.run(max_instructions=10**12)
     dt = time.perf_counter() - t
     assert ev.kind == "break", ev
+    assert not jit or m.jit.instructions > 0.99 * m.instructions, "the loop did not run compiled"
     result = int(m.cpu.regs[2]) if kind == "int8" else float(m.cpu.fpr[3])
     return m.instructions, dt, result
+
+
+def compile_seconds(kind, elements):
+    """Wall seconds to compile the kernel's region (a fresh one: unseen code words)."""
+    from allegrex.cpu.jit import store
+    t = time.perf_counter()
+    with tempfile.TemporaryDirectory() as folder:
+        real = store._folder
+        store._folder = lambda: Path(folder)  # an empty region cache: compile, do not load
+        try:
+            run_allegrex(kind, elements, 1, jit=True)
+        finally:
+            store._folder = real
+    return time.perf_counter() - t
 
 
 def run_unicorn(kind, elements, repeat):
@@ -172,20 +191,29 @@ def main():
     with tempfile.TemporaryDirectory() as empty_cache:
         cold = fresh_process("int8", args.elements, 1, cache_dir=empty_cache)
     print(f"cold start (fresh process, empty numba cache, compile + 1 int8 pass): {cold['total']:.1f} s")
-    print(f"{'kernel':<7} {'instr':>11} {'warm s':>7} {'MIPS timed':>11} {'MIPS untimed':>13} "
-          f"{'unicorn MIPS':>13} {'timed/unicorn':>14}  results agree")
+    print(f"{'':<7} {'':>11} {'':>7} {'interpreter MIPS':>19} {'compiled MIPS':>17} {'':>9} "
+          f"{'':>8} {'':>9}")
+    print(f"{'kernel':<7} {'instr':>11} {'warm s':>7} {'timed':>9} {'untimed':>9} {'timed':>8} {'untimed':>8} "
+          f"{'compile s':>9} {'unicorn':>8} {'timed/unicorn':>13}  results agree")
     for kind in ("int8", "float"):
         fresh_process(kind, args.elements, 1)  # make sure the default cache is filled
         warm = fresh_process(kind, args.elements, 1)
         n, dt, ours = run_allegrex(kind, args.elements, args.repeat)
         n2, dt2, ours2 = run_allegrex(kind, args.elements, args.repeat, timing=False)
+        compile_s = compile_seconds(kind, args.elements)
+        run_allegrex(kind, args.elements, 1, jit=True, timing=False)  # compile the untimed region
+        n3, dt3, ours3 = run_allegrex(kind, args.elements, args.repeat, jit=True)
+        n4, dt4, ours4 = run_allegrex(kind, args.elements, args.repeat, jit=True, timing=False)
         udt, theirs = run_unicorn(kind, args.elements, args.repeat)
-        agree = ours == theirs == ours2
-        print(f"{kind:<7} {n:>11,} {warm['total']:>7.2f} {n / dt / 1e6:>11.1f} {n2 / dt2 / 1e6:>13.1f} "
-              f"{n / udt / 1e6:>13.1f} {udt / dt:>14.2f}  {agree}")
+        agree = ours == theirs == ours2 == ours3 == ours4
+        print(f"{kind:<7} {n:>11,} {warm['total']:>7.2f} {n / dt / 1e6:>9.1f} {n2 / dt2 / 1e6:>9.1f} "
+              f"{n3 / dt3 / 1e6:>8.1f} {n4 / dt4 / 1e6:>8.1f} {compile_s:>9.1f} {n / udt / 1e6:>8.1f} "
+              f"{udt / dt3:>13.2f}  {agree}")
     print("warm: seconds for a fresh process to import, load the cached run loop and run one pass "
           f"({args.elements} elements); MIPS: {args.repeat} passes, run loop only; timed = with the "
-          "cycle model (allegrex.timing), untimed = Machine(timing=False).")
+          "cycle model (allegrex.timing), untimed = Machine(timing=False); compiled = the loop as a "
+          "compiled region (allegrex.cpu.jit), whose compile time is shown apart; timed/unicorn: "
+          "compiled and timed against Unicorn.")
     if args.llama:
         llama_scalar_wall(args.tokens)
 

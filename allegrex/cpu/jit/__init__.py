@@ -10,8 +10,8 @@ control leaves it, and goes back to the interpreter. Compiled code keeps the
 interpreter's per-instruction contract, so results, cycles and every counter are the
 same with or without it (tests/cpu/test_jit.py).
 
-ALLEGREX_JIT=0 turns it off; ALLEGREX_JIT_THRESHOLD sets the backward-branch count
-that triggers a compile.
+ALLEGREX_JIT=0 turns it off; ALLEGREX_JIT_THRESHOLD and ALLEGREX_JIT_COMPILE_AFTER set
+the two counts (backward branches to one target).
 """
 
 import os
@@ -26,7 +26,7 @@ HOT_BITS = 12
 HOT_SIZE = 1 << HOT_BITS
 HOT_MASK = HOT_SIZE - 1
 DEFAULT_THRESHOLD = 2_000  # backward branches to one target before its region is looked up
-COMPILE_AFTER = 500_000  # more of them before a region not yet on disk is compiled (seconds)
+COMPILE_AFTER = 2_000_000  # more of them before a region not yet on disk is compiled (seconds)
 NEVER = np.iinfo(np.int32).min  # a hot count that cannot reach the threshold again
 
 
@@ -36,13 +36,17 @@ def default_threshold() -> int:
     return int(os.environ.get("ALLEGREX_JIT_THRESHOLD", DEFAULT_THRESHOLD))
 
 
+def default_compile_after() -> int:
+    return int(os.environ.get("ALLEGREX_JIT_COMPILE_AFTER", COMPILE_AFTER))
+
+
 class Jit:
     """A machine's compiled regions and the hot counters the run loop keeps."""
 
-    def __init__(self, read_word, threshold: int | None = None, compile_after: int = COMPILE_AFTER):
+    def __init__(self, read_word, threshold: int | None = None, compile_after: int | None = None):
         self.read_word = read_word  # addr -> int | None
         self.threshold = default_threshold() if threshold is None else int(threshold)
-        self.compile_after = compile_after
+        self.compile_after = default_compile_after() if compile_after is None else int(compile_after)
         self.hot = np.zeros(HOT_SIZE, dtype=np.int32)
         self.entries = np.full(HOT_SIZE, -1, dtype=np.int64)  # compiled region's entry per slot
         self.regions = {}  # (entry, timed, profile) -> (function, Region)
