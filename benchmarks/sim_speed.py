@@ -105,7 +105,7 @@ def run_allegrex(kind, elements, repeat, timing=True, jit=False):
     ev = m.run(max_instructions=10**12)
     dt = time.perf_counter() - t
     assert ev.kind == "break", ev
-    assert not jit or m.jit.instructions > 0.99 * m.instructions, "the loop did not run compiled"
+    assert not jit or m.jit.instructions > 0.95 * m.instructions, "the loop did not run compiled"
     result = int(m.cpu.regs[2]) if kind == "int8" else float(m.cpu.fpr[3])
     return m.instructions, dt, result
 
