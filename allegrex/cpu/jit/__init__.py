@@ -28,6 +28,7 @@ HOT_MASK = HOT_SIZE - 1
 DEFAULT_THRESHOLD = 2_000  # backward branches to one target before its region is looked up
 COMPILE_AFTER = 2_000_000  # more of them before a region not yet on disk is compiled (seconds)
 NEVER = np.iinfo(np.int32).min  # a hot count that cannot reach the threshold again
+MAX_STALE = 2  # code found rewritten this often under a region: interpret it from then on
 
 
 def default_threshold() -> int:
@@ -51,6 +52,7 @@ class Jit:
         self.entries = np.full(HOT_SIZE, -1, dtype=np.int64)  # compiled region's entry per slot
         self.regions = {}  # (entry, timed, profile) -> (function, Region)
         self.waiting = set()  # keys seen hot once, whose region is not compiled yet
+        self.stale = {}  # entry -> times its compiled code was found overwritten
         self.compiled = 0  # regions this machine has loaded or compiled
         self.instructions = 0  # instructions executed by compiled regions
 
@@ -79,9 +81,11 @@ class Jit:
         return fn
 
     def forget(self, pc: int) -> None:
-        """Drop the regions entered at `pc` (their code changed): count from zero again."""
+        """Drop the regions entered at `pc` (their code changed): count from zero again,
+        or never compile there again when it keeps changing (self-modifying loops)."""
         for key in [k for k in self.regions if k[0] == pc]:
             del self.regions[key]
         slot = (pc >> 2) & HOT_MASK
         self.entries[slot] = -1
-        self.hot[slot] = 0
+        self.stale[pc] = self.stale.get(pc, 0) + 1
+        self.hot[slot] = NEVER if self.stale[pc] >= MAX_STALE else 0
