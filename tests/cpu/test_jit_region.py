@@ -1,0 +1,69 @@
+"""Which code a compiled region holds (allegrex.cpu.jit.region.discover): the loop at
+its entry, with nested loops and called functions, never code that only runs after
+the loop, never an instruction that must reach Python (syscall, break)."""
+
+from allegrex.cpu.jit.region import discover
+from tests.cpu.mips import BASE, enc
+
+
+def reader(words):
+    return lambda addr: words[(addr - BASE) // 4] if 0 <= addr - BASE < 4 * len(words) else None
+
+
+def pcs(region):
+    return sorted((pc - BASE) // 4 for pc in region.words)
+
+
+def test_a_loop_without_the_code_after_it():
+    words = [enc("addiu", rt="s0", rs="zero", imm=9),  # 0: before the loop
+             enc("addiu", rt="v0", rs="v0", imm=1),  # 1: loop head
+             enc("addiu", rt="s0", rs="s0", imm=-1),
+             enc("bne", rs="s0", rt="zero", imm=-3), 0,
+             enc("addu", rd="v1", rs="v0", rt="v0"),  # 5: after the loop
+             enc("jr", rs="ra"), 0]
+    region = discover(BASE + 4, reader(words))
+    assert pcs(region) == [1, 2, 3, 4]
+    assert region.heads == [BASE + 4]
+
+
+def test_nested_loops_and_a_called_function_are_included():
+    f = BASE + 4 * 10
+    words = [enc("addiu", rt="s1", rs="zero", imm=3),  # 0: outer head
+             enc("addiu", rt="s0", rs="zero", imm=4),  # 1
+             enc("jal", target=f), 0,  # 2: inner head, a call
+             enc("addiu", rt="s0", rs="s0", imm=-1),  # 4
+             enc("bne", rs="s0", rt="zero", imm=-4), 0,  # 5 -> 2
+             enc("addiu", rt="s1", rs="s1", imm=-1),  # 7
+             enc("bne", rs="s1", rt="zero", imm=-9), 0,  # 8 -> 0
+             enc("addu", rd="v0", rs="v0", rt="a0"),  # 10: f
+             enc("jr", rs="ra"), 0]
+    region = discover(BASE + 8, reader(words))
+    assert pcs(region) == list(range(0, 13))
+    assert region.entry == BASE + 8
+
+
+def test_a_syscall_ends_the_region_before_it():
+    words = [enc("addiu", rt="v0", rs="v0", imm=1), enc("syscall", code=5),
+             enc("bne", rs="v0", rt="zero", imm=-3), 0]
+    region = discover(BASE, reader(words))
+    assert pcs(region) == [0]
+
+
+def test_an_entry_that_cannot_be_compiled_gives_no_region():
+    assert discover(BASE, reader([enc("break")])) is None
+    assert discover(BASE - 64, reader([0])) is None
+
+
+def test_a_transfer_in_a_delay_slot_is_left_to_the_interpreter():
+    words = [enc("addiu", rt="v0", rs="v0", imm=1), enc("bne", rs="v0", rt="zero", imm=-2),
+             enc("j", target=BASE)]
+    region = discover(BASE, reader(words))
+    assert pcs(region) == [0]
+
+
+def test_the_size_limit_keeps_the_innermost_loop():
+    inner = [enc("addiu", rt="v0", rs="v0", imm=1), enc("bne", rs="v0", rt="zero", imm=-2), 0]
+    words = inner + [enc("addiu", rt="t0", rs="t0", imm=k) for k in range(40)] + [
+        enc("bne", rs="t0", rt="zero", imm=-(3 + 40 + 1)), 0]
+    region = discover(BASE, reader(words), limit=10)
+    assert pcs(region) == [0, 1, 2]
