@@ -109,9 +109,13 @@ class Machine:
         if fn is None:
             return EV_NONE
         before = self.instructions
-        code = fn(c.regs, c.fpr, c.fpr_bits, c.vpr, c.vpr_bits, c.vctrl, c.counters, m.mem, m.mem16, m.mem32,
-                  m.memf32, m.ram_size, self._trace, end - self.instructions, limit, self._event,
-                  self.timing.tm, self.timing.prof, self._vscratch, self._vterms)
+        try:  # the first call compiles; a region that cannot compile runs nothing
+            code = fn(c.regs, c.fpr, c.fpr_bits, c.vpr, c.vpr_bits, c.vctrl, c.counters, m.mem, m.mem16,
+                      m.mem32, m.memf32, m.ram_size, self._trace, end - self.instructions, limit, self._event,
+                      self.timing.tm, self.timing.prof, self._vscratch, self._vterms)
+        except Exception as e:  # noqa: BLE001 (numba's compile errors have no common base)
+            self.jit.reject(pc, f"compiling the loop at 0x{pc:08x} failed: {type(e).__name__}")
+            return EV_NONE
         if code == EV_STALE:
             self.jit.forget(pc)
             return EV_NONE

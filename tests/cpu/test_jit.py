@@ -153,3 +153,20 @@ def test_random_code_in_a_hot_loop(parts, seed):
     words += [enc("addiu", rt="k1", rs="k1", imm=-1), enc("bne", rs="k1", rt="zero", imm=-(len(body) + 2)), 0,
               enc("break")]
     run_both(words)
+
+
+def test_a_region_that_cannot_be_built_leaves_the_loop_to_the_interpreter(monkeypatch, capsys):
+    import allegrex.cpu.jit as jit
+
+    def unwritable(*_):
+        raise PermissionError("read-only cache folder")
+    monkeypatch.setattr(jit, "load", unwritable)
+    m = machine(True)
+    load(m, int8_dot(50, 10))
+    ev = m.step(10**7)
+    want = machine(False)
+    load(want, int8_dot(50, 10))
+    assert ev == want.step(10**7)
+    same_state(m, want)
+    assert m.jit.instructions == 0
+    assert capsys.readouterr().err.count("hot loops stay interpreted") == 1

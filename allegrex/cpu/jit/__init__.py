@@ -15,6 +15,7 @@ the two counts (backward branches to one target).
 """
 
 import os
+import sys
 
 import numpy as np
 
@@ -53,6 +54,7 @@ class Jit:
         self.regions = {}  # (entry, timed, profile) -> (function, Region)
         self.waiting = set()  # keys seen hot once, whose region is not compiled yet
         self.stale = {}  # entry -> times its compiled code was found overwritten
+        self.warned = False
         self.compiled = 0  # regions this machine has loaded or compiled
         self.instructions = 0  # instructions executed by compiled regions
 
@@ -63,22 +65,36 @@ class Jit:
         if found is not None:
             return found[0]
         region = discover(pc, self.read_word)
-        slot = (pc >> 2) & HOT_MASK
         if region is None:
-            self.hot[slot] = NEVER
-            self.entries[slot] = -1
+            self.reject(pc)
             return None
+        slot = (pc >> 2) & HOT_MASK
         text_key = repr((sorted(region.words.items()), timed, profile))
         source = lambda name: region_source(region, name, timed, profile)  # noqa: E731
         if self.compile_after > 0 and key not in self.waiting and not is_stored(source, text_key):
             self.waiting.add(key)  # not worth compiling yet: ask again after COMPILE_AFTER more
             self.hot[slot] = self.threshold - self.compile_after
             return None
-        fn = load(source, text_key)
+        try:
+            fn = load(source, text_key)
+        except OSError as e:  # no writable cache folder: interpret, say so once
+            self.reject(pc, f"cannot store compiled code ({e})")
+            return None
         self.regions[key] = (fn, region)
         self.entries[slot] = pc
         self.compiled += 1
         return fn
+
+    def reject(self, pc: int, why: str | None = None) -> None:
+        """Never compile at `pc` again (the interpreter runs it); `why` is reported once."""
+        for key in [k for k in self.regions if k[0] == pc]:
+            del self.regions[key]
+        slot = (pc >> 2) & HOT_MASK
+        self.hot[slot] = NEVER
+        self.entries[slot] = -1
+        if why and not self.warned:
+            self.warned = True
+            print(f"allegrex: hot loops stay interpreted: {why}", file=sys.stderr)
 
     def forget(self, pc: int) -> None:
         """Drop the regions entered at `pc` (their code changed): count from zero again,
