@@ -71,7 +71,7 @@ class Jit:
         slot = (pc >> 2) & HOT_MASK
         text_key = repr((sorted(region.words.items()), timed, profile))
         source = lambda name: region_source(region, name, timed, profile)  # noqa: E731
-        if self.compile_after > 0 and key not in self.waiting and not is_stored(source, text_key):
+        if self.compile_after > 0 and key not in self.waiting and not is_stored(text_key):
             self.waiting.add(key)  # not worth compiling yet: ask again after COMPILE_AFTER more
             self.hot[slot] = self.threshold - self.compile_after
             return None
@@ -87,11 +87,7 @@ class Jit:
 
     def reject(self, pc: int, why: str | None = None) -> None:
         """Never compile at `pc` again (the interpreter runs it); `why` is reported once."""
-        for key in [k for k in self.regions if k[0] == pc]:
-            del self.regions[key]
-        slot = (pc >> 2) & HOT_MASK
-        self.hot[slot] = NEVER
-        self.entries[slot] = -1
+        self.hot[self._drop(pc)] = NEVER
         if why and not self.warned:
             self.warned = True
             print(f"allegrex: hot loops stay interpreted: {why}", file=sys.stderr)
@@ -99,9 +95,13 @@ class Jit:
     def forget(self, pc: int) -> None:
         """Drop the regions entered at `pc` (their code changed): count from zero again,
         or never compile there again when it keeps changing (self-modifying loops)."""
+        self.stale[pc] = self.stale.get(pc, 0) + 1
+        self.hot[self._drop(pc)] = NEVER if self.stale[pc] >= MAX_STALE else 0
+
+    def _drop(self, pc: int) -> int:
+        """Forget the regions entered at `pc`; returns its hot-counter slot."""
         for key in [k for k in self.regions if k[0] == pc]:
             del self.regions[key]
         slot = (pc >> 2) & HOT_MASK
         self.entries[slot] = -1
-        self.stale[pc] = self.stale.get(pc, 0) + 1
-        self.hot[slot] = NEVER if self.stale[pc] >= MAX_STALE else 0
+        return slot

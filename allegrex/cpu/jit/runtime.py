@@ -11,51 +11,39 @@ from types import ModuleType
 from numba import njit
 
 from allegrex import memory
-from allegrex.cpu import cop2, fpu, interp
+from allegrex.cpu import cop2 as cop2_module
+from allegrex.cpu import fpu, interp
 from allegrex.timing import counters as C
 from allegrex.timing import memory_model as M
 from allegrex.timing import model
 from allegrex.timing.classes import (ANNULLED_SLOT_PENALTY, JUMP_PENALTY, OP_BUSY, OP_ISSUE, OP_LATENCY,
                                      TAKEN_BRANCH_PENALTY)
 from allegrex.timing.layout import T_DC_DIRTY, T_DC_LRU, T_DC_TAG, T_RATIO_Q8, T_TICK_COST
-from allegrex.timing.model import cache_op, dcache_access, icache_fetch, vfpu_account
 from allegrex.timing.vfpu_classes import ROW_ISSUE_Q4, ROW_LATENCY, VCMP_TO_BRANCH, VCMP_TO_MFVC
 
 
-# The run loop inlines these helpers into itself (numba inline="always"); a region calls
-# plain copies instead, which LLVM inlines when it links the region: numba's own inlining
-# re-analyses the whole function at every call site, which made compiling quadratic.
-translate = njit(memory.translate.py_func)
-sx32 = njit(interp.sx32.py_func)
-clz32 = njit(interp.clz32.py_func)
-bitrev32 = njit(interp.bitrev32.py_func)
-div_signed = njit(interp.div_signed.py_func)
-div_unsigned = njit(interp.div_unsigned.py_func)
-float_to_word = njit(fpu.float_to_word.py_func)
-finish = njit(interp.finish.py_func)
-_cop2_plain = ModuleType("cop2")  # stands in for the module in the interpreter's `cop2.execute(...)`
-_cop2_plain.execute = njit(cop2.execute.py_func)
-cop2 = _cop2_plain
+def _plain(helper):
+    """A copy of an inline="always" numba helper that is an ordinary call. The run loop
+    inlines its helpers; a region calls plain copies, which LLVM inlines (or not, for
+    the large ones) when it links the region: numba's own inlining re-analyses the whole
+    function at every call site, which made compiling quadratic."""
+    return njit(helper.py_func)
 
 
-@njit
-def icache_fetch_call(tm, counters, pc):
-    return icache_fetch(tm, counters, pc)
+translate = _plain(memory.translate)
+sx32, clz32, bitrev32, div_signed, div_unsigned, finish = map(_plain, (
+    interp.sx32, interp.clz32, interp.bitrev32, interp.div_signed, interp.div_unsigned, interp.finish))
+float_to_word = _plain(fpu.float_to_word)
+cop2 = ModuleType("cop2")  # stands in for the module in the interpreter's `cop2.execute(...)`
+cop2.execute = _plain(cop2_module.execute)
 
-
-@njit
-def dcache_access_call(tm, counters, addr, is_store):
-    return dcache_access(tm, counters, addr, is_store)
-
-
-@njit
-def cache_op_call(tm, counters, func, addr):
-    return cache_op(tm, counters, func, addr)
-
-
-@njit
-def vfpu_account_call(tm, counters, word, pc, maddr, t):
-    return vfpu_account(tm, counters, word, pc, maddr, t)
+# The steps of model.account, called by regions with constant operands: one call is one
+# statement for numba to type (compiling stays fast).
+(tick, fetch_line, wait_sources, wait_unit, produce, jump_cost, branch_cost, profile_slot, icache_fetch_call,
+ dcache_access_call, cache_op_call, vfpu_account_call) = map(_plain, (
+    model.os_tick, model.fetch_line, model.wait_sources, model.wait_unit, model.produce, model.jump_cost,
+    model.branch_cost, model.profile_slot, model.icache_fetch, model.dcache_access, model.cache_op,
+    model.vfpu_account))
 
 
 @njit
@@ -112,15 +100,3 @@ BOUND_CPU, BOUND_BUS = _step_bound_parts()
 def step_bound(tm):
     """Cycles one instruction can cost at most, at the clock in force (timed mode)."""
     return BOUND_CPU + tm[T_TICK_COST] + M.bus_to_cpu(tm, T_RATIO_Q8, BOUND_BUS)
-
-
-# The steps of model.account, called by regions with constant operands: one call is one
-# statement for numba to type (compiling stays fast); LLVM inlines them when linking.
-tick = njit(model.os_tick.py_func)
-fetch_line = njit(model.fetch_line.py_func)
-wait_sources = njit(model.wait_sources.py_func)
-wait_unit = njit(model.wait_unit.py_func)
-produce = njit(model.produce.py_func)
-jump_cost = njit(model.jump_cost.py_func)
-branch_cost = njit(model.branch_cost.py_func)
-profile_slot = njit(model.profile_slot.py_func)

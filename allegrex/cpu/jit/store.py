@@ -35,7 +35,7 @@ def _names(key):
     return f"region_{digest}", f"allegrex_jit_{digest}"
 
 
-def is_stored(source_for, key: str) -> bool:
+def is_stored(key: str) -> bool:
     """Whether this region was compiled before (in this process or by an earlier run)."""
     _, module_name = _names(key)
     if module_name in sys.modules:
