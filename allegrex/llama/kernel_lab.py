@@ -106,11 +106,15 @@ def _run(function: str, fields: list, blobs: list[bytes], out_count: int, model:
 
 
 def run_q80(wq: np.ndarray, ws: np.ndarray, xq: np.ndarray, xs: np.ndarray, group_size: int,
-            step: int | None = None, model: str = "psp-2000") -> KernelRun:
+            step: int | None = None, model: str = "psp-2000", blocked: bool = False) -> KernelRun:
     """out = W @ x as the q80 kernels compute it; rows a multiple of 4. step: weights per
     row per inner step, 32, 16 (quad loads) or 4 (word loads); default as the program picks.
-    With step 32 a group size of exactly 32 takes vfpu_q80_group32, as the program does."""
+    With step 32 a group size of exactly 32 takes vfpu_q80_group32, as the program does.
+    blocked: the weights re-laid in blocks of four rows (block_q80) for vfpu_q80_block32,
+    as the program loads them for its VFPU kernels at group size 32."""
     d, n = wq.shape
+    if blocked:
+        return _run_q80_blocked(wq, ws, xq, xs, group_size, model)
     if d % 4 or n % 4 or group_size % 4:
         raise LlamaError("the VFPU q80 kernels take rows in fours and lengths in multiples of 4")
     if step is None:  # as kernels_vfpu.c chooses
@@ -123,6 +127,30 @@ def run_q80(wq: np.ndarray, ws: np.ndarray, xq: np.ndarray, xs: np.ndarray, grou
     blobs = [wq.astype(np.int8).tobytes(), ws.astype("<f4").tobytes(),
              xq.astype("<f4").tobytes(), xs.astype("<f4").tobytes()]
     return _run(q80_kernel_name(step, group_size), fields, blobs, d, model)
+
+
+BLOCK_ROWS = 4  # rows per block of the re-laid q80 weights (llama2.h Q80_BLOCK_ROWS)
+
+
+def block_q80(wq: np.ndarray, ws: np.ndarray, group_size: int) -> bytes:
+    """The q80 weights as model.c re-lays them: per block of four rows, per group, the four
+    rows' int8 values, then their four fp32 scales."""
+    d, n = wq.shape
+    groups = n // group_size
+    values = wq.astype(np.int8).reshape(d // BLOCK_ROWS, BLOCK_ROWS, groups, group_size).transpose(0, 2, 1, 3)
+    scales = ws.astype("<f4").reshape(d // BLOCK_ROWS, BLOCK_ROWS, groups).transpose(0, 2, 1)
+    records = np.concatenate([values.reshape(d // BLOCK_ROWS, groups, -1).view(np.uint8),
+                              scales.copy().view(np.uint8).reshape(d // BLOCK_ROWS, groups, -1)], axis=2)
+    return records.tobytes()
+
+
+def _run_q80_blocked(wq, ws, xq, xs, group_size, model) -> KernelRun:
+    d, n = wq.shape
+    if group_size != 32 or n % 32 or d % BLOCK_ROWS:
+        raise LlamaError("vfpu_q80_block32 takes group size 32 and rows in fours")
+    fields = [("blob", 0), 0, ("blob", 1), ("blob", 2), ("out",), n, d, n // group_size, 1, 0]
+    blobs = [block_q80(wq, ws, group_size), xq.astype("<f4").tobytes(), xs.astype("<f4").tobytes()]
+    return _run("vfpu_q80_block32", fields, blobs, d, model)
 
 
 def q80_kernel_name(step: int, group_size: int) -> str:

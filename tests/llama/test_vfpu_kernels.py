@@ -44,6 +44,28 @@ def test_q80_extremes_stay_exact():
     assert run.out.tolist() == [-127 * 127 * 256, 127 * 127 * 256, -127 * 127 * 256, -127 * 127 * 256]
 
 
+@pytest.mark.parametrize("d,n", [(4, 32), (8, 96), (12, 288), (20, 768)])
+def test_blocked_q80_kernel_equals_the_scalar_kernel_bit_for_bit(d, n):
+    rng = np.random.default_rng(d * 7 + n)
+    wq, ws, xq, xs = random_q80(rng, d, n, 32)
+    wq[0], xq[:32] = 127, 127                   # a group at the largest sum, +127*127*32
+    wq[1, :32], wq[2] = -128, -127              # the int8 extreme and the largest negative sums
+    ws[0], ws[1], xs[-1] = 1e30, 1e-30, 100.0   # huge and tiny scales (the VFPU flushes denormals: none here)
+    run = kernel_lab.run_q80(wq, ws, xq.astype(np.float32), xs, 32, blocked=True)
+    ref = kernel_lab.scalar_q80(wq, ws, xq, xs, 32)
+    assert np.array_equal(run.out.view(np.uint32), ref.view(np.uint32))
+
+
+def test_blocked_layout_puts_four_rows_and_their_scales_in_one_record():
+    wq = np.arange(8 * 64).reshape(8, 64).astype(np.int8)
+    ws = np.arange(16, dtype=np.float32)        # row r, group g: scale 2r + g
+    records = np.frombuffer(kernel_lab.block_q80(wq, ws, 32), np.uint8).reshape(-1, 144)
+    assert len(records) == 4                    # 2 blocks x 2 groups
+    block1_group1 = records[3]
+    assert np.array_equal(block1_group1[:128].view(np.int8).reshape(4, 32), wq[4:8, 32:64])
+    assert block1_group1[128:].view("<f4").tolist() == [9.0, 11.0, 13.0, 15.0]
+
+
 def test_fp32_kernel_agrees_to_rounding():
     rng = np.random.default_rng(3)
     w = rng.standard_normal((12, 172)).astype(np.float32)
@@ -77,6 +99,15 @@ def test_group32_kernel_costs_about_1_1_instructions_per_weight():
     assert 1.08 < run.instructions / wq.size < 1.11, run.instructions / wq.size
     # VFPU waits only in the final drain (the last group's chain of dependent sums) and
     # for the quarter issue cycle of one vzero.q per block of four rows
+    assert run.counters["vfpu"] < 40 and run.counters["vfpu-issue"] <= 64 // 4 // 4, run.counters
+
+
+def test_blocked_group32_kernel_costs_about_one_instruction_per_weight():
+    rng = np.random.default_rng(11)
+    wq, ws, xq, xs = random_q80(rng, 64, 288, 32)
+    run = kernel_lab.run_q80(wq, ws, xq.astype(np.float32), xs, 32, blocked=True)
+    # vfpu_q80_group32's 140.5 per 128 weights less 7 pointer steps and 3 scale loads
+    assert 1.0 < run.instructions / wq.size < 1.03, run.instructions / wq.size
     assert run.counters["vfpu"] < 40 and run.counters["vfpu-issue"] <= 64 // 4 // 4, run.counters
 
 

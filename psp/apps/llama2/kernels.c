@@ -54,4 +54,4 @@ static void matmul_q80(float *out, const Act *x, const Mat *w, int n, int d) {
 
 static void quantize_scalar(Act *a, const float *x, int n) { quantize_act(a, x, n, 0); }
 
-const Kernels kernels_scalar = {"scalar", matmul_fp32, matmul_q80, quantize_scalar, argmax_scalar};
+const Kernels kernels_scalar = {"scalar", matmul_fp32, matmul_q80, quantize_scalar, argmax_scalar, 0};

@@ -14,6 +14,7 @@ typedef struct {
 } VfpuArgs;
 
 void vfpu_q80_group32(VfpuArgs *a);
+void vfpu_q80_block32(VfpuArgs *a);
 void vfpu_q80_rows32(VfpuArgs *a);
 void vfpu_q80_rows16(VfpuArgs *a);
 void vfpu_q80_rows4(VfpuArgs *a);
@@ -44,6 +45,11 @@ static void tail_rows(MatmulFn scalar, float *out, const Act *x, const Mat *w, i
 
 static void matmul_q80_vfpu(float *out, const Act *x, const Mat *w, int n, int d) {
     int gs = g_group_size, rows = d & ~3;
+    if (w->blocked) {   /* model.c re-lays only group size 32, rows in fours, 16-byte aligned */
+        VfpuArgs a = {w->w, 0, x->qf, x->s, out, n, d, n / gs, 1, 0, {0}};
+        vfpu_q80_block32(&a);
+        return;
+    }
     if (n % 4 || gs % 4 || ((uintptr_t)w->w & 3)) { kernels_scalar.q80(out, x, w, n, d); return; }
     /* 32 or 16 weights per row per step with quad loads when rows and groups allow, else word loads */
     int aligned = ((uintptr_t)w->w & 15) == 0 && n % 16 == 0;
@@ -86,6 +92,6 @@ static int argmax_vfpu(const float *p, int n) {
     return best;
 }
 
-static const Kernels kernels_vfpu_table = {"vfpu", matmul_fp32_vfpu, matmul_q80_vfpu, quantize_vfpu, argmax_vfpu};
+static const Kernels kernels_vfpu_table = {"vfpu", matmul_fp32_vfpu, matmul_q80_vfpu, quantize_vfpu, argmax_vfpu, 32};
 
 const Kernels *kernels_vfpu(void) { return &kernels_vfpu_table; }

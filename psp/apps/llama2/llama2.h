@@ -19,7 +19,14 @@ typedef struct {
     float *s;       /* q80 scales, one per group; NULL for fp32 */
     int64_t file_w; /* where the values start in the checkpoint */
     int64_t file_s; /* where the scales start (q80) */
+    int blocked;    /* q80 re-laid in blocks of rows (w: the records, s NULL), see below */
 } Mat;
+
+/* The blocked q80 layout (VFPU kernels, Kernels.q80_blocked_gs): per block of
+ * Q80_BLOCK_ROWS rows, per group, one record holding the rows' gs int8 values, row
+ * after row, then their fp32 scales; the kernel reads a matrix as one stream. */
+#define Q80_BLOCK_ROWS 4
+#define Q80_RECORD_BYTES(gs) (Q80_BLOCK_ROWS * (size_t)(gs) + Q80_BLOCK_ROWS * sizeof(float))
 
 /* The input vector of a matmul, prepared once for all rows. */
 typedef struct {
@@ -39,6 +46,7 @@ typedef struct {
     MatmulFn q80;
     QuantizeFn quantize;    /* q80: prepares x->q, x->s and (for the VFPU kernels) x->qf */
     int (*argmax)(const float *p, int n);   /* the sampler at temperature 0 */
+    int q80_blocked_gs;     /* group size at which q80 wants the blocked layout (0: never) */
 } Kernels;
 
 extern int g_group_size;                     /* q80 group size (runq.c's GS) */
@@ -72,6 +80,7 @@ typedef struct {
     int stream_layer;
     uint64_t stream_us;                     /* time spent reading weights per forward */
     int64_t stream_bytes;
+    int blocked_matrices;                   /* matrices loaded in the blocked q80 layout */
     /* run state */
     float *x, *xb, *xb2, *hb, *hb2, *q, *att, *logits, *key_cache, *value_cache;
     float *rope_cos, *rope_sin;

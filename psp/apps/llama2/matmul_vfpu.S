@@ -377,11 +377,18 @@ vfpu_q80_rows32:
 // block's outputs go, at where this block's go, v1 blocks left.
 #define A_SCRATCH 40    // float[4]: the first block's dummy "previous block" outputs
 
-.macro Q80_GROUP32 first
+.macro Q80_GROUP32 first, blocked
+.if \blocked
+    lv.q    C100, 0($t0)        // chunk A: 16 weights of each row (one record), 16 activations
+    lv.q    C110, 32($t0)
+    lv.q    C120, 64($t0)
+    lv.q    C130, 96($t0)
+.else
     lv.q    C100, 0($t0)        // chunk A: 16 weights of each row, 16 activations
     lv.q    C110, 0($t1)
     lv.q    C120, 0($t2)
     lv.q    C130, 0($t3)
+.endif
     lv.q    C000, 0($t4)
     lv.q    C010, 16($t4)
     lv.q    C020, 32($t4)
@@ -441,10 +448,17 @@ vfpu_q80_rows32:
     vdot.q  S313, C410, C010
     vdot.q  S323, C420, C020
     vdot.q  S333, C430, C030
+.if \blocked
+    lv.q    C100, 16($t0)       // chunk B
+    lv.q    C110, 48($t0)
+    lv.q    C120, 80($t0)
+    lv.q    C130, 112($t0)
+.else
     lv.q    C100, 16($t0)       // chunk B
     lv.q    C110, 16($t1)
     lv.q    C120, 16($t2)
     lv.q    C130, 16($t3)
+.endif
     lv.q    C000, 64($t4)
     lv.q    C010, 80($t4)
     lv.q    C020, 96($t4)
@@ -509,11 +523,30 @@ vfpu_q80_rows32:
     vdot.q  S713, C410, C010
     vdot.q  S723, C420, C020
     vdot.q  S733, C430, C030
+.if \blocked
+    lv.q    C610, 128($t0)      // this group's scales (the record's last quad), for its stage 2
+.else
     lv.s    S610, 0($t6)        // this group's scales, for its stage 2
     lv.s    S611, 0($t7)
     lv.s    S612, 0($t8)
     lv.s    S613, 0($t9)
+.endif
     lv.s    S630, 0($t5)
+.endm
+
+// Stage 2 of the last group, then the last block's four outputs (at v0).
+.macro Q80_DRAIN32
+    vadd.q  C530, C700, C710
+    vadd.q  C620, C720, C730
+    vadd.q  C530, C530, C620
+    vadd.q  C620, C530, C520
+    vmul.q  C620, C620, C610
+    vscl.q  C620, C620, S630
+    vadd.q  C600, C600, C620
+    sv.s    S600, 0($v0)
+    sv.s    S601, 4($v0)
+    sv.s    S602, 8($v0)
+    sv.s    S603, 12($v0)
 .endm
 
 // Pointer steps to the next group (32 weights of each row, 128 bytes of x, one scale
@@ -558,12 +591,12 @@ vfpu_q80_group32:
     addu    $t9, $t8, $a2
     sll     $a3, $a3, 7
     addu    $a3, $a3, $t4       // the end of x: the loop's test
-    Q80_GROUP32 1
+    Q80_GROUP32 1, 0
     Q80_STEP32
     beq     $t4, $a3, 34f
     addiu   $t9, $t9, 4         // (delay slot)
 24: // the other groups of the block
-    Q80_GROUP32 0
+    Q80_GROUP32 0, 0
     Q80_STEP32
     bne     $t4, $a3, 24b
     addiu   $t9, $t9, 4         // (delay slot)
@@ -572,21 +605,60 @@ vfpu_q80_group32:
     bnez    $v1, 14b
     subu    $t9, $t9, $a2       // (delay slot) t9 is past row 3's scales: back to row 3's end
     // stage 2 of the last group, then the last block's outputs
-    vadd.q  C530, C700, C710
-    vadd.q  C620, C720, C730
-    vadd.q  C530, C530, C620
-    vadd.q  C620, C530, C520
-    vmul.q  C620, C620, C610
-    vscl.q  C620, C620, S630
-    vadd.q  C600, C600, C620
-    sv.s    S600, 0($v0)
-    sv.s    S601, 4($v0)
-    sv.s    S602, 8($v0)
-    sv.s    S603, 12($v0)
+    Q80_DRAIN32
 94:
     jr      $ra
     nop
     .end vfpu_q80_group32
+
+// ---------------------------------------------------------------------------------
+// q80, group size 32, weights re-laid at load (model.c) in blocks of four rows: per
+// group one 144-byte record, the four rows' 32 int8 values (row r at 32 r) then their
+// four fp32 scales (at 128). The matrix is one sequential stream (fewer DRAM row opens
+// than four rows and four scale rows read side by side), one pointer steps over it, and
+// one lv.q takes the four scales. Otherwise vfpu_q80_group32's pipeline, op for op.
+// GPRs: t0 the record, t4 x, t5 x scales, a2 x, t6 x scales, a3 where x ends, v0 where
+// the previous block's outputs go, at where this block's go, v1 blocks left.
+#define Q80_RECORD32 144
+
+    .globl vfpu_q80_block32
+    .ent vfpu_q80_block32
+vfpu_q80_block32:
+    lw      $t0, A_W($a0)
+    lw      $at, A_OUT($a0)
+    lw      $v1, A_ROWS($a0)
+    lw      $a2, A_X($a0)
+    lw      $t6, A_XS($a0)
+    lw      $a3, A_GROUPS($a0)
+    addiu   $v0, $a0, A_SCRATCH // the first block has no previous block to store
+    srl     $v1, $v1, 2
+    sll     $a3, $a3, 7
+    addu    $a3, $a3, $a2       // the end of x: the loop's test
+    beqz    $v1, 97f
+    move    $t4, $a2            // (delay slot)
+17: // a block of four rows
+    move    $t5, $t6
+    Q80_GROUP32 1, 1
+    addiu   $t4, $t4, 128
+    addiu   $t5, $t5, 4
+    beq     $t4, $a3, 37f
+    addiu   $t0, $t0, Q80_RECORD32  // (delay slot)
+27: // the other groups of the block
+    Q80_GROUP32 0, 1
+    addiu   $t4, $t4, 128
+    addiu   $t5, $t5, 4
+    bne     $t4, $a3, 27b
+    addiu   $t0, $t0, Q80_RECORD32  // (delay slot)
+37:
+    addiu   $v1, $v1, -1
+    bnez    $v1, 17b
+    move    $t4, $a2            // (delay slot)
+    // stage 2 of the last group, then the last block's outputs
+    Q80_DRAIN32
+97:
+    jr      $ra
+    nop
+    .end vfpu_q80_block32
 
 // ---------------------------------------------------------------------------------
 // q80, 4 weights per row per step: any group size and row length that are multiples of 4
