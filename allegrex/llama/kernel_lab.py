@@ -110,7 +110,7 @@ def run_q80(wq: np.ndarray, ws: np.ndarray, xq: np.ndarray, xs: np.ndarray, grou
     """out = W @ x as the q80 kernels compute it; rows a multiple of 4. step: weights per
     row per inner step, 32, 16 (quad loads) or 4 (word loads); default as the program picks.
     With step 32 a group size of exactly 32 takes vfpu_q80_group32, as the program does.
-    blocked: the weights re-laid in blocks of four rows (block_q80) for vfpu_q80_block32,
+    blocked: the weights re-laid in blocks of eight rows (block_q80) for vfpu_q80_block32,
     as the program loads them for its VFPU kernels at group size 32."""
     d, n = wq.shape
     if blocked:
@@ -129,12 +129,12 @@ def run_q80(wq: np.ndarray, ws: np.ndarray, xq: np.ndarray, xs: np.ndarray, grou
     return _run(q80_kernel_name(step, group_size), fields, blobs, d, model)
 
 
-BLOCK_ROWS = 4  # rows per block of the re-laid q80 weights (llama2.h Q80_BLOCK_ROWS)
+BLOCK_ROWS = 8  # rows per block of the re-laid q80 weights (llama2.h Q80_BLOCK_ROWS)
 
 
 def block_q80(wq: np.ndarray, ws: np.ndarray, group_size: int) -> bytes:
-    """The q80 weights as model.c re-lays them: per block of four rows, per group, the four
-    rows' int8 values, then their four fp32 scales."""
+    """The q80 weights as model.c re-lays them: per block of BLOCK_ROWS rows, per group, the
+    rows' int8 values, row after row, then their fp32 scales."""
     d, n = wq.shape
     groups = n // group_size
     values = wq.astype(np.int8).reshape(d // BLOCK_ROWS, BLOCK_ROWS, groups, group_size).transpose(0, 2, 1, 3)
@@ -147,7 +147,7 @@ def block_q80(wq: np.ndarray, ws: np.ndarray, group_size: int) -> bytes:
 def _run_q80_blocked(wq, ws, xq, xs, group_size, model) -> KernelRun:
     d, n = wq.shape
     if group_size != 32 or n % 32 or d % BLOCK_ROWS:
-        raise LlamaError("vfpu_q80_block32 takes group size 32 and rows in fours")
+        raise LlamaError(f"vfpu_q80_block32 takes group size 32 and rows in blocks of {BLOCK_ROWS}")
     fields = [("blob", 0), 0, ("blob", 1), ("blob", 2), ("out",), n, d, n // group_size, 1, 0]
     blobs = [block_q80(wq, ws, group_size), xq.astype("<f4").tobytes(), xs.astype("<f4").tobytes()]
     return _run("vfpu_q80_block32", fields, blobs, d, model)

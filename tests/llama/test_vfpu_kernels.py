@@ -44,7 +44,7 @@ def test_q80_extremes_stay_exact():
     assert run.out.tolist() == [-127 * 127 * 256, 127 * 127 * 256, -127 * 127 * 256, -127 * 127 * 256]
 
 
-@pytest.mark.parametrize("d,n", [(4, 32), (8, 96), (12, 288), (20, 768)])
+@pytest.mark.parametrize("d,n", [(8, 32), (16, 96), (24, 288), (40, 768)])
 def test_blocked_q80_kernel_equals_the_scalar_kernel_bit_for_bit(d, n):
     rng = np.random.default_rng(d * 7 + n)
     wq, ws, xq, xs = random_q80(rng, d, n, 32)
@@ -56,14 +56,14 @@ def test_blocked_q80_kernel_equals_the_scalar_kernel_bit_for_bit(d, n):
     assert np.array_equal(run.out.view(np.uint32), ref.view(np.uint32))
 
 
-def test_blocked_layout_puts_four_rows_and_their_scales_in_one_record():
-    wq = np.arange(8 * 64).reshape(8, 64).astype(np.int8)
-    ws = np.arange(16, dtype=np.float32)        # row r, group g: scale 2r + g
-    records = np.frombuffer(kernel_lab.block_q80(wq, ws, 32), np.uint8).reshape(-1, 144)
+def test_blocked_layout_puts_eight_rows_and_their_scales_in_one_record():
+    wq = np.arange(16 * 64).reshape(16, 64).astype(np.int8)
+    ws = np.arange(32, dtype=np.float32)        # row r, group g: scale 2r + g
+    records = np.frombuffer(kernel_lab.block_q80(wq, ws, 32), np.uint8).reshape(-1, 288)
     assert len(records) == 4                    # 2 blocks x 2 groups
     block1_group1 = records[3]
-    assert np.array_equal(block1_group1[:128].view(np.int8).reshape(4, 32), wq[4:8, 32:64])
-    assert block1_group1[128:].view("<f4").tolist() == [9.0, 11.0, 13.0, 15.0]
+    assert np.array_equal(block1_group1[:256].view(np.int8).reshape(8, 32), wq[8:16, 32:64])
+    assert block1_group1[256:].view("<f4").tolist() == [2.0 * r + 1 for r in range(8, 16)]
 
 
 def test_fp32_kernel_agrees_to_rounding():
@@ -102,13 +102,17 @@ def test_group32_kernel_costs_about_1_1_instructions_per_weight():
     assert run.counters["vfpu"] < 40 and run.counters["vfpu-issue"] <= 64 // 4 // 4, run.counters
 
 
-def test_blocked_group32_kernel_costs_about_one_instruction_per_weight():
+def test_blocked_group32_kernel_costs_0_95_instructions_per_weight():
     rng = np.random.default_rng(11)
     wq, ws, xq, xs = random_q80(rng, 64, 288, 32)
     run = kernel_lab.run_q80(wq, ws, xq.astype(np.float32), xs, 32, blocked=True)
-    # vfpu_q80_group32's 140.5 per 128 weights less 7 pointer steps and 3 scale loads
-    assert 1.0 < run.instructions / wq.size < 1.03, run.instructions / wq.size
-    assert run.counters["vfpu"] < 40 and run.counters["vfpu-issue"] <= 64 // 4 // 4, run.counters
+    # per 256 weights (8 rows x 32): 192 conversions and dot products, 16 weight and 8
+    # activation quad loads, 20 sums and scalings, 3 scale loads, 3 pointer steps and the
+    # branch (vfpu_q80_group32: 281 for the same weights); plus each block's stores
+    assert 0.94 < run.instructions / wq.size < 0.96, run.instructions / wq.size
+    # VFPU waits only in the final drain (rows 4-7's chain of dependent sums) and for the
+    # quarter issue cycle of two vzero.q per block of eight rows
+    assert run.counters["vfpu"] < 40 and run.counters["vfpu-issue"] <= 2 * 64 // 8 // 4, run.counters
 
 
 @pytest.mark.parametrize("n,gs", [(288, 32), (768, 32), (256, 64), (64, 16)])

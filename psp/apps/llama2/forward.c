@@ -39,12 +39,17 @@ static void matmul(Model *m, float *out, Act *a, float *x, int n, const Mat *w, 
     }
 }
 
+/* run.c's frequency of each pair in a head, once (powf works in soft-float doubles). */
+void rope_init(Model *m) {
+    int head_size = m->c.dim / m->c.n_heads;
+    for (int i = 0; i < head_size; i += 2) m->rope_freq[i / 2] = 1.0f / powf(10000.0f, i / (float)head_size);
+}
+
 /* cos/sin of pos * freq for each pair in a head: the same values run.c computes per element. */
 PROFILED static void rope_table(Model *m, int pos) {
     int head_size = m->c.dim / m->c.n_heads;
     for (int i = 0; i < head_size; i += 2) {
-        float freq = 1.0f / powf(10000.0f, i / (float)head_size);
-        float val = pos * freq;
+        float val = pos * m->rope_freq[i / 2];
         m->rope_cos[i / 2] = cosf(val);
         m->rope_sin[i / 2] = sinf(val);
     }

@@ -10,7 +10,7 @@ typedef struct {
     const float *ws, *x, *xs;
     float *out;
     int nbytes, rows, groups, steps, wsrow;
-    float scratch[4];   /* vfpu_q80_group32: where the first block's pipeline drains */
+    float scratch[8];   /* vfpu_q80_group32, _block32: where the first block's pipeline drains */
 } VfpuArgs;
 
 void vfpu_q80_group32(VfpuArgs *a);
@@ -45,7 +45,7 @@ static void tail_rows(MatmulFn scalar, float *out, const Act *x, const Mat *w, i
 
 static void matmul_q80_vfpu(float *out, const Act *x, const Mat *w, int n, int d) {
     int gs = g_group_size, rows = d & ~3;
-    if (w->blocked) {   /* model.c re-lays only group size 32, rows in fours, 16-byte aligned */
+    if (w->blocked) {   /* model.c re-lays only group size 32, whole blocks of rows, 16-byte aligned */
         VfpuArgs a = {w->w, 0, x->qf, x->s, out, n, d, n / gs, 1, 0, {0}};
         vfpu_q80_block32(&a);
         return;

@@ -25,7 +25,7 @@ typedef struct {
 /* The blocked q80 layout (VFPU kernels, Kernels.q80_blocked_gs): per block of
  * Q80_BLOCK_ROWS rows, per group, one record holding the rows' gs int8 values, row
  * after row, then their fp32 scales; the kernel reads a matrix as one stream. */
-#define Q80_BLOCK_ROWS 4
+#define Q80_BLOCK_ROWS 8
 #define Q80_RECORD_BYTES(gs) (Q80_BLOCK_ROWS * (size_t)(gs) + Q80_BLOCK_ROWS * sizeof(float))
 
 /* The input vector of a matmul, prepared once for all rows. */
@@ -83,7 +83,7 @@ typedef struct {
     int blocked_matrices;                   /* matrices loaded in the blocked q80 layout */
     /* run state */
     float *x, *xb, *xb2, *hb, *hb2, *q, *att, *logits, *key_cache, *value_cache;
-    float *rope_cos, *rope_sin;
+    float *rope_freq, *rope_cos, *rope_sin; /* per pair of a head: frequency (once), cos/sin at pos */
     Act ax, ah;                             /* prepared inputs of length dim / hidden_dim */
     const Kernels *kernels;
 } Model;
@@ -98,6 +98,7 @@ int model_open(Model *m, const char *path, char *err);
 void model_budget(const Model *m, int context, size_t tokenizer_bytes, Budget *b);
 int model_load(Model *m, Arena *a, int context, int streaming, char *err);
 float *forward(Model *m, int token, int pos, char *err);
+void rope_init(Model *m);
 int chunked_read(int fd, void *dst, size_t bytes);
 const Mat *layer_mat(Model *m, int t, int l);
 int model_stream_layer(Model *m, int l);

@@ -375,20 +375,13 @@ vfpu_q80_rows32:
 // GPRs: t0-t3 row pointers, t4 x, t5 x scales, t6-t9 weight scales of rows 0-3,
 // a1 row bytes, a2 bytes of scales per row, a3 where x ends, v0 where the previous
 // block's outputs go, at where this block's go, v1 blocks left.
-#define A_SCRATCH 40    // float[4]: the first block's dummy "previous block" outputs
+#define A_SCRATCH 40    // float[8]: the first block's dummy "previous block" outputs
 
-.macro Q80_GROUP32 first, blocked
-.if \blocked
-    lv.q    C100, 0($t0)        // chunk A: 16 weights of each row (one record), 16 activations
-    lv.q    C110, 32($t0)
-    lv.q    C120, 64($t0)
-    lv.q    C130, 96($t0)
-.else
+.macro Q80_GROUP32 first
     lv.q    C100, 0($t0)        // chunk A: 16 weights of each row, 16 activations
     lv.q    C110, 0($t1)
     lv.q    C120, 0($t2)
     lv.q    C130, 0($t3)
-.endif
     lv.q    C000, 0($t4)
     lv.q    C010, 16($t4)
     lv.q    C020, 32($t4)
@@ -448,17 +441,10 @@ vfpu_q80_rows32:
     vdot.q  S313, C410, C010
     vdot.q  S323, C420, C020
     vdot.q  S333, C430, C030
-.if \blocked
-    lv.q    C100, 16($t0)       // chunk B
-    lv.q    C110, 48($t0)
-    lv.q    C120, 80($t0)
-    lv.q    C130, 112($t0)
-.else
     lv.q    C100, 16($t0)       // chunk B
     lv.q    C110, 16($t1)
     lv.q    C120, 16($t2)
     lv.q    C130, 16($t3)
-.endif
     lv.q    C000, 64($t4)
     lv.q    C010, 80($t4)
     lv.q    C020, 96($t4)
@@ -523,30 +509,11 @@ vfpu_q80_rows32:
     vdot.q  S713, C410, C010
     vdot.q  S723, C420, C020
     vdot.q  S733, C430, C030
-.if \blocked
-    lv.q    C610, 128($t0)      // this group's scales (the record's last quad), for its stage 2
-.else
     lv.s    S610, 0($t6)        // this group's scales, for its stage 2
     lv.s    S611, 0($t7)
     lv.s    S612, 0($t8)
     lv.s    S613, 0($t9)
-.endif
     lv.s    S630, 0($t5)
-.endm
-
-// Stage 2 of the last group, then the last block's four outputs (at v0).
-.macro Q80_DRAIN32
-    vadd.q  C530, C700, C710
-    vadd.q  C620, C720, C730
-    vadd.q  C530, C530, C620
-    vadd.q  C620, C530, C520
-    vmul.q  C620, C620, C610
-    vscl.q  C620, C620, S630
-    vadd.q  C600, C600, C620
-    sv.s    S600, 0($v0)
-    sv.s    S601, 4($v0)
-    sv.s    S602, 8($v0)
-    sv.s    S603, 12($v0)
 .endm
 
 // Pointer steps to the next group (32 weights of each row, 128 bytes of x, one scale
@@ -591,12 +558,12 @@ vfpu_q80_group32:
     addu    $t9, $t8, $a2
     sll     $a3, $a3, 7
     addu    $a3, $a3, $t4       // the end of x: the loop's test
-    Q80_GROUP32 1, 0
+    Q80_GROUP32 1
     Q80_STEP32
     beq     $t4, $a3, 34f
     addiu   $t9, $t9, 4         // (delay slot)
 24: // the other groups of the block
-    Q80_GROUP32 0, 0
+    Q80_GROUP32 0
     Q80_STEP32
     bne     $t4, $a3, 24b
     addiu   $t9, $t9, 4         // (delay slot)
@@ -605,21 +572,233 @@ vfpu_q80_group32:
     bnez    $v1, 14b
     subu    $t9, $t9, $a2       // (delay slot) t9 is past row 3's scales: back to row 3's end
     // stage 2 of the last group, then the last block's outputs
-    Q80_DRAIN32
+    vadd.q  C530, C700, C710
+    vadd.q  C620, C720, C730
+    vadd.q  C530, C530, C620
+    vadd.q  C620, C530, C520
+    vmul.q  C620, C620, C610
+    vscl.q  C620, C620, S630
+    vadd.q  C600, C600, C620
+    sv.s    S600, 0($v0)
+    sv.s    S601, 4($v0)
+    sv.s    S602, 8($v0)
+    sv.s    S603, 12($v0)
 94:
     jr      $ra
     nop
     .end vfpu_q80_group32
 
 // ---------------------------------------------------------------------------------
-// q80, group size 32, weights re-laid at load (model.c) in blocks of four rows: per
-// group one 144-byte record, the four rows' 32 int8 values (row r at 32 r) then their
-// four fp32 scales (at 128). The matrix is one sequential stream (fewer DRAM row opens
-// than four rows and four scale rows read side by side), one pointer steps over it, and
-// one lv.q takes the four scales. Otherwise vfpu_q80_group32's pipeline, op for op.
+// q80, group size 32, weights re-laid at load (model.c) in blocks of eight rows: per
+// group one 288-byte record, the eight rows' 32 int8 values (row r at 32 r) then their
+// eight fp32 scales (at 256). The matrix is one sequential stream (no DRAM row opens
+// where separate row and scale streams meet), one pointer steps over it, two lv.q take
+// the scales, and each quad of activations serves eight rows. One loop iteration is a
+// group of eight rows in two 16-weight chunks (Q80_CHUNK8): per chunk, rows 0-3 are loaded
+// first and rows 4-7 into the same registers as rows 0-3 are converted; dot products of
+// rows 0-3 go to M5, of rows 4-7 to M6. Rows 0-3's sum tree and scaling run late in the
+// same chunk; rows 4-7's (their dots come last) early in the next chunk, so a group's
+// rows 4-7 are scaled inside the next group's chunk A. Integer sums, so the scalar
+// kernel's val += (isum * w_scale) * x_scale bit for bit.
+// VFPU: M0 x, M1 raw weights, M2 scales (C200 rows 0-3, C210 rows 4-7, S220 x),
+// M3/M4 conversions, M5/M6 dot products, M7 row values (C700 rows 0-3, C710 rows 4-7)
+// and the isums (C720, C730).
 // GPRs: t0 the record, t4 x, t5 x scales, a2 x, t6 x scales, a3 where x ends, v0 where
 // the previous block's outputs go, at where this block's go, v1 blocks left.
-#define Q80_RECORD32 144
+#define Q80_RECORD8 288
+.macro Q80_CHUNK8 b, first
+.if \b
+    lv.q    C100, 16($t0)       // chunk B: 16 weights of rows 0-3, 16 activations
+    lv.q    C110, 48($t0)
+    lv.q    C120, 80($t0)
+    lv.q    C130, 112($t0)
+    lv.q    C000, 64($t4)
+    lv.q    C010, 80($t4)
+    lv.q    C020, 96($t4)
+    lv.q    C030, 112($t4)
+    lv.q    C200, 256($t0)      // this group's scales: rows 0-3, rows 4-7, x
+    lv.q    C210, 272($t0)
+    lv.s    S220, 0($t5)
+.else
+    lv.q    C100, 0($t0)        // chunk A: 16 weights of rows 0-3, 16 activations
+    lv.q    C110, 32($t0)
+    lv.q    C120, 64($t0)
+    lv.q    C130, 96($t0)
+    lv.q    C000, 0($t4)
+    lv.q    C010, 16($t4)
+    lv.q    C020, 32($t4)
+    lv.q    C030, 48($t4)
+.endif
+    vc2i.s  C300, S100          // row 0
+    vc2i.s  C310, S101
+    vc2i.s  C320, S102
+    vc2i.s  C330, S103
+.if \b
+    lv.q    C100, 144($t0)     // row 4, chunk B
+.else
+    lv.q    C100, 128($t0)     // row 4, chunk A
+.endif
+    vadd.q  C600, C600, C610    // rows 4-7 of the previous chunk: sum tree
+    vc2i.s  C400, S110          // row 1
+    vc2i.s  C410, S111
+    vc2i.s  C420, S112
+    vc2i.s  C430, S113
+.if \b
+    lv.q    C110, 176($t0)     // row 5, chunk B
+.else
+    lv.q    C110, 160($t0)     // row 5, chunk A
+.endif
+    vadd.q  C620, C620, C630
+    vi2f.q  C300, C300, 24
+    vi2f.q  C310, C310, 24
+    vi2f.q  C320, C320, 24
+    vi2f.q  C330, C330, 24
+.if \b
+    vadd.q  C730, C600, C620    //   chunk A's sum, kept
+.else
+    vadd.q  C600, C600, C620
+.endif
+    vi2f.q  C400, C400, 24
+    vi2f.q  C410, C410, 24
+    vi2f.q  C420, C420, 24
+    vi2f.q  C430, C430, 24
+.if \b == 0
+    vadd.q  C730, C730, C600    //   isum = chunk A's + chunk B's (previous group)
+.endif
+    vdot.q  S500, C300, C000    // row 0
+    vdot.q  S510, C310, C010
+    vdot.q  S520, C320, C020
+    vdot.q  S530, C330, C030
+.if \b == 0
+    vmul.q  C730, C730, C210    //   * w_scale
+.endif
+    vc2i.s  C300, S120          // row 2
+    vc2i.s  C310, S121
+    vc2i.s  C320, S122
+    vc2i.s  C330, S123
+.if \b
+    lv.q    C120, 208($t0)     // row 6, chunk B
+.else
+    lv.q    C120, 192($t0)     // row 6, chunk A
+.endif
+.if \b == 0
+    vscl.q  C730, C730, S220    //   * x_scale
+.endif
+    vdot.q  S501, C400, C000    // row 1
+    vdot.q  S511, C410, C010
+    vdot.q  S521, C420, C020
+    vdot.q  S531, C430, C030
+.if \b == 0
+    vadd.q  C710, C710, C730    //   val += ...
+.endif
+    vc2i.s  C400, S130          // row 3
+    vc2i.s  C410, S131
+    vc2i.s  C420, S132
+    vc2i.s  C430, S133
+.if \b
+    lv.q    C130, 240($t0)     // row 7, chunk B
+.else
+    lv.q    C130, 224($t0)     // row 7, chunk A
+.endif
+.if \first
+    sv.s    S700, 0($v0)        // the previous block is complete: its eight outputs
+    sv.s    S701, 4($v0)
+    sv.s    S702, 8($v0)
+    sv.s    S703, 12($v0)
+    sv.s    S710, 16($v0)
+    sv.s    S711, 20($v0)
+    sv.s    S712, 24($v0)
+    sv.s    S713, 28($v0)
+    move    $v0, $at
+    addiu   $at, $at, 32
+    vzero.q C700
+    vzero.q C710
+.endif
+    vi2f.q  C300, C300, 24
+    vi2f.q  C310, C310, 24
+    vi2f.q  C320, C320, 24
+    vi2f.q  C330, C330, 24
+    vi2f.q  C400, C400, 24
+    vi2f.q  C410, C410, 24
+    vi2f.q  C420, C420, 24
+    vi2f.q  C430, C430, 24
+    vdot.q  S502, C300, C000    // row 2
+    vdot.q  S512, C310, C010
+    vdot.q  S522, C320, C020
+    vdot.q  S532, C330, C030
+    vc2i.s  C300, S100          // row 4
+    vc2i.s  C310, S101
+    vc2i.s  C320, S102
+    vc2i.s  C330, S103
+    vdot.q  S503, C400, C000    // row 3
+    vdot.q  S513, C410, C010
+    vdot.q  S523, C420, C020
+    vdot.q  S533, C430, C030
+    vc2i.s  C400, S110          // row 5
+    vc2i.s  C410, S111
+    vc2i.s  C420, S112
+    vc2i.s  C430, S113
+    vi2f.q  C300, C300, 24
+    vi2f.q  C310, C310, 24
+    vi2f.q  C320, C320, 24
+    vi2f.q  C330, C330, 24
+    vadd.q  C500, C500, C510    // rows 0-3 of this chunk: sum tree
+    vi2f.q  C400, C400, 24
+    vi2f.q  C410, C410, 24
+    vi2f.q  C420, C420, 24
+    vi2f.q  C430, C430, 24
+    vadd.q  C520, C520, C530
+    vdot.q  S600, C300, C000    // row 4
+    vdot.q  S610, C310, C010
+    vdot.q  S620, C320, C020
+    vdot.q  S630, C330, C030
+.if \b
+    vadd.q  C500, C500, C520
+.else
+    vadd.q  C720, C500, C520    //   chunk A's sum, kept
+.endif
+    vc2i.s  C300, S120          // row 6
+    vc2i.s  C310, S121
+    vc2i.s  C320, S122
+    vc2i.s  C330, S123
+.if \b
+    vadd.q  C720, C720, C500    //   isum = chunk A's + chunk B's
+.endif
+    vdot.q  S601, C400, C000    // row 5
+    vdot.q  S611, C410, C010
+    vdot.q  S621, C420, C020
+    vdot.q  S631, C430, C030
+.if \b
+    vmul.q  C720, C720, C200    //   * w_scale
+.endif
+    vc2i.s  C400, S130          // row 7
+    vc2i.s  C410, S131
+    vc2i.s  C420, S132
+    vc2i.s  C430, S133
+.if \b
+    vscl.q  C720, C720, S220    //   * x_scale
+.endif
+    vi2f.q  C300, C300, 24
+    vi2f.q  C310, C310, 24
+    vi2f.q  C320, C320, 24
+    vi2f.q  C330, C330, 24
+.if \b
+    vadd.q  C700, C700, C720    //   val += ...
+.endif
+    vi2f.q  C400, C400, 24
+    vi2f.q  C410, C410, 24
+    vi2f.q  C420, C420, 24
+    vi2f.q  C430, C430, 24
+    vdot.q  S602, C300, C000    // row 6
+    vdot.q  S612, C310, C010
+    vdot.q  S622, C320, C020
+    vdot.q  S632, C330, C030
+    vdot.q  S603, C400, C000    // row 7
+    vdot.q  S613, C410, C010
+    vdot.q  S623, C420, C020
+    vdot.q  S633, C430, C030
+.endm
+
 
     .globl vfpu_q80_block32
     .ent vfpu_q80_block32
@@ -631,30 +810,46 @@ vfpu_q80_block32:
     lw      $t6, A_XS($a0)
     lw      $a3, A_GROUPS($a0)
     addiu   $v0, $a0, A_SCRATCH // the first block has no previous block to store
-    srl     $v1, $v1, 2
+    srl     $v1, $v1, 3
     sll     $a3, $a3, 7
     addu    $a3, $a3, $a2       // the end of x: the loop's test
     beqz    $v1, 97f
     move    $t4, $a2            // (delay slot)
-17: // a block of four rows
+17: // a block of eight rows
     move    $t5, $t6
-    Q80_GROUP32 1, 1
+    Q80_CHUNK8 0, 1
+    Q80_CHUNK8 1, 0
     addiu   $t4, $t4, 128
     addiu   $t5, $t5, 4
     beq     $t4, $a3, 37f
-    addiu   $t0, $t0, Q80_RECORD32  // (delay slot)
+    addiu   $t0, $t0, Q80_RECORD8   // (delay slot)
 27: // the other groups of the block
-    Q80_GROUP32 0, 1
+    Q80_CHUNK8 0, 0
+    Q80_CHUNK8 1, 0
     addiu   $t4, $t4, 128
     addiu   $t5, $t5, 4
     bne     $t4, $a3, 27b
-    addiu   $t0, $t0, Q80_RECORD32  // (delay slot)
+    addiu   $t0, $t0, Q80_RECORD8   // (delay slot)
 37:
     addiu   $v1, $v1, -1
     bnez    $v1, 17b
     move    $t4, $a2            // (delay slot)
-    // stage 2 of the last group, then the last block's outputs
-    Q80_DRAIN32
+    // rows 4-7 of the last group, then the last block's outputs
+    vadd.q  C600, C600, C610
+    vadd.q  C620, C620, C630
+    vadd.q  C600, C600, C620
+    vadd.q  C730, C730, C600
+    vmul.q  C730, C730, C210
+    vscl.q  C730, C730, S220
+    vadd.q  C710, C710, C730
+    sv.s    S700, 0($v0)
+    sv.s    S701, 4($v0)
+    sv.s    S702, 8($v0)
+    sv.s    S703, 12($v0)
+    sv.s    S710, 16($v0)
+    sv.s    S711, 20($v0)
+    sv.s    S712, 24($v0)
+    sv.s    S713, 28($v0)
 97:
     jr      $ra
     nop

@@ -157,7 +157,7 @@ static size_t run_state_bytes(const Model *m, int context) {
     size_t n = 0;
     n += 3 * align16(d * f) + 2 * align16(hd * f) + align16(d * f);         /* x xb xb2 hb hb2 q */
     n += align16((size_t)c->n_heads * context * f) + align16(c->vocab_size * f);  /* att logits */
-    n += 2 * align16((d / c->n_heads) / 2 * f);                               /* rope */
+    n += 3 * align16((d / c->n_heads) / 2 * f);                               /* rope */
     n += align16(c->vocab_size * sizeof(ProbIndex));                          /* sampler */
     if (m->q80) n += 2 * (align16(d) + align16(d * f) + align16(d / m->group_size * f))
                    + 2 * (align16(hd) + align16(hd * f) + align16(hd / m->group_size * f));
@@ -299,14 +299,16 @@ int model_load(Model *m, Arena *a, int context, int streaming, char *err) {
     m->logits = alloc_f(a, c->vocab_size);
     m->rope_cos = alloc_f(a, (d / c->n_heads) / 2);
     m->rope_sin = alloc_f(a, (d / c->n_heads) / 2);
+    m->rope_freq = alloc_f(a, (d / c->n_heads) / 2);
     if (m->q80) { alloc_act(a, &m->ax, (int)d, m->group_size); alloc_act(a, &m->ah, (int)hd, m->group_size); }
     m->key_cache = arena_alloc(a, (size_t)(L * context * kv * 4), MEM_KV);
     m->value_cache = arena_alloc(a, (size_t)(L * context * kv * 4), MEM_KV);
-    if (!m->x || !m->xb || !m->xb2 || !m->q || !m->hb || !m->hb2 || !m->att || !m->logits || !m->rope_sin
+    if (!m->x || !m->xb || !m->xb2 || !m->q || !m->hb || !m->hb2 || !m->att || !m->logits || !m->rope_sin || !m->rope_freq
         || !m->key_cache || !m->value_cache || (m->q80 && (!m->ax.s || !m->ah.s))) {
         snprintf(err, MAX_ERR, "out of arena for the run state and KV cache");
         return -1;
     }
+    rope_init(m);
     return 0;
 }
 
