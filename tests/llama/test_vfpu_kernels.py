@@ -145,3 +145,47 @@ def test_vfpu_argmax_gives_the_first_index_of_the_largest_value(case):
         p = np.arange(32000, dtype=np.float32)
     run, best = kernel_lab.run_argmax(p)
     assert best == int(np.argmax(p))  # numpy: the first occurrence, as argmax_scalar
+
+
+@pytest.mark.parametrize("scale", [0.01, 1.0, 4.0, 30.0])
+def test_vfpu_swiglu_equals_the_c_bit_for_bit(scale):
+    rng = np.random.default_rng(int(scale * 100))
+    hb = np.clip(rng.standard_normal(768) * scale, -80, 80).astype(np.float32)
+    hb2 = (rng.standard_normal(768) * 2).astype(np.float32)
+    hb[:4] = [80.0, -80.0, 1e-30, -1e-30]           # the edges it still takes
+    hb2[:4] = [1.0, 3e36, 1.0, 1.0]
+    run, quads = kernel_lab.run_swiglu(hb, hb2)
+    assert quads == 192
+    assert np.array_equal(run.out.view(np.uint32), kernel_lab.swiglu_reference(hb, hb2).view(np.uint32))
+
+
+@pytest.mark.parametrize("hb_value,hb2_value", [(80.5, 1.0), (-100.0, 1.0), (np.nan, 1.0), (np.inf, 1.0),
+                                                (1e-39, 1.0), (0.0, 1.0), (0.5, 0.0), (0.5, 1e-40), (-79.0, 1e-6),
+                                                (3.0, np.inf), (3.0, 3e38)])
+def test_vfpu_swiglu_leaves_to_the_c_what_it_cannot_give_exactly(hb_value, hb2_value):
+    # too large for its range check, denormal or non-finite input, zero / denormal / overflowing result
+    rng = np.random.default_rng(1)
+    hb = rng.standard_normal(16).astype(np.float32)
+    hb2 = rng.standard_normal(16).astype(np.float32)
+    hb[9], hb2[9] = hb_value, hb2_value             # in the third quad
+    run, quads = kernel_lab.run_swiglu(hb, hb2)
+    assert quads == 2
+    ref = kernel_lab.swiglu_reference(hb, hb2)
+    assert np.array_equal(run.out[:8].view(np.uint32), ref[:8].view(np.uint32))
+    assert np.array_equal(run.out[8:].view(np.uint32), hb[8:].view(np.uint32))   # left as they were
+
+
+def test_expf_reference_is_a_float_exp():
+    x = np.linspace(-87, 88, 20001, dtype=np.float32)
+    rel = np.abs(kernel_lab.expf_reference(x).astype(np.float64) / np.exp(x.astype(np.float64)) - 1)
+    assert rel.max() < 3e-7                         # within ~2.5 ulp of float32
+
+
+def test_swiglu_constants_are_the_sdk_expf_constants():
+    import re
+
+    source = (kernel_lab.APP_DIR / "kernels_vfpu.c").read_text()
+    block = re.search(r"SwigluArgs a = \{0, 0, 0, 0, \{(.*?)\}\};", source, re.S).group(1)
+    limits = {"FLT_MIN": np.finfo(np.float32).tiny, "FLT_MAX": np.finfo(np.float32).max}
+    values = [limits.get(v.strip(), None) or float(v.strip().rstrip("f")) for v in block.split(",")]
+    assert np.array_equal(np.array(values, np.float32), kernel_lab.swiglu_constants())

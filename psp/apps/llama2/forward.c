@@ -1,5 +1,5 @@
 /* The transformer forward pass: RMSNorm, GQA attention with RoPE over the KV cache,
- * SwiGLU feed-forward; llama2.c's run.c/runq.c arithmetic, operation for operation. */
+ * SwiGLU feed-forward (the kernels'); llama2.c's run.c/runq.c arithmetic, operation for operation. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,15 +52,6 @@ PROFILED static void rope_table(Model *m, int pos) {
         float val = pos * m->rope_freq[i / 2];
         m->rope_cos[i / 2] = cosf(val);
         m->rope_sin[i / 2] = sinf(val);
-    }
-}
-
-PROFILED static void swiglu(float *hb, const float *hb2, int n) {
-    for (int i = 0; i < n; i++) {
-        float val = hb[i];
-        val *= (1.0f / (1.0f + expf(-val)));  /* silu */
-        val *= hb2[i];
-        hb[i] = val;
     }
 }
 
@@ -122,7 +113,7 @@ float *forward(Model *m, int token, int pos, char *err) {
         rmsnorm(m->xb, x, m->rms_ffn + (size_t)l * dim, dim);
         matmul(m, m->hb, &m->ax, m->xb, dim, layer_mat(m, T_W1, l), hidden_dim, 0);
         matmul(m, m->hb2, &m->ax, m->xb, dim, layer_mat(m, T_W3, l), hidden_dim, 1);
-        swiglu(m->hb, m->hb2, hidden_dim);
+        m->kernels->swiglu(m->hb, m->hb2, hidden_dim);
         matmul(m, m->xb, &m->ah, m->hb, hidden_dim, layer_mat(m, T_W2, l), dim, 0);
         for (int i = 0; i < dim; i++) x[i] += m->xb[i];
     }

@@ -92,6 +92,39 @@ static int argmax_vfpu(const float *p, int n) {
     return best;
 }
 
-static const Kernels kernels_vfpu_table = {"vfpu", matmul_fp32_vfpu, matmul_q80_vfpu, quantize_vfpu, argmax_vfpu, 32};
+typedef struct {
+    float *hb;
+    const float *hb2;
+    int quads, pad;
+    float consts[16];
+} __attribute__((aligned(16))) SwigluArgs;
+
+int vfpu_swiglu(SwigluArgs *a);
+
+/* swiglu_scalar's values: the VFPU takes quads until one it cannot give exactly (a value
+ * beyond +-80, a denormal, a non-finite result), the C takes that one, and so on. The
+ * constants are the SDK libm's expf's (psp/sdk/libm/mathf.c; tests compare them). */
+static void swiglu_vfpu(float *hb, const float *hb2, int n) {
+    int done = 0;
+    if (!(((uintptr_t)hb | (uintptr_t)hb2) & 15)) {
+        SwigluArgs a = {0, 0, 0, 0, {1.44269504088896341f, 0.5f, 6.93145751953125e-01f, 1.428606765330187045e-06f,
+                                     1.975042542e-04f, 1.393319690e-03f, 8.333520964e-03f, 4.166647047e-02f,
+                                     1.666666567e-01f, 5.000000000e-01f, 1.0f, 127.0f,
+                                     80.0f, FLT_MIN, FLT_MAX, 0.0f}};
+        while (n - done >= 4) {
+            a.hb = hb + done;
+            a.hb2 = hb2 + done;
+            a.quads = (n - done) / 4;
+            done += 4 * vfpu_swiglu(&a);
+            if (n - done < 4) break;
+            swiglu_scalar(hb + done, hb2 + done, 4);
+            done += 4;
+        }
+    }
+    swiglu_scalar(hb + done, hb2 + done, n - done);
+}
+
+static const Kernels kernels_vfpu_table = {"vfpu", matmul_fp32_vfpu, matmul_q80_vfpu, quantize_vfpu, argmax_vfpu,
+                                           swiglu_vfpu, 32};
 
 const Kernels *kernels_vfpu(void) { return &kernels_vfpu_table; }

@@ -46,6 +46,7 @@ typedef struct {
     MatmulFn q80;
     QuantizeFn quantize;    /* q80: prepares x->q, x->s and (for the VFPU kernels) x->qf */
     int (*argmax)(const float *p, int n);   /* the sampler at temperature 0 */
+    void (*swiglu)(float *hb, const float *hb2, int n);   /* hb = silu(hb) * hb2, runq.c's values */
     int q80_blocked_gs;     /* group size at which q80 wants the blocked layout (0: never) */
 } Kernels;
 
@@ -53,6 +54,7 @@ extern int g_group_size;                     /* q80 group size (runq.c's GS) */
 extern const Kernels kernels_scalar;
 const Kernels *kernels_vfpu(void);           /* NULL where there is no VFPU */
 void quantize_act(Act *a, const float *x, int n, int want_floats);
+void swiglu_scalar(float *hb, const float *hb2, int n);
 
 /* Memory arena: one block; every allocation is 16-byte aligned and counted by category. */
 enum { MEM_WEIGHTS, MEM_KV, MEM_STATE, MEM_TOKENIZER, MEM_STREAM, MEM_CATEGORIES };

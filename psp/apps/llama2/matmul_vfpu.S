@@ -1184,3 +1184,101 @@ vfpu_fp32_rows4:
     jr      $ra
     nop
     .end vfpu_fp32_rows4
+
+// ---------------------------------------------------------------------------------
+// SwiGLU, as forward.c's C computes it with the SDK libm's expf (psp/sdk/libm/mathf.c):
+// hb[i] = (hb[i] * (1 / (1 + expf(-hb[i])))) * hb2[i], four values per step, the same
+// float operations in the same order: expf's k = (int)(x * log2e +- 0.5), its two-part
+// ln 2 reduction, its degree-5 Horner polynomial, e = 1 + (r + r*r*p), times 2^k (made
+// as the bits (k + 127) << 23 by vf2iz ..., 23), then the add, the correctly rounded
+// vdiv and the two products. The VFPU rounds as the FPU does but has no denormals, so a
+// quad is stored only when every |hb| <= 80 (expf and the quotient stay normal) and every
+// result is normal and finite; the first quad that is not stops the loop, and the C
+// takes it. int vfpu_swiglu(SwigluArgs *a) returns the quads done.
+// Argument block (SwigluArgs in kernels_vfpu.c):
+#define W_HB     0      // float*: hb, in and out
+#define W_HB2    4      // const float*
+#define W_QUADS  8      // quads of values
+#define W_CONST  16     // float[16]: log2e, 0.5, ln2_hi, ln2_lo; q5..q2; q1, q0, 1, 127;
+                        //   80, FLT_MIN, FLT_MAX, 0 (16-byte aligned)
+// VFPU: C000 hb, C010 x = -hb, C020 k, C030 r, C200 p, C210 working, C220 hb2;
+// broadcasts C500 q4, C510 q3, C520 q2, C530 q1, C600 q0, C610 1, C620 127, C400 80,
+// C410 FLT_MIN, C420 FLT_MAX; scalars S700 log2e, S701 0.5, S702 ln2_hi, S703 ln2_lo,
+// S710 q5.
+    .globl vfpu_swiglu
+    .ent vfpu_swiglu
+vfpu_swiglu:
+    lw      $t0, W_HB($a0)
+    lw      $t1, W_HB2($a0)
+    lw      $t2, W_QUADS($a0)
+    lv.q    C700, 16($a0)       // W_CONST
+    lv.q    C710, 32($a0)
+    lv.q    C720, 48($a0)
+    lv.q    C730, 64($a0)
+    vone.q  C430
+    vscl.q  C500, C430, S711    // the constants the adds and compares need, as quads
+    vscl.q  C510, C430, S712
+    vscl.q  C520, C430, S713
+    vscl.q  C530, C430, S720
+    vscl.q  C600, C430, S721
+    vscl.q  C610, C430, S722
+    vscl.q  C620, C430, S723
+    vscl.q  C400, C430, S730
+    vscl.q  C410, C430, S731
+    vscl.q  C420, C430, S732
+    beqz    $t2, 98f
+    move    $v0, $zero          // (delay slot)
+18:
+    lv.q    C000, 0($t0)        // hb
+    lv.q    C220, 0($t1)        // hb2
+    vneg.q  C010, C000          // x = -hb
+    vscl.q  C020, C010, S700    // kf = x * log2e
+    vsgn.q  C210, C020
+    vscl.q  C210, C210, S701
+    vadd.q  C020, C020, C210    // kf - 0.5 or kf + 0.5 by its sign (kf = 0: k is 0 either way)
+    vf2iz.q C020, C020, 0       // k = (int)kf
+    vi2f.q  C020, C020, 0
+    vscl.q  C210, C020, S702
+    vsub.q  C030, C010, C210    // r = (x - k * ln2_hi) - k * ln2_lo
+    vscl.q  C210, C020, S703
+    vsub.q  C030, C030, C210
+    vscl.q  C200, C030, S710    // p = q0 + r * (q1 + r * (q2 + r * (q3 + r * (q4 + r * q5))))
+    vadd.q  C200, C200, C500
+    vmul.q  C200, C200, C030
+    vadd.q  C200, C200, C510
+    vmul.q  C200, C200, C030
+    vadd.q  C200, C200, C520
+    vmul.q  C200, C200, C030
+    vadd.q  C200, C200, C530
+    vmul.q  C200, C200, C030
+    vadd.q  C200, C200, C600
+    vmul.q  C210, C030, C030    // 1 + (r + r * r * p)
+    vmul.q  C210, C210, C200
+    vadd.q  C210, C030, C210
+    vadd.q  C210, C210, C610
+    vadd.q  C020, C020, C620    // 2^k: the bits (k + 127) << 23
+    vf2iz.q C020, C020, 23
+    vmul.q  C210, C210, C020    // expf(-hb)
+    vadd.q  C210, C210, C610    // 1 + expf(-hb)
+    vdiv.q  C030, C610, C210    // 1 / (...)
+    vmul.q  C030, C000, C030    // hb * (...)
+    vmul.q  C030, C030, C220    // * hb2
+    vabs.q  C010, C000
+    vcmp.q  LE, C010, C400      // every |hb| <= 80?
+    bvf     5, 98f
+    vabs.q  C210, C030          // (delay slot)
+    vcmp.q  GE, C210, C410      // every result normal (a flushed one reads as 0)?
+    bvf     5, 98f
+    nop
+    vcmp.q  LE, C210, C420      // and finite (NaN compares false)?
+    bvf     5, 98f
+    nop
+    sv.q    C030, 0($t0)
+    addiu   $v0, $v0, 1
+    addiu   $t0, $t0, 16
+    bne     $v0, $t2, 18b
+    addiu   $t1, $t1, 16        // (delay slot)
+98:
+    jr      $ra
+    nop
+    .end vfpu_swiglu
