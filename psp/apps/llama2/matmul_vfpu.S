@@ -1188,7 +1188,7 @@ vfpu_fp32_rows4:
 // ---------------------------------------------------------------------------------
 // SwiGLU, as forward.c's C computes it with the SDK libm's expf (psp/sdk/libm/mathf.c):
 // hb[i] = (hb[i] * (1 / (1 + expf(-hb[i])))) * hb2[i], four values per step, the same
-// float operations in the same order: expf's k = (int)(x * log2e +- 0.5), its two-part
+// float operations in the same order, two quads per step: expf's k = (int)(x * log2e +- 0.5), its two-part
 // ln 2 reduction, its degree-5 Horner polynomial, e = 1 + (r + r*r*p), times 2^k (made
 // as the bits (k + 127) << 23 by vf2iz ..., 23), then the add, the correctly rounded
 // vdiv and the two products. The VFPU rounds as the FPU does but has no denormals, so a
@@ -1226,43 +1226,79 @@ vfpu_swiglu:
     vscl.q  C400, C430, S730
     vscl.q  C410, C430, S731
     vscl.q  C420, C430, S732
+    srl     $t2, $t2, 1
+    sll     $t2, $t2, 1         // whole pairs of quads (an odd last one is the C's)
     beqz    $t2, 98f
     move    $v0, $zero          // (delay slot)
-18:
+18: // two quads, interleaved (M0/M2 and M1/M3) to cover each other's latencies
     lv.q    C000, 0($t0)        // hb
+    lv.q    C100, 16($t0)
     lv.q    C220, 0($t1)        // hb2
+    lv.q    C320, 16($t1)
     vneg.q  C010, C000          // x = -hb
+    vneg.q  C110, C100
     vscl.q  C020, C010, S700    // kf = x * log2e
+    vscl.q  C120, C110, S700
     vsgn.q  C210, C020
+    vsgn.q  C310, C120
     vscl.q  C210, C210, S701
+    vscl.q  C310, C310, S701
     vadd.q  C020, C020, C210    // kf - 0.5 or kf + 0.5 by its sign (kf = 0: k is 0 either way)
+    vadd.q  C120, C120, C310
     vf2iz.q C020, C020, 0       // k = (int)kf
+    vf2iz.q C120, C120, 0
     vi2f.q  C020, C020, 0
+    vi2f.q  C120, C120, 0
     vscl.q  C210, C020, S702
+    vscl.q  C310, C120, S702
     vsub.q  C030, C010, C210    // r = (x - k * ln2_hi) - k * ln2_lo
+    vsub.q  C130, C110, C310
     vscl.q  C210, C020, S703
+    vscl.q  C310, C120, S703
     vsub.q  C030, C030, C210
+    vsub.q  C130, C130, C310
     vscl.q  C200, C030, S710    // p = q0 + r * (q1 + r * (q2 + r * (q3 + r * (q4 + r * q5))))
+    vscl.q  C300, C130, S710
     vadd.q  C200, C200, C500
+    vadd.q  C300, C300, C500
     vmul.q  C200, C200, C030
+    vmul.q  C300, C300, C130
     vadd.q  C200, C200, C510
+    vadd.q  C300, C300, C510
     vmul.q  C200, C200, C030
+    vmul.q  C300, C300, C130
     vadd.q  C200, C200, C520
+    vadd.q  C300, C300, C520
     vmul.q  C200, C200, C030
+    vmul.q  C300, C300, C130
     vadd.q  C200, C200, C530
+    vadd.q  C300, C300, C530
     vmul.q  C200, C200, C030
+    vmul.q  C300, C300, C130
     vadd.q  C200, C200, C600
+    vadd.q  C300, C300, C600
     vmul.q  C210, C030, C030    // 1 + (r + r * r * p)
+    vmul.q  C310, C130, C130
     vmul.q  C210, C210, C200
+    vmul.q  C310, C310, C300
     vadd.q  C210, C030, C210
+    vadd.q  C310, C130, C310
     vadd.q  C210, C210, C610
+    vadd.q  C310, C310, C610
     vadd.q  C020, C020, C620    // 2^k: the bits (k + 127) << 23
+    vadd.q  C120, C120, C620
     vf2iz.q C020, C020, 23
+    vf2iz.q C120, C120, 23
     vmul.q  C210, C210, C020    // expf(-hb)
+    vmul.q  C310, C310, C120
     vadd.q  C210, C210, C610    // 1 + expf(-hb)
+    vadd.q  C310, C310, C610
     vdiv.q  C030, C610, C210    // 1 / (...)
+    vdiv.q  C130, C610, C310
     vmul.q  C030, C000, C030    // hb * (...)
+    vmul.q  C130, C100, C130
     vmul.q  C030, C030, C220    // * hb2
+    vmul.q  C130, C130, C320
     vabs.q  C010, C000
     vcmp.q  LE, C010, C400      // every |hb| <= 80?
     bvf     5, 98f
@@ -1275,9 +1311,21 @@ vfpu_swiglu:
     nop
     sv.q    C030, 0($t0)
     addiu   $v0, $v0, 1
-    addiu   $t0, $t0, 16
+    vabs.q  C110, C100          // the second quad likewise
+    vcmp.q  LE, C110, C400
+    bvf     5, 98f
+    vabs.q  C310, C130          // (delay slot)
+    vcmp.q  GE, C310, C410
+    bvf     5, 98f
+    nop
+    vcmp.q  LE, C310, C420
+    bvf     5, 98f
+    nop
+    sv.q    C130, 16($t0)
+    addiu   $v0, $v0, 1
+    addiu   $t0, $t0, 32
     bne     $v0, $t2, 18b
-    addiu   $t1, $t1, 16        // (delay slot)
+    addiu   $t1, $t1, 32        // (delay slot)
 98:
     jr      $ra
     nop
