@@ -55,29 +55,64 @@ PROFILED static void rope_table(Model *m, int pos) {
     }
 }
 
+/* att[t] = (q . k_t) / sqrt(head_size) for t = 0..pos, each dot product summed in order
+ * (run.c's values); four positions side by side, so the FPU pipelines four sums. */
+static void attention_scores(float *att, const float *q, const float *k, int kv_dim, int head_size, int pos) {
+    float scale = sqrtf(head_size);
+    int t = 0;
+    for (; t + 4 <= pos + 1; t += 4) {
+        const float *k0 = k + (size_t)t * kv_dim, *k1 = k0 + kv_dim, *k2 = k1 + kv_dim, *k3 = k2 + kv_dim;
+        float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+        for (int i = 0; i < head_size; i++) {
+            s0 += q[i] * k0[i];
+            s1 += q[i] * k1[i];
+            s2 += q[i] * k2[i];
+            s3 += q[i] * k3[i];
+        }
+        att[t] = s0 / scale;
+        att[t + 1] = s1 / scale;
+        att[t + 2] = s2 / scale;
+        att[t + 3] = s3 / scale;
+    }
+    for (; t <= pos; t++) {
+        const float *kt = k + (size_t)t * kv_dim;
+        float score = 0.0f;
+        for (int i = 0; i < head_size; i++) score += q[i] * kt[i];
+        att[t] = score / scale;
+    }
+}
+
+/* xb[i] = sum over t of att[t] * v_t[i], added in order of t (run.c's values); eight
+ * values of i at a time, kept in registers across the positions. */
+static void attention_values(float *xb, const float *att, const float *v, int kv_dim, int head_size, int pos) {
+    int i = 0;
+    for (; i + 8 <= head_size; i += 8) {
+        float x[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+        for (int t = 0; t <= pos; t++) {
+            const float *vt = v + (size_t)t * kv_dim + i;
+            float a = att[t];
+            for (int j = 0; j < 8; j++) x[j] += a * vt[j];
+        }
+        for (int j = 0; j < 8; j++) xb[i + j] = x[j];
+    }
+    for (; i < head_size; i++) {
+        float x = 0.0f;
+        for (int t = 0; t <= pos; t++) x += att[t] * v[(size_t)t * kv_dim + i];
+        xb[i] = x;
+    }
+}
+
 PROFILED static void attention(Model *m, int l, int pos) {
     const Config *p = &m->c;
     int dim = p->dim, kv_dim = p->dim * p->n_kv_heads / p->n_heads, kv_mul = p->n_heads / p->n_kv_heads;
     int head_size = dim / p->n_heads;
     size_t loff = (size_t)l * m->context * kv_dim;
     for (int h = 0; h < p->n_heads; h++) {
-        const float *q = m->q + h * head_size;
         float *att = m->att + h * m->context;
-        for (int t = 0; t <= pos; t++) {
-            const float *k = m->key_cache + loff + (size_t)t * kv_dim + (h / kv_mul) * head_size;
-            float score = 0.0f;
-            for (int i = 0; i < head_size; i++) score += q[i] * k[i];
-            score /= sqrtf(head_size);
-            att[t] = score;
-        }
+        size_t kv_off = loff + (size_t)(h / kv_mul) * head_size;
+        attention_scores(att, m->q + h * head_size, m->key_cache + kv_off, kv_dim, head_size, pos);
         softmax(att, pos + 1);
-        float *xb = m->xb + h * head_size;
-        memset(xb, 0, head_size * sizeof(float));
-        for (int t = 0; t <= pos; t++) {
-            const float *v = m->value_cache + loff + (size_t)t * kv_dim + (h / kv_mul) * head_size;
-            float a = att[t];
-            for (int i = 0; i < head_size; i++) xb[i] += a * v[i];
-        }
+        attention_values(m->xb + h * head_size, att, m->value_cache + kv_off, kv_dim, head_size, pos);
     }
 }
 
