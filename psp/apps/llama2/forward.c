@@ -55,6 +55,16 @@ PROFILED static void rope_table(Model *m, int pos) {
     }
 }
 
+/* Rotates each pair (v[i], v[i + 1]) of every head by the position's angle for i (run.c's values). */
+static void rope(float *v, int n, const float *cos_i, const float *sin_i, int head_size) {
+    for (int h = 0; h < n; h += head_size)
+        for (int j = 0; j < head_size / 2; j++) {
+            float *pair = v + h + 2 * j, v0 = pair[0], v1 = pair[1];
+            pair[0] = v0 * cos_i[j] - v1 * sin_i[j];
+            pair[1] = v0 * sin_i[j] + v1 * cos_i[j];
+        }
+}
+
 /* att[t] = (q . k_t) / sqrt(head_size) for t = 0..pos, each dot product summed in order
  * (run.c's values); four positions side by side, so the FPU pipelines four sums. */
 static void attention_scores(float *att, const float *q, const float *k, int kv_dim, int head_size, int pos) {
@@ -132,16 +142,8 @@ float *forward(Model *m, int token, int pos, char *err) {
         matmul(m, m->q, &m->ax, m->xb, dim, layer_mat(m, T_WQ, l), dim, 0);
         matmul(m, k, &m->ax, m->xb, dim, layer_mat(m, T_WK, l), kv_dim, 1);
         matmul(m, v, &m->ax, m->xb, dim, layer_mat(m, T_WV, l), kv_dim, 1);
-        for (int i = 0; i < dim; i += 2) {
-            float fcr = m->rope_cos[(i % head_size) / 2], fci = m->rope_sin[(i % head_size) / 2];
-            int rotn = i < kv_dim ? 2 : 1;
-            for (int r = 0; r < rotn; r++) {
-                float *vec = r == 0 ? m->q : k;
-                float v0 = vec[i], v1 = vec[i + 1];
-                vec[i] = v0 * fcr - v1 * fci;
-                vec[i + 1] = v0 * fci + v1 * fcr;
-            }
-        }
+        rope(m->q, dim, m->rope_cos, m->rope_sin, head_size);
+        rope(k, kv_dim, m->rope_cos, m->rope_sin, head_size);
         attention(m, l, pos);
         matmul(m, m->xb2, &m->ax, m->xb, dim, layer_mat(m, T_WO, l), dim, 0);
         for (int i = 0; i < dim; i++) x[i] += m->xb2[i];
