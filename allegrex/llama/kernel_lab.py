@@ -1,7 +1,8 @@
-"""Run the llama2 port's VFPU matmul kernels (psp/apps/llama2/matmul_vfpu.S) alone on the
-simulated CPU: assemble them, put weights and activations in guest RAM, call one kernel
-and read back the outputs and the cycle count. For tests (against numpy versions of the
-scalar kernels) and for cycles-per-weight figures."""
+"""Run the llama2 port's VFPU kernels (psp/apps/llama2/matmul_vfpu.S: matmuls on the file's
+or the blocked layout, quantization, argmax, SwiGLU) alone on the simulated CPU: assemble
+them, put weights and activations in guest RAM, call one kernel and read back the outputs
+and the cycle count. For tests (against numpy versions of the scalar kernels) and for
+cycles-per-weight figures."""
 
 from __future__ import annotations
 
