@@ -1,7 +1,8 @@
-"""Run the llama2 port's VFPU matmul kernels (psp/apps/llama2/matmul_vfpu.S) alone on the
-simulated CPU: assemble them, put weights and activations in guest RAM, call one kernel
-and read back the outputs and the cycle count. For tests (against numpy versions of the
-scalar kernels) and for cycles-per-weight figures."""
+"""Run the llama2 port's VFPU kernels (psp/apps/llama2/matmul_vfpu.S: matmuls on the file's
+or the blocked layout, quantization, argmax, SwiGLU) alone on the simulated CPU: assemble
+them, put weights and activations in guest RAM, call one kernel and read back the outputs
+and the cycle count. For tests (against numpy versions of the scalar kernels) and for
+cycles-per-weight figures."""
 
 from __future__ import annotations
 
@@ -63,9 +64,10 @@ def _counters(machine) -> dict:
 
 
 def _run(function: str, fields: list, blobs: list[bytes], out_count: int, model: str = "psp-2000",
-         keep: bool = False, in_registers: bool = False):
+         keep: bool = False, in_registers: bool = False, out_initial: bytes = b""):
     """Call `function` with a0 pointing at `fields` (an argument block), or with the fields
-    in a0.. (in_registers); blob addresses and the output block fill ("blob", i) and ("out",)."""
+    in a0.. (in_registers); blob addresses and the output block fill ("blob", i) and ("out",).
+    out_initial: the output block's bytes before the call (kernels that work in place)."""
     from allegrex.machine import Machine
 
     text, symbols = assemble_kernels()
@@ -73,12 +75,13 @@ def _run(function: str, fields: list, blobs: list[bytes], out_count: int, model:
         raise LlamaError(f"matmul_vfpu.S has no function {function}")
     m = Machine(model)
     m.load_raw(CODE_BASE, text + struct.pack("<I", BREAK_WORD))
-    addr, addrs = DATA_BASE + 64, []
+    addr, addrs = DATA_BASE + max(64, (4 * len(fields) + 15) & ~15), []   # after the argument block
     for blob in blobs:
         m.memory.write(addr, blob)
         addrs.append(addr)
         addr = (addr + len(blob) + 15) & ~15
     out_addr = addr
+    m.memory.write(out_addr, out_initial)
     words = []
     for f in fields:
         if isinstance(f, tuple):
@@ -106,11 +109,15 @@ def _run(function: str, fields: list, blobs: list[bytes], out_count: int, model:
 
 
 def run_q80(wq: np.ndarray, ws: np.ndarray, xq: np.ndarray, xs: np.ndarray, group_size: int,
-            step: int | None = None, model: str = "psp-2000") -> KernelRun:
+            step: int | None = None, model: str = "psp-2000", blocked: bool = False) -> KernelRun:
     """out = W @ x as the q80 kernels compute it; rows a multiple of 4. step: weights per
     row per inner step, 32, 16 (quad loads) or 4 (word loads); default as the program picks.
-    With step 32 a group size of exactly 32 takes vfpu_q80_group32, as the program does."""
+    With step 32 a group size of exactly 32 takes vfpu_q80_group32, as the program does.
+    blocked: the weights re-laid in blocks of eight rows (block_q80) for vfpu_q80_block32,
+    as the program loads them for its VFPU kernels at group size 32."""
     d, n = wq.shape
+    if blocked:
+        return _run_q80_blocked(wq, ws, xq, xs, group_size, model)
     if d % 4 or n % 4 or group_size % 4:
         raise LlamaError("the VFPU q80 kernels take rows in fours and lengths in multiples of 4")
     if step is None:  # as kernels_vfpu.c chooses
@@ -123,6 +130,30 @@ def run_q80(wq: np.ndarray, ws: np.ndarray, xq: np.ndarray, xs: np.ndarray, grou
     blobs = [wq.astype(np.int8).tobytes(), ws.astype("<f4").tobytes(),
              xq.astype("<f4").tobytes(), xs.astype("<f4").tobytes()]
     return _run(q80_kernel_name(step, group_size), fields, blobs, d, model)
+
+
+BLOCK_ROWS = 8  # rows per block of the re-laid q80 weights (llama2.h Q80_BLOCK_ROWS)
+
+
+def block_q80(wq: np.ndarray, ws: np.ndarray, group_size: int) -> bytes:
+    """The q80 weights as model.c re-lays them: per block of BLOCK_ROWS rows, per group, the
+    rows' int8 values, row after row, then their fp32 scales."""
+    d, n = wq.shape
+    groups = n // group_size
+    values = wq.astype(np.int8).reshape(d // BLOCK_ROWS, BLOCK_ROWS, groups, group_size).transpose(0, 2, 1, 3)
+    scales = ws.astype("<f4").reshape(d // BLOCK_ROWS, BLOCK_ROWS, groups).transpose(0, 2, 1)
+    records = np.concatenate([values.reshape(d // BLOCK_ROWS, groups, -1).view(np.uint8),
+                              scales.copy().view(np.uint8).reshape(d // BLOCK_ROWS, groups, -1)], axis=2)
+    return records.tobytes()
+
+
+def _run_q80_blocked(wq, ws, xq, xs, group_size, model) -> KernelRun:
+    d, n = wq.shape
+    if group_size != 32 or n % 32 or d % BLOCK_ROWS:
+        raise LlamaError(f"vfpu_q80_block32 takes group size 32 and rows in blocks of {BLOCK_ROWS}")
+    fields = [("blob", 0), 0, ("blob", 1), ("blob", 2), ("out",), n, d, n // group_size, 1, 0]
+    blobs = [block_q80(wq, ws, group_size), xq.astype("<f4").tobytes(), xs.astype("<f4").tobytes()]
+    return _run("vfpu_q80_block32", fields, blobs, d, model)
 
 
 def q80_kernel_name(step: int, group_size: int) -> str:
@@ -194,3 +225,79 @@ def scalar_q80(wq, ws, xq, xs, group_size) -> np.ndarray:
     for g in range(groups):
         val = (val + (isum[:, g].astype(np.float32) * ws[:, g]) * np.float32(xs[g])).astype(np.float32)
     return val
+
+
+# ----------------------------------------------------------------------------- SwiGLU
+
+def sdk_expf_constants() -> dict[str, np.float32 | np.ndarray]:
+    """expf's constants as the SDK libm (psp/sdk/libm/mathf.c) writes them."""
+    import re
+
+    from allegrex.llama.host import SDK_LIBM_DIR
+
+    text = (SDK_LIBM_DIR / "mathf.c").read_text()
+    q = re.search(r"EXP_Q\[\] = \{([^}]*)\}", text).group(1)
+    consts = {"q": np.array([float(v.rstrip("f")) for v in q.split(",")], np.float32)}
+    for name in ("LN2_HI", "LN2_LO", "LOG2E"):
+        consts[name] = np.float32(float(re.search(rf"#define {name} ([0-9.e+-]+)f", text).group(1)))
+    return consts
+
+
+def swiglu_constants() -> np.ndarray:
+    """The constant block of vfpu_swiglu (SwigluArgs.consts in kernels_vfpu.c)."""
+    c = sdk_expf_constants()
+    q = c["q"]
+    return np.array([c["LOG2E"], 0.5, c["LN2_HI"], c["LN2_LO"], q[5], q[4], q[3], q[2], q[1], q[0], 1.0, 127.0,
+                     80.0, np.finfo(np.float32).tiny, np.finfo(np.float32).max, 0.0], np.float32)
+
+
+def run_swiglu(hb: np.ndarray, hb2: np.ndarray, model: str = "psp-2000") -> tuple[KernelRun, int]:
+    """vfpu_swiglu over hb (a multiple of 4 values): (run with run.out = hb after the call,
+    quads done: it stops before the first quad it cannot give exactly)."""
+    if hb.size % 4 or hb.size != hb2.size:
+        raise LlamaError("vfpu_swiglu takes two vectors of the same length, a multiple of 4")
+    fields = [("out",), ("blob", 0), hb.size // 4, 0] + [int(v) for v in swiglu_constants().view("<u4")]
+    blobs = [hb2.astype("<f4").tobytes()]
+    run, m, _ = _run("vfpu_swiglu", fields, blobs, hb.size, model, keep=True, out_initial=hb.astype("<f4").tobytes())
+    return run, int(m.cpu.regs[2])
+
+
+def expf_reference(x: np.ndarray) -> np.ndarray:
+    """The SDK libm's expf in float32 numpy, operation for operation."""
+    c = sdk_expf_constants()
+    q, f = c["q"], np.float32
+    x = x.astype(np.float32)
+    with np.errstate(all="ignore"):
+        kf = x * c["LOG2E"]
+        kf = np.where(kf < 0, kf - f(0.5), kf + f(0.5))
+        k = np.trunc(np.nan_to_num(kf)).astype(np.int64)
+        kfl = k.astype(np.float32)
+        r = (x - kfl * c["LN2_HI"]) - kfl * c["LN2_LO"]
+        p = q[0] + r * (q[1] + r * (q[2] + r * (q[3] + r * (q[4] + r * q[5]))))
+        e = f(1.0) + (r + r * r * p)
+        e = _scale2(e, k)
+    e = np.where(x > f(88.7228393), f(np.inf), e)
+    e = np.where(x < f(-103.972084), f(0.0), e)
+    return np.where(np.isnan(x), x, e).astype(np.float32)
+
+
+def _scale2(x: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """x * 2^k as mathf.c's scale2: at most two pre-scalings, then one exact power of two."""
+    x, k = x.copy(), k.copy()
+    big = k > 127
+    x[big] *= np.float32(2.0 ** 127)
+    k[big] -= 127
+    for _ in range(2):
+        small = k < -126
+        x[small] *= np.float32(2.0 ** -126)
+        k[small] += 126
+    power = ((np.clip(k, -126, 127) + 127).astype(np.uint32) << 23).view(np.float32)
+    return (x * power).astype(np.float32)
+
+
+def swiglu_reference(hb: np.ndarray, hb2: np.ndarray) -> np.ndarray:
+    """swiglu_scalar (kernels.c) in float32 numpy: (hb * (1 / (1 + expf(-hb)))) * hb2."""
+    f = np.float32
+    hb = hb.astype(np.float32)
+    with np.errstate(all="ignore"):
+        return ((hb * (f(1.0) / (f(1.0) + expf_reference(-hb)))) * hb2.astype(np.float32)).astype(np.float32)

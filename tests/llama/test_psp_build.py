@@ -62,8 +62,10 @@ def test_vfpu_kernels_agree_with_scalar(tmp_path, models, eboot, fmt):
 
 
 def test_group32_vfpu_kernels_agree_with_scalar_and_the_host(tmp_path, eboot):
-    # group size 32 (dim 96 is no multiple of 64): vfpu_q80_group32 on rows of 96 (3 groups)
-    # and 256 (8 groups), vfpu_quantize, and vfpu_argmax_chunk over 512 logits
+    # group size 32 (dim 96 is no multiple of 64): the VFPU build re-lays every matrix in
+    # blocks of four rows for vfpu_q80_block32 (rows of 96: 3 groups, 256: 8 groups), and
+    # each position's embedding row comes out of that layout; vfpu_quantize, and
+    # vfpu_argmax_chunk over 512 logits
     from allegrex.llama.shapes import make_model
     model, tok = make_model("custom:96,256,2,4,4,512,64", tmp_path / "m", q80=True, seed=3)
     assert read_checkpoint(model).group_size == 32
@@ -73,6 +75,8 @@ def test_group32_vfpu_kernels_agree_with_scalar_and_the_host(tmp_path, eboot):
     logits = {k: np.fromfile(r.folder / "logits.bin", dtype="<f4").reshape(12, 512) for k, r in runs.items()}
     assert np.array_equal(logits["vfpu"], logits["scalar"])  # bit for bit
     assert runs["vfpu"].text == runs["scalar"].text == host.text and runs["vfpu"].stats["tokens"] == "12"
+    # the shared embedding/classifier and 7 matrices in each of the 2 layers; the scalar build keeps the file's layout
+    assert runs["vfpu"].stats["blocked_matrices"] == "15" and runs["scalar"].stats["blocked_matrices"] == "0"
 
 
 def test_two_turns_on_the_psp_equal_the_host(tmp_path, models, eboot):

@@ -44,6 +44,28 @@ def test_q80_extremes_stay_exact():
     assert run.out.tolist() == [-127 * 127 * 256, 127 * 127 * 256, -127 * 127 * 256, -127 * 127 * 256]
 
 
+@pytest.mark.parametrize("d,n", [(8, 32), (16, 96), (24, 288), (40, 768)])
+def test_blocked_q80_kernel_equals_the_scalar_kernel_bit_for_bit(d, n):
+    rng = np.random.default_rng(d * 7 + n)
+    wq, ws, xq, xs = random_q80(rng, d, n, 32)
+    wq[0], xq[:32] = 127, 127                   # a group at the largest sum, +127*127*32
+    wq[1, :32], wq[2] = -128, -127              # the int8 extreme and the largest negative sums
+    ws[0], ws[1], xs[-1] = 1e30, 1e-30, 100.0   # huge and tiny scales (the VFPU flushes denormals: none here)
+    run = kernel_lab.run_q80(wq, ws, xq.astype(np.float32), xs, 32, blocked=True)
+    ref = kernel_lab.scalar_q80(wq, ws, xq, xs, 32)
+    assert np.array_equal(run.out.view(np.uint32), ref.view(np.uint32))
+
+
+def test_blocked_layout_puts_eight_rows_and_their_scales_in_one_record():
+    wq = np.arange(16 * 64).reshape(16, 64).astype(np.int8)
+    ws = np.arange(32, dtype=np.float32)        # row r, group g: scale 2r + g
+    records = np.frombuffer(kernel_lab.block_q80(wq, ws, 32), np.uint8).reshape(-1, 288)
+    assert len(records) == 4                    # 2 blocks x 2 groups
+    block1_group1 = records[3]
+    assert np.array_equal(block1_group1[:256].view(np.int8).reshape(8, 32), wq[8:16, 32:64])
+    assert block1_group1[256:].view("<f4").tolist() == [2.0 * r + 1 for r in range(8, 16)]
+
+
 def test_fp32_kernel_agrees_to_rounding():
     rng = np.random.default_rng(3)
     w = rng.standard_normal((12, 172)).astype(np.float32)
@@ -80,6 +102,19 @@ def test_group32_kernel_costs_about_1_1_instructions_per_weight():
     assert run.counters["vfpu"] < 40 and run.counters["vfpu-issue"] <= 64 // 4 // 4, run.counters
 
 
+def test_blocked_group32_kernel_costs_0_95_instructions_per_weight():
+    rng = np.random.default_rng(11)
+    wq, ws, xq, xs = random_q80(rng, 64, 288, 32)
+    run = kernel_lab.run_q80(wq, ws, xq.astype(np.float32), xs, 32, blocked=True)
+    # per 256 weights (8 rows x 32): 192 conversions and dot products, 16 weight and 8
+    # activation quad loads, 20 sums and scalings, 3 scale loads, 3 pointer steps and the
+    # branch (vfpu_q80_group32: 281 for the same weights); plus each block's stores
+    assert 0.94 < run.instructions / wq.size < 0.96, run.instructions / wq.size
+    # VFPU waits only in the final drain (rows 4-7's chain of dependent sums) and for the
+    # quarter issue cycle of two vzero.q per block of eight rows
+    assert run.counters["vfpu"] < 40 and run.counters["vfpu-issue"] <= 2 * 64 // 8 // 4, run.counters
+
+
 @pytest.mark.parametrize("n,gs", [(288, 32), (768, 32), (256, 64), (64, 16)])
 def test_vfpu_quantize_equals_quantize_act(n, gs):
     rng = np.random.default_rng(n + gs)
@@ -110,3 +145,58 @@ def test_vfpu_argmax_gives_the_first_index_of_the_largest_value(case):
         p = np.arange(32000, dtype=np.float32)
     run, best = kernel_lab.run_argmax(p)
     assert best == int(np.argmax(p))  # numpy: the first occurrence, as argmax_scalar
+
+
+@pytest.mark.parametrize("scale", [0.01, 1.0, 4.0, 30.0])
+def test_vfpu_swiglu_equals_the_c_bit_for_bit(scale):
+    rng = np.random.default_rng(int(scale * 100))
+    hb = np.clip(rng.standard_normal(768) * scale, -80, 80).astype(np.float32)
+    hb2 = (rng.standard_normal(768) * 2).astype(np.float32)
+    hb[:4] = [80.0, -80.0, 1e-30, -1e-30]           # the edges it still takes
+    hb2[:4] = [1.0, 3e36, 1.0, 1.0]
+    run, quads = kernel_lab.run_swiglu(hb, hb2)
+    assert quads == 192
+    if scale == 1.0:    # two quads per step: the correctly rounded vdiv (56 cycles a quad) is most of it
+        assert run.cycles / hb.size < 55, run.cycles / hb.size
+    assert np.array_equal(run.out.view(np.uint32), kernel_lab.swiglu_reference(hb, hb2).view(np.uint32))
+
+
+@pytest.mark.parametrize("hb_value,hb2_value", [(80.5, 1.0), (-100.0, 1.0), (np.nan, 1.0), (np.inf, 1.0),
+                                                (1e-39, 1.0), (0.0, 1.0), (0.5, 0.0), (0.5, 1e-40), (-79.0, 1e-6),
+                                                (3.0, np.inf), (3.0, 3e38)])
+@pytest.mark.parametrize("quad", [2, 3])          # the first or the second quad of a step
+def test_vfpu_swiglu_leaves_to_the_c_what_it_cannot_give_exactly(hb_value, hb2_value, quad):
+    # too large for its range check, denormal or non-finite input, zero / denormal / overflowing result
+    rng = np.random.default_rng(1)
+    hb = rng.standard_normal(24).astype(np.float32)
+    hb2 = rng.standard_normal(24).astype(np.float32)
+    hb[4 * quad + 1], hb2[4 * quad + 1] = hb_value, hb2_value
+    run, quads = kernel_lab.run_swiglu(hb, hb2)
+    assert quads == quad
+    done = 4 * quad
+    ref = kernel_lab.swiglu_reference(hb, hb2)
+    assert np.array_equal(run.out[:done].view(np.uint32), ref[:done].view(np.uint32))
+    assert np.array_equal(run.out[done:].view(np.uint32), hb[done:].view(np.uint32))   # left as they were
+
+
+def test_vfpu_swiglu_leaves_an_odd_last_quad_to_the_c():
+    hb, hb2 = np.linspace(-3, 3, 20, dtype=np.float32), np.ones(20, np.float32)
+    run, quads = kernel_lab.run_swiglu(hb, hb2)
+    assert quads == 4 and np.array_equal(run.out[16:], hb[16:])
+    assert np.array_equal(run.out[:16].view(np.uint32), kernel_lab.swiglu_reference(hb, hb2)[:16].view(np.uint32))
+
+
+def test_expf_reference_is_a_float_exp():
+    x = np.linspace(-87, 88, 20001, dtype=np.float32)
+    rel = np.abs(kernel_lab.expf_reference(x).astype(np.float64) / np.exp(x.astype(np.float64)) - 1)
+    assert rel.max() < 3e-7                         # within ~2.5 ulp of float32
+
+
+def test_swiglu_constants_are_the_sdk_expf_constants():
+    import re
+
+    source = (kernel_lab.APP_DIR / "kernels_vfpu.c").read_text()
+    block = re.search(r"SwigluArgs a = \{0, 0, 0, 0, \{(.*?)\}\};", source, re.S).group(1)
+    limits = {"FLT_MIN": np.finfo(np.float32).tiny, "FLT_MAX": np.finfo(np.float32).max}
+    values = [limits.get(v.strip(), None) or float(v.strip().rstrip("f")) for v in block.split(",")]
+    assert np.array_equal(np.array(values, np.float32), kernel_lab.swiglu_constants())

@@ -1,5 +1,5 @@
 /* The transformer forward pass: RMSNorm, GQA attention with RoPE over the KV cache,
- * SwiGLU feed-forward; llama2.c's run.c/runq.c arithmetic, operation for operation. */
+ * SwiGLU feed-forward (the kernels'); llama2.c's run.c/runq.c arithmetic, operation for operation. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,23 +39,76 @@ static void matmul(Model *m, float *out, Act *a, float *x, int n, const Mat *w, 
     }
 }
 
+/* run.c's frequency of each pair in a head, once (powf works in soft-float doubles). */
+void rope_init(Model *m) {
+    int head_size = m->c.dim / m->c.n_heads;
+    for (int i = 0; i < head_size; i += 2) m->rope_freq[i / 2] = 1.0f / powf(10000.0f, i / (float)head_size);
+}
+
 /* cos/sin of pos * freq for each pair in a head: the same values run.c computes per element. */
 PROFILED static void rope_table(Model *m, int pos) {
     int head_size = m->c.dim / m->c.n_heads;
     for (int i = 0; i < head_size; i += 2) {
-        float freq = 1.0f / powf(10000.0f, i / (float)head_size);
-        float val = pos * freq;
+        float val = pos * m->rope_freq[i / 2];
         m->rope_cos[i / 2] = cosf(val);
         m->rope_sin[i / 2] = sinf(val);
     }
 }
 
-PROFILED static void swiglu(float *hb, const float *hb2, int n) {
-    for (int i = 0; i < n; i++) {
-        float val = hb[i];
-        val *= (1.0f / (1.0f + expf(-val)));  /* silu */
-        val *= hb2[i];
-        hb[i] = val;
+/* Rotates each pair (v[i], v[i + 1]) of every head by the position's angle for i (run.c's values). */
+static void rope(float *v, int n, const float *cos_i, const float *sin_i, int head_size) {
+    for (int h = 0; h < n; h += head_size)
+        for (int j = 0; j < head_size / 2; j++) {
+            float *pair = v + h + 2 * j, v0 = pair[0], v1 = pair[1];
+            pair[0] = v0 * cos_i[j] - v1 * sin_i[j];
+            pair[1] = v0 * sin_i[j] + v1 * cos_i[j];
+        }
+}
+
+/* att[t] = (q . k_t) / sqrt(head_size) for t = 0..pos, each dot product summed in order
+ * (run.c's values); four positions side by side, so the FPU pipelines four sums. */
+static void attention_scores(float *att, const float *q, const float *k, int kv_dim, int head_size, int pos) {
+    float scale = sqrtf(head_size);
+    int t = 0;
+    for (; t + 4 <= pos + 1; t += 4) {
+        const float *k0 = k + (size_t)t * kv_dim, *k1 = k0 + kv_dim, *k2 = k1 + kv_dim, *k3 = k2 + kv_dim;
+        float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+        for (int i = 0; i < head_size; i++) {
+            s0 += q[i] * k0[i];
+            s1 += q[i] * k1[i];
+            s2 += q[i] * k2[i];
+            s3 += q[i] * k3[i];
+        }
+        att[t] = s0 / scale;
+        att[t + 1] = s1 / scale;
+        att[t + 2] = s2 / scale;
+        att[t + 3] = s3 / scale;
+    }
+    for (; t <= pos; t++) {
+        const float *kt = k + (size_t)t * kv_dim;
+        float score = 0.0f;
+        for (int i = 0; i < head_size; i++) score += q[i] * kt[i];
+        att[t] = score / scale;
+    }
+}
+
+/* xb[i] = sum over t of att[t] * v_t[i], added in order of t (run.c's values); eight
+ * values of i at a time, kept in registers across the positions. */
+static void attention_values(float *xb, const float *att, const float *v, int kv_dim, int head_size, int pos) {
+    int i = 0;
+    for (; i + 8 <= head_size; i += 8) {
+        float x[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+        for (int t = 0; t <= pos; t++) {
+            const float *vt = v + (size_t)t * kv_dim + i;
+            float a = att[t];
+            for (int j = 0; j < 8; j++) x[j] += a * vt[j];
+        }
+        for (int j = 0; j < 8; j++) xb[i + j] = x[j];
+    }
+    for (; i < head_size; i++) {
+        float x = 0.0f;
+        for (int t = 0; t <= pos; t++) x += att[t] * v[(size_t)t * kv_dim + i];
+        xb[i] = x;
     }
 }
 
@@ -65,23 +118,11 @@ PROFILED static void attention(Model *m, int l, int pos) {
     int head_size = dim / p->n_heads;
     size_t loff = (size_t)l * m->context * kv_dim;
     for (int h = 0; h < p->n_heads; h++) {
-        const float *q = m->q + h * head_size;
         float *att = m->att + h * m->context;
-        for (int t = 0; t <= pos; t++) {
-            const float *k = m->key_cache + loff + (size_t)t * kv_dim + (h / kv_mul) * head_size;
-            float score = 0.0f;
-            for (int i = 0; i < head_size; i++) score += q[i] * k[i];
-            score /= sqrtf(head_size);
-            att[t] = score;
-        }
+        size_t kv_off = loff + (size_t)(h / kv_mul) * head_size;
+        attention_scores(att, m->q + h * head_size, m->key_cache + kv_off, kv_dim, head_size, pos);
         softmax(att, pos + 1);
-        float *xb = m->xb + h * head_size;
-        memset(xb, 0, head_size * sizeof(float));
-        for (int t = 0; t <= pos; t++) {
-            const float *v = m->value_cache + loff + (size_t)t * kv_dim + (h / kv_mul) * head_size;
-            float a = att[t];
-            for (int i = 0; i < head_size; i++) xb[i] += a * v[i];
-        }
+        attention_values(m->xb + h * head_size, att, m->value_cache + kv_off, kv_dim, head_size, pos);
     }
 }
 
@@ -101,23 +142,15 @@ float *forward(Model *m, int token, int pos, char *err) {
         matmul(m, m->q, &m->ax, m->xb, dim, layer_mat(m, T_WQ, l), dim, 0);
         matmul(m, k, &m->ax, m->xb, dim, layer_mat(m, T_WK, l), kv_dim, 1);
         matmul(m, v, &m->ax, m->xb, dim, layer_mat(m, T_WV, l), kv_dim, 1);
-        for (int i = 0; i < dim; i += 2) {
-            float fcr = m->rope_cos[(i % head_size) / 2], fci = m->rope_sin[(i % head_size) / 2];
-            int rotn = i < kv_dim ? 2 : 1;
-            for (int r = 0; r < rotn; r++) {
-                float *vec = r == 0 ? m->q : k;
-                float v0 = vec[i], v1 = vec[i + 1];
-                vec[i] = v0 * fcr - v1 * fci;
-                vec[i + 1] = v0 * fci + v1 * fcr;
-            }
-        }
+        rope(m->q, dim, m->rope_cos, m->rope_sin, head_size);
+        rope(k, kv_dim, m->rope_cos, m->rope_sin, head_size);
         attention(m, l, pos);
         matmul(m, m->xb2, &m->ax, m->xb, dim, layer_mat(m, T_WO, l), dim, 0);
         for (int i = 0; i < dim; i++) x[i] += m->xb2[i];
         rmsnorm(m->xb, x, m->rms_ffn + (size_t)l * dim, dim);
         matmul(m, m->hb, &m->ax, m->xb, dim, layer_mat(m, T_W1, l), hidden_dim, 0);
         matmul(m, m->hb2, &m->ax, m->xb, dim, layer_mat(m, T_W3, l), hidden_dim, 1);
-        swiglu(m->hb, m->hb2, hidden_dim);
+        m->kernels->swiglu(m->hb, m->hb2, hidden_dim);
         matmul(m, m->xb, &m->ah, m->hb, hidden_dim, layer_mat(m, T_W2, l), dim, 0);
         for (int i = 0; i < dim; i++) x[i] += m->xb[i];
     }

@@ -54,4 +54,14 @@ static void matmul_q80(float *out, const Act *x, const Mat *w, int n, int d) {
 
 static void quantize_scalar(Act *a, const float *x, int n) { quantize_act(a, x, n, 0); }
 
-const Kernels kernels_scalar = {"scalar", matmul_fp32, matmul_q80, quantize_scalar, argmax_scalar};
+/* run.c's SwiGLU: hb = (hb * (1 / (1 + expf(-hb)))) * hb2 */
+__attribute__((noinline)) void swiglu_scalar(float *hb, const float *hb2, int n) {
+    for (int i = 0; i < n; i++) {
+        float val = hb[i];
+        val *= (1.0f / (1.0f + expf(-val)));  /* silu */
+        val *= hb2[i];
+        hb[i] = val;
+    }
+}
+
+const Kernels kernels_scalar = {"scalar", matmul_fp32, matmul_q80, quantize_scalar, argmax_scalar, swiglu_scalar, 0};

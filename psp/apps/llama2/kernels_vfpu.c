@@ -10,10 +10,11 @@ typedef struct {
     const float *ws, *x, *xs;
     float *out;
     int nbytes, rows, groups, steps, wsrow;
-    float scratch[4];   /* vfpu_q80_group32: where the first block's pipeline drains */
+    float scratch[8];   /* vfpu_q80_group32, _block32: where the first block's pipeline drains */
 } VfpuArgs;
 
 void vfpu_q80_group32(VfpuArgs *a);
+void vfpu_q80_block32(VfpuArgs *a);
 void vfpu_q80_rows32(VfpuArgs *a);
 void vfpu_q80_rows16(VfpuArgs *a);
 void vfpu_q80_rows4(VfpuArgs *a);
@@ -44,6 +45,11 @@ static void tail_rows(MatmulFn scalar, float *out, const Act *x, const Mat *w, i
 
 static void matmul_q80_vfpu(float *out, const Act *x, const Mat *w, int n, int d) {
     int gs = g_group_size, rows = d & ~3;
+    if (w->blocked) {   /* model.c re-lays only group size 32, whole blocks of rows, 16-byte aligned */
+        VfpuArgs a = {w->w, 0, x->qf, x->s, out, n, d, n / gs, 1, 0, {0}};
+        vfpu_q80_block32(&a);
+        return;
+    }
     if (n % 4 || gs % 4 || ((uintptr_t)w->w & 3)) { kernels_scalar.q80(out, x, w, n, d); return; }
     /* 32 or 16 weights per row per step with quad loads when rows and groups allow, else word loads */
     int aligned = ((uintptr_t)w->w & 15) == 0 && n % 16 == 0;
@@ -86,6 +92,39 @@ static int argmax_vfpu(const float *p, int n) {
     return best;
 }
 
-static const Kernels kernels_vfpu_table = {"vfpu", matmul_fp32_vfpu, matmul_q80_vfpu, quantize_vfpu, argmax_vfpu};
+typedef struct {
+    float *hb;
+    const float *hb2;
+    int quads, pad;
+    float consts[16];
+} __attribute__((aligned(16))) SwigluArgs;
+
+int vfpu_swiglu(SwigluArgs *a);
+
+/* swiglu_scalar's values: the VFPU takes quads until one it cannot give exactly (a value
+ * beyond +-80, a denormal, a non-finite result), the C takes that one, and so on. The
+ * constants are the SDK libm's expf's (psp/sdk/libm/mathf.c; tests compare them). */
+static void swiglu_vfpu(float *hb, const float *hb2, int n) {
+    int done = 0;
+    if (!(((uintptr_t)hb | (uintptr_t)hb2) & 15)) {
+        SwigluArgs a = {0, 0, 0, 0, {1.44269504088896341f, 0.5f, 6.93145751953125e-01f, 1.428606765330187045e-06f,
+                                     1.975042542e-04f, 1.393319690e-03f, 8.333520964e-03f, 4.166647047e-02f,
+                                     1.666666567e-01f, 5.000000000e-01f, 1.0f, 127.0f,
+                                     80.0f, FLT_MIN, FLT_MAX, 0.0f}};
+        while (n - done >= 4) {
+            a.hb = hb + done;
+            a.hb2 = hb2 + done;
+            a.quads = (n - done) / 4;
+            done += 4 * vfpu_swiglu(&a);
+            if (n - done < 4) break;
+            swiglu_scalar(hb + done, hb2 + done, 4);
+            done += 4;
+        }
+    }
+    swiglu_scalar(hb + done, hb2 + done, n - done);
+}
+
+static const Kernels kernels_vfpu_table = {"vfpu", matmul_fp32_vfpu, matmul_q80_vfpu, quantize_vfpu, argmax_vfpu,
+                                           swiglu_vfpu, 32};
 
 const Kernels *kernels_vfpu(void) { return &kernels_vfpu_table; }

@@ -19,7 +19,14 @@ typedef struct {
     float *s;       /* q80 scales, one per group; NULL for fp32 */
     int64_t file_w; /* where the values start in the checkpoint */
     int64_t file_s; /* where the scales start (q80) */
+    int blocked;    /* q80 re-laid in blocks of rows (w: the records, s NULL), see below */
 } Mat;
+
+/* The blocked q80 layout (VFPU kernels, Kernels.q80_blocked_gs): per block of
+ * Q80_BLOCK_ROWS rows, per group, one record holding the rows' gs int8 values, row
+ * after row, then their fp32 scales; the kernel reads a matrix as one stream. */
+#define Q80_BLOCK_ROWS 8
+#define Q80_RECORD_BYTES(gs) (Q80_BLOCK_ROWS * (size_t)(gs) + Q80_BLOCK_ROWS * sizeof(float))
 
 /* The input vector of a matmul, prepared once for all rows. */
 typedef struct {
@@ -39,12 +46,15 @@ typedef struct {
     MatmulFn q80;
     QuantizeFn quantize;    /* q80: prepares x->q, x->s and (for the VFPU kernels) x->qf */
     int (*argmax)(const float *p, int n);   /* the sampler at temperature 0 */
+    void (*swiglu)(float *hb, const float *hb2, int n);   /* hb = silu(hb) * hb2, runq.c's values */
+    int q80_blocked_gs;     /* group size at which q80 wants the blocked layout (0: never) */
 } Kernels;
 
 extern int g_group_size;                     /* q80 group size (runq.c's GS) */
 extern const Kernels kernels_scalar;
 const Kernels *kernels_vfpu(void);           /* NULL where there is no VFPU */
 void quantize_act(Act *a, const float *x, int n, int want_floats);
+void swiglu_scalar(float *hb, const float *hb2, int n);
 
 /* Memory arena: one block; every allocation is 16-byte aligned and counted by category. */
 enum { MEM_WEIGHTS, MEM_KV, MEM_STATE, MEM_TOKENIZER, MEM_STREAM, MEM_CATEGORIES };
@@ -72,9 +82,10 @@ typedef struct {
     int stream_layer;
     uint64_t stream_us;                     /* time spent reading weights per forward */
     int64_t stream_bytes;
+    int blocked_matrices;                   /* matrices loaded in the blocked q80 layout */
     /* run state */
     float *x, *xb, *xb2, *hb, *hb2, *q, *att, *logits, *key_cache, *value_cache;
-    float *rope_cos, *rope_sin;
+    float *rope_freq, *rope_cos, *rope_sin; /* per pair of a head: frequency (once), cos/sin at pos */
     Act ax, ah;                             /* prepared inputs of length dim / hidden_dim */
     const Kernels *kernels;
 } Model;
@@ -89,6 +100,7 @@ int model_open(Model *m, const char *path, char *err);
 void model_budget(const Model *m, int context, size_t tokenizer_bytes, Budget *b);
 int model_load(Model *m, Arena *a, int context, int streaming, char *err);
 float *forward(Model *m, int token, int pos, char *err);
+void rope_init(Model *m);
 int chunked_read(int fd, void *dst, size_t bytes);
 const Mat *layer_mat(Model *m, int t, int l);
 int model_stream_layer(Model *m, int l);

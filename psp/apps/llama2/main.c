@@ -278,9 +278,9 @@ int llama2_main(const char *config_path, int argc, char **argv) {
     save_text();
     stats_len += snprintf(stats + stats_len, sizeof stats - (size_t)stats_len,
         "tokens=%d\ngenerated=%d\nseconds=%.6f\ntok_per_s=%.6f\nttft_seconds=%.6f\nload_seconds=%.6f\n"
-        "stream_seconds=%.6f\nstream_bytes=%lld\nkernel=%s\nturns=%d\ncontext_full=%d\n",
+        "stream_seconds=%.6f\nstream_bytes=%lld\nkernel=%s\nturns=%d\ncontext_full=%d\nblocked_matrices=%d\n",
         pos, generated, secs, secs > 0 ? pos / secs : 0.0, ttft, load_s, m.stream_us / 1e6,
-        (long long)m.stream_bytes, m.kernels->name, turn, stopped_full);
+        (long long)m.stream_bytes, m.kernels->name, turn, stopped_full, m.blocked_matrices);
     path_join(path, S.stats);
     plat_write_file(path, stats, stats_len, 0);
     return 0;

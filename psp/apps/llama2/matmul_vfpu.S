@@ -375,7 +375,7 @@ vfpu_q80_rows32:
 // GPRs: t0-t3 row pointers, t4 x, t5 x scales, t6-t9 weight scales of rows 0-3,
 // a1 row bytes, a2 bytes of scales per row, a3 where x ends, v0 where the previous
 // block's outputs go, at where this block's go, v1 blocks left.
-#define A_SCRATCH 40    // float[4]: the first block's dummy "previous block" outputs
+#define A_SCRATCH 40    // float[8]: the first block's dummy "previous block" outputs
 
 .macro Q80_GROUP32 first
     lv.q    C100, 0($t0)        // chunk A: 16 weights of each row, 16 activations
@@ -587,6 +587,273 @@ vfpu_q80_group32:
     jr      $ra
     nop
     .end vfpu_q80_group32
+
+// ---------------------------------------------------------------------------------
+// q80, group size 32, weights re-laid at load (model.c) in blocks of eight rows: per
+// group one 288-byte record, the eight rows' 32 int8 values (row r at 32 r) then their
+// eight fp32 scales (at 256). The matrix is one sequential stream (no DRAM row opens
+// where separate row and scale streams meet), one pointer steps over it, two lv.q take
+// the scales, and each quad of activations serves eight rows. One loop iteration is a
+// group of eight rows in two 16-weight chunks (Q80_CHUNK8): per chunk, rows 0-3 are loaded
+// first and rows 4-7 into the same registers as rows 0-3 are converted; dot products of
+// rows 0-3 go to M5, of rows 4-7 to M6. Rows 0-3's sum tree and scaling run late in the
+// same chunk; rows 4-7's (their dots come last) early in the next chunk, so a group's
+// rows 4-7 are scaled inside the next group's chunk A. Integer sums, so the scalar
+// kernel's val += (isum * w_scale) * x_scale bit for bit.
+// VFPU: M0 x, M1 raw weights, M2 scales (C200 rows 0-3, C210 rows 4-7, S220 x),
+// M3/M4 conversions, M5/M6 dot products, M7 row values (C700 rows 0-3, C710 rows 4-7)
+// and the isums (C720, C730).
+// GPRs: t0 the record, t4 x, t5 x scales, a2 x, t6 x scales, a3 where x ends, v0 where
+// the previous block's outputs go, at where this block's go, v1 blocks left.
+#define Q80_RECORD8 288
+.macro Q80_CHUNK8 b, first
+.if \b
+    lv.q    C100, 16($t0)       // chunk B: 16 weights of rows 0-3, 16 activations
+    lv.q    C110, 48($t0)
+    lv.q    C120, 80($t0)
+    lv.q    C130, 112($t0)
+    lv.q    C000, 64($t4)
+    lv.q    C010, 80($t4)
+    lv.q    C020, 96($t4)
+    lv.q    C030, 112($t4)
+    lv.q    C200, 256($t0)      // this group's scales: rows 0-3, rows 4-7, x
+    lv.q    C210, 272($t0)
+    lv.s    S220, 0($t5)
+.else
+    lv.q    C100, 0($t0)        // chunk A: 16 weights of rows 0-3, 16 activations
+    lv.q    C110, 32($t0)
+    lv.q    C120, 64($t0)
+    lv.q    C130, 96($t0)
+    lv.q    C000, 0($t4)
+    lv.q    C010, 16($t4)
+    lv.q    C020, 32($t4)
+    lv.q    C030, 48($t4)
+.endif
+    vc2i.s  C300, S100          // row 0
+    vc2i.s  C310, S101
+    vc2i.s  C320, S102
+    vc2i.s  C330, S103
+.if \b
+    lv.q    C100, 144($t0)     // row 4, chunk B
+.else
+    lv.q    C100, 128($t0)     // row 4, chunk A
+.endif
+    vadd.q  C600, C600, C610    // rows 4-7 of the previous chunk: sum tree
+    vc2i.s  C400, S110          // row 1
+    vc2i.s  C410, S111
+    vc2i.s  C420, S112
+    vc2i.s  C430, S113
+.if \b
+    lv.q    C110, 176($t0)     // row 5, chunk B
+.else
+    lv.q    C110, 160($t0)     // row 5, chunk A
+.endif
+    vadd.q  C620, C620, C630
+    vi2f.q  C300, C300, 24
+    vi2f.q  C310, C310, 24
+    vi2f.q  C320, C320, 24
+    vi2f.q  C330, C330, 24
+.if \b
+    vadd.q  C730, C600, C620    //   chunk A's sum, kept
+.else
+    vadd.q  C600, C600, C620
+.endif
+    vi2f.q  C400, C400, 24
+    vi2f.q  C410, C410, 24
+    vi2f.q  C420, C420, 24
+    vi2f.q  C430, C430, 24
+.if \b == 0
+    vadd.q  C730, C730, C600    //   isum = chunk A's + chunk B's (previous group)
+.endif
+    vdot.q  S500, C300, C000    // row 0
+    vdot.q  S510, C310, C010
+    vdot.q  S520, C320, C020
+    vdot.q  S530, C330, C030
+.if \b == 0
+    vmul.q  C730, C730, C210    //   * w_scale
+.endif
+    vc2i.s  C300, S120          // row 2
+    vc2i.s  C310, S121
+    vc2i.s  C320, S122
+    vc2i.s  C330, S123
+.if \b
+    lv.q    C120, 208($t0)     // row 6, chunk B
+.else
+    lv.q    C120, 192($t0)     // row 6, chunk A
+.endif
+.if \b == 0
+    vscl.q  C730, C730, S220    //   * x_scale
+.endif
+    vdot.q  S501, C400, C000    // row 1
+    vdot.q  S511, C410, C010
+    vdot.q  S521, C420, C020
+    vdot.q  S531, C430, C030
+.if \b == 0
+    vadd.q  C710, C710, C730    //   val += ...
+.endif
+    vc2i.s  C400, S130          // row 3
+    vc2i.s  C410, S131
+    vc2i.s  C420, S132
+    vc2i.s  C430, S133
+.if \b
+    lv.q    C130, 240($t0)     // row 7, chunk B
+.else
+    lv.q    C130, 224($t0)     // row 7, chunk A
+.endif
+.if \first
+    sv.s    S700, 0($v0)        // the previous block is complete: its eight outputs
+    sv.s    S701, 4($v0)
+    sv.s    S702, 8($v0)
+    sv.s    S703, 12($v0)
+    sv.s    S710, 16($v0)
+    sv.s    S711, 20($v0)
+    sv.s    S712, 24($v0)
+    sv.s    S713, 28($v0)
+    move    $v0, $at
+    addiu   $at, $at, 32
+    vzero.q C700
+    vzero.q C710
+.endif
+    vi2f.q  C300, C300, 24
+    vi2f.q  C310, C310, 24
+    vi2f.q  C320, C320, 24
+    vi2f.q  C330, C330, 24
+    vi2f.q  C400, C400, 24
+    vi2f.q  C410, C410, 24
+    vi2f.q  C420, C420, 24
+    vi2f.q  C430, C430, 24
+    vdot.q  S502, C300, C000    // row 2
+    vdot.q  S512, C310, C010
+    vdot.q  S522, C320, C020
+    vdot.q  S532, C330, C030
+    vc2i.s  C300, S100          // row 4
+    vc2i.s  C310, S101
+    vc2i.s  C320, S102
+    vc2i.s  C330, S103
+    vdot.q  S503, C400, C000    // row 3
+    vdot.q  S513, C410, C010
+    vdot.q  S523, C420, C020
+    vdot.q  S533, C430, C030
+    vc2i.s  C400, S110          // row 5
+    vc2i.s  C410, S111
+    vc2i.s  C420, S112
+    vc2i.s  C430, S113
+    vi2f.q  C300, C300, 24
+    vi2f.q  C310, C310, 24
+    vi2f.q  C320, C320, 24
+    vi2f.q  C330, C330, 24
+    vadd.q  C500, C500, C510    // rows 0-3 of this chunk: sum tree
+    vi2f.q  C400, C400, 24
+    vi2f.q  C410, C410, 24
+    vi2f.q  C420, C420, 24
+    vi2f.q  C430, C430, 24
+    vadd.q  C520, C520, C530
+    vdot.q  S600, C300, C000    // row 4
+    vdot.q  S610, C310, C010
+    vdot.q  S620, C320, C020
+    vdot.q  S630, C330, C030
+.if \b
+    vadd.q  C500, C500, C520
+.else
+    vadd.q  C720, C500, C520    //   chunk A's sum, kept
+.endif
+    vc2i.s  C300, S120          // row 6
+    vc2i.s  C310, S121
+    vc2i.s  C320, S122
+    vc2i.s  C330, S123
+.if \b
+    vadd.q  C720, C720, C500    //   isum = chunk A's + chunk B's
+.endif
+    vdot.q  S601, C400, C000    // row 5
+    vdot.q  S611, C410, C010
+    vdot.q  S621, C420, C020
+    vdot.q  S631, C430, C030
+.if \b
+    vmul.q  C720, C720, C200    //   * w_scale
+.endif
+    vc2i.s  C400, S130          // row 7
+    vc2i.s  C410, S131
+    vc2i.s  C420, S132
+    vc2i.s  C430, S133
+.if \b
+    vscl.q  C720, C720, S220    //   * x_scale
+.endif
+    vi2f.q  C300, C300, 24
+    vi2f.q  C310, C310, 24
+    vi2f.q  C320, C320, 24
+    vi2f.q  C330, C330, 24
+.if \b
+    vadd.q  C700, C700, C720    //   val += ...
+.endif
+    vi2f.q  C400, C400, 24
+    vi2f.q  C410, C410, 24
+    vi2f.q  C420, C420, 24
+    vi2f.q  C430, C430, 24
+    vdot.q  S602, C300, C000    // row 6
+    vdot.q  S612, C310, C010
+    vdot.q  S622, C320, C020
+    vdot.q  S632, C330, C030
+    vdot.q  S603, C400, C000    // row 7
+    vdot.q  S613, C410, C010
+    vdot.q  S623, C420, C020
+    vdot.q  S633, C430, C030
+.endm
+
+
+    .globl vfpu_q80_block32
+    .ent vfpu_q80_block32
+vfpu_q80_block32:
+    lw      $t0, A_W($a0)
+    lw      $at, A_OUT($a0)
+    lw      $v1, A_ROWS($a0)
+    lw      $a2, A_X($a0)
+    lw      $t6, A_XS($a0)
+    lw      $a3, A_GROUPS($a0)
+    addiu   $v0, $a0, A_SCRATCH // the first block has no previous block to store
+    srl     $v1, $v1, 3
+    sll     $a3, $a3, 7
+    addu    $a3, $a3, $a2       // the end of x: the loop's test
+    beqz    $v1, 97f
+    move    $t4, $a2            // (delay slot)
+17: // a block of eight rows
+    move    $t5, $t6
+    Q80_CHUNK8 0, 1
+    Q80_CHUNK8 1, 0
+    addiu   $t4, $t4, 128
+    addiu   $t5, $t5, 4
+    beq     $t4, $a3, 37f
+    addiu   $t0, $t0, Q80_RECORD8   // (delay slot)
+27: // the other groups of the block
+    Q80_CHUNK8 0, 0
+    Q80_CHUNK8 1, 0
+    addiu   $t4, $t4, 128
+    addiu   $t5, $t5, 4
+    bne     $t4, $a3, 27b
+    addiu   $t0, $t0, Q80_RECORD8   // (delay slot)
+37:
+    addiu   $v1, $v1, -1
+    bnez    $v1, 17b
+    move    $t4, $a2            // (delay slot)
+    // rows 4-7 of the last group, then the last block's outputs
+    vadd.q  C600, C600, C610
+    vadd.q  C620, C620, C630
+    vadd.q  C600, C600, C620
+    vadd.q  C730, C730, C600
+    vmul.q  C730, C730, C210
+    vscl.q  C730, C730, S220
+    vadd.q  C710, C710, C730
+    sv.s    S700, 0($v0)
+    sv.s    S701, 4($v0)
+    sv.s    S702, 8($v0)
+    sv.s    S703, 12($v0)
+    sv.s    S710, 16($v0)
+    sv.s    S711, 20($v0)
+    sv.s    S712, 24($v0)
+    sv.s    S713, 28($v0)
+97:
+    jr      $ra
+    nop
+    .end vfpu_q80_block32
 
 // ---------------------------------------------------------------------------------
 // q80, 4 weights per row per step: any group size and row length that are multiples of 4
@@ -917,3 +1184,149 @@ vfpu_fp32_rows4:
     jr      $ra
     nop
     .end vfpu_fp32_rows4
+
+// ---------------------------------------------------------------------------------
+// SwiGLU, as forward.c's C computes it with the SDK libm's expf (psp/sdk/libm/mathf.c):
+// hb[i] = (hb[i] * (1 / (1 + expf(-hb[i])))) * hb2[i], four values per step, the same
+// float operations in the same order, two quads per step: expf's k = (int)(x * log2e +- 0.5), its two-part
+// ln 2 reduction, its degree-5 Horner polynomial, e = 1 + (r + r*r*p), times 2^k (made
+// as the bits (k + 127) << 23 by vf2iz ..., 23), then the add, the correctly rounded
+// vdiv and the two products. The VFPU rounds as the FPU does but has no denormals, so a
+// quad is stored only when every |hb| <= 80 (expf and the quotient stay normal) and every
+// result is normal and finite; the first quad that is not stops the loop, and the C
+// takes it. int vfpu_swiglu(SwigluArgs *a) returns the quads done.
+// Argument block (SwigluArgs in kernels_vfpu.c):
+#define W_HB     0      // float*: hb, in and out
+#define W_HB2    4      // const float*
+#define W_QUADS  8      // quads of values
+#define W_CONST  16     // float[16]: log2e, 0.5, ln2_hi, ln2_lo; q5..q2; q1, q0, 1, 127;
+                        //   80, FLT_MIN, FLT_MAX, 0 (16-byte aligned)
+// VFPU: C000 hb, C010 x = -hb, C020 k, C030 r, C200 p, C210 working, C220 hb2;
+// broadcasts C500 q4, C510 q3, C520 q2, C530 q1, C600 q0, C610 1, C620 127, C400 80,
+// C410 FLT_MIN, C420 FLT_MAX; scalars S700 log2e, S701 0.5, S702 ln2_hi, S703 ln2_lo,
+// S710 q5.
+    .globl vfpu_swiglu
+    .ent vfpu_swiglu
+vfpu_swiglu:
+    lw      $t0, W_HB($a0)
+    lw      $t1, W_HB2($a0)
+    lw      $t2, W_QUADS($a0)
+    lv.q    C700, 16($a0)       // W_CONST
+    lv.q    C710, 32($a0)
+    lv.q    C720, 48($a0)
+    lv.q    C730, 64($a0)
+    vone.q  C430
+    vscl.q  C500, C430, S711    // the constants the adds and compares need, as quads
+    vscl.q  C510, C430, S712
+    vscl.q  C520, C430, S713
+    vscl.q  C530, C430, S720
+    vscl.q  C600, C430, S721
+    vscl.q  C610, C430, S722
+    vscl.q  C620, C430, S723
+    vscl.q  C400, C430, S730
+    vscl.q  C410, C430, S731
+    vscl.q  C420, C430, S732
+    srl     $t2, $t2, 1
+    sll     $t2, $t2, 1         // whole pairs of quads (an odd last one is the C's)
+    beqz    $t2, 98f
+    move    $v0, $zero          // (delay slot)
+18: // two quads, interleaved (M0/M2 and M1/M3) to cover each other's latencies
+    lv.q    C000, 0($t0)        // hb
+    lv.q    C100, 16($t0)
+    lv.q    C220, 0($t1)        // hb2
+    lv.q    C320, 16($t1)
+    vneg.q  C010, C000          // x = -hb
+    vneg.q  C110, C100
+    vscl.q  C020, C010, S700    // kf = x * log2e
+    vscl.q  C120, C110, S700
+    vsgn.q  C210, C020
+    vsgn.q  C310, C120
+    vscl.q  C210, C210, S701
+    vscl.q  C310, C310, S701
+    vadd.q  C020, C020, C210    // kf - 0.5 or kf + 0.5 by its sign (kf = 0: k is 0 either way)
+    vadd.q  C120, C120, C310
+    vf2iz.q C020, C020, 0       // k = (int)kf
+    vf2iz.q C120, C120, 0
+    vi2f.q  C020, C020, 0
+    vi2f.q  C120, C120, 0
+    vscl.q  C210, C020, S702
+    vscl.q  C310, C120, S702
+    vsub.q  C030, C010, C210    // r = (x - k * ln2_hi) - k * ln2_lo
+    vsub.q  C130, C110, C310
+    vscl.q  C210, C020, S703
+    vscl.q  C310, C120, S703
+    vsub.q  C030, C030, C210
+    vsub.q  C130, C130, C310
+    vscl.q  C200, C030, S710    // p = q0 + r * (q1 + r * (q2 + r * (q3 + r * (q4 + r * q5))))
+    vscl.q  C300, C130, S710
+    vadd.q  C200, C200, C500
+    vadd.q  C300, C300, C500
+    vmul.q  C200, C200, C030
+    vmul.q  C300, C300, C130
+    vadd.q  C200, C200, C510
+    vadd.q  C300, C300, C510
+    vmul.q  C200, C200, C030
+    vmul.q  C300, C300, C130
+    vadd.q  C200, C200, C520
+    vadd.q  C300, C300, C520
+    vmul.q  C200, C200, C030
+    vmul.q  C300, C300, C130
+    vadd.q  C200, C200, C530
+    vadd.q  C300, C300, C530
+    vmul.q  C200, C200, C030
+    vmul.q  C300, C300, C130
+    vadd.q  C200, C200, C600
+    vadd.q  C300, C300, C600
+    vmul.q  C210, C030, C030    // 1 + (r + r * r * p)
+    vmul.q  C310, C130, C130
+    vmul.q  C210, C210, C200
+    vmul.q  C310, C310, C300
+    vadd.q  C210, C030, C210
+    vadd.q  C310, C130, C310
+    vadd.q  C210, C210, C610
+    vadd.q  C310, C310, C610
+    vadd.q  C020, C020, C620    // 2^k: the bits (k + 127) << 23
+    vadd.q  C120, C120, C620
+    vf2iz.q C020, C020, 23
+    vf2iz.q C120, C120, 23
+    vmul.q  C210, C210, C020    // expf(-hb)
+    vmul.q  C310, C310, C120
+    vadd.q  C210, C210, C610    // 1 + expf(-hb)
+    vadd.q  C310, C310, C610
+    vdiv.q  C030, C610, C210    // 1 / (...)
+    vdiv.q  C130, C610, C310
+    vmul.q  C030, C000, C030    // hb * (...)
+    vmul.q  C130, C100, C130
+    vmul.q  C030, C030, C220    // * hb2
+    vmul.q  C130, C130, C320
+    vabs.q  C010, C000
+    vcmp.q  LE, C010, C400      // every |hb| <= 80?
+    bvf     5, 98f
+    vabs.q  C210, C030          // (delay slot)
+    vcmp.q  GE, C210, C410      // every result normal (a flushed one reads as 0)?
+    bvf     5, 98f
+    nop
+    vcmp.q  LE, C210, C420      // and finite (NaN compares false)?
+    bvf     5, 98f
+    nop
+    sv.q    C030, 0($t0)
+    addiu   $v0, $v0, 1
+    vabs.q  C110, C100          // the second quad likewise
+    vcmp.q  LE, C110, C400
+    bvf     5, 98f
+    vabs.q  C310, C130          // (delay slot)
+    vcmp.q  GE, C310, C410
+    bvf     5, 98f
+    nop
+    vcmp.q  LE, C310, C420
+    bvf     5, 98f
+    nop
+    sv.q    C130, 16($t0)
+    addiu   $v0, $v0, 1
+    addiu   $t0, $t0, 32
+    bne     $v0, $t2, 18b
+    addiu   $t1, $t1, 32        // (delay slot)
+98:
+    jr      $ra
+    nop
+    .end vfpu_swiglu

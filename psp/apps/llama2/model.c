@@ -157,7 +157,7 @@ static size_t run_state_bytes(const Model *m, int context) {
     size_t n = 0;
     n += 3 * align16(d * f) + 2 * align16(hd * f) + align16(d * f);         /* x xb xb2 hb hb2 q */
     n += align16((size_t)c->n_heads * context * f) + align16(c->vocab_size * f);  /* att logits */
-    n += 2 * align16((d / c->n_heads) / 2 * f);                               /* rope */
+    n += 3 * align16((d / c->n_heads) / 2 * f);                               /* rope */
     n += align16(c->vocab_size * sizeof(ProbIndex));                          /* sampler */
     if (m->q80) n += 2 * (align16(d) + align16(d * f) + align16(d / m->group_size * f))
                    + 2 * (align16(hd) + align16(hd * f) + align16(hd / m->group_size * f));
@@ -185,16 +185,65 @@ static int read_at(Model *m, void *dst, int64_t off, size_t bytes) {
     return chunked_read(m->fd, dst, bytes);
 }
 
-/* Reads one matrix of n values into freshly allocated arena memory. */
-static int load_mat(Model *m, Arena *a, Mat *w, int64_t n, char *err) {
+/* Bytes of one block of rows as the file has them: values, then scales. */
+static size_t block_file_bytes(const Model *m, int64_t cols) {
+    return Q80_BLOCK_ROWS * ((size_t)cols + (size_t)cols / (size_t)m->group_size * sizeof(float));
+}
+
+/* Whether a rows x cols matrix is loaded in the blocked layout the q80 kernel wants (and
+ * the arena's free tail can hold one block on its way). */
+static int wants_blocked(const Model *m, const Arena *a, int64_t rows, int64_t cols) {
+    int gs = m->group_size;
+    return m->q80 && m->kernels && m->kernels->q80_blocked_gs == gs && rows % Q80_BLOCK_ROWS == 0
+           && cols % gs == 0 && Q80_RECORD_BYTES(gs) % 16 == 0 && a->size - a->used >= block_file_bytes(m, cols);
+}
+
+/* Reads a matrix into w->w (rows * cols int8 values then their scales: the same bytes as
+ * the plain layout) re-laid in blocks of rows. The file's bytes of a chunk of blocks go
+ * first to the arena's free tail (at least the run state's size while weights load, by
+ * the plan), then record by record to their place: no memory beyond the budget. */
+static int load_blocked(Model *m, Arena *a, Mat *w, int64_t rows, int64_t cols) {
+    size_t gs = (size_t)m->group_size, groups = (size_t)cols / gs, rec = Q80_RECORD_BYTES(gs);
+    size_t block_values = Q80_BLOCK_ROWS * (size_t)cols, block_scales = Q80_BLOCK_ROWS * groups * sizeof(float);
+    size_t blocks = (size_t)rows / Q80_BLOCK_ROWS;
+    size_t per_chunk = (a->size - a->used) / block_file_bytes(m, cols);  /* >= 1: wants_blocked */
+    if (per_chunk > 8 * READ_CHUNK / block_values) per_chunk = 8 * READ_CHUNK / block_values;
+    if (per_chunk == 0) per_chunk = 1;
+    uint8_t *raw = a->base + a->used, *dst = w->w;
+    for (size_t b0 = 0; b0 < blocks; b0 += per_chunk) {
+        size_t n = blocks - b0 < per_chunk ? blocks - b0 : per_chunk;
+        const uint8_t *raw_s = raw + n * block_values;
+        if (read_at(m, raw, w->file_w + (int64_t)(b0 * block_values), n * block_values)
+            || read_at(m, raw + n * block_values, w->file_s + (int64_t)(b0 * block_scales), n * block_scales)) return -1;
+        for (size_t b = 0; b < n; b++)
+            for (size_t g = 0; g < groups; g++, dst += rec)
+                for (size_t r = 0; r < Q80_BLOCK_ROWS; r++) {
+                    size_t row = b * Q80_BLOCK_ROWS + r;
+                    memcpy(dst + r * gs, raw + row * (size_t)cols + g * gs, gs);
+                    memcpy(dst + Q80_BLOCK_ROWS * gs + r * sizeof(float), raw_s + (row * groups + g) * sizeof(float), sizeof(float));
+                }
+    }
+    w->blocked = 1;
+    m->blocked_matrices++;
+    return 0;
+}
+
+/* Reads one rows x cols matrix into freshly allocated arena memory. */
+static int load_mat(Model *m, Arena *a, Mat *w, int64_t rows, int64_t cols, char *err) {
+    int64_t n = rows * cols;
     w->w = arena_alloc(a, (size_t)(m->q80 ? n : n * 4), MEM_WEIGHTS);
     if (m->q80) w->s = arena_alloc(a, (size_t)(n / m->group_size * 4), MEM_WEIGHTS);
     if (!w->w || (m->q80 && !w->s)) { snprintf(err, MAX_ERR, "out of arena while loading weights"); return -1; }
-    if (read_at(m, w->w, w->file_w, (size_t)(m->q80 ? n : n * 4))
-        || (m->q80 && read_at(m, w->s, w->file_s, (size_t)(n / m->group_size * 4)))) {
-        snprintf(err, MAX_ERR, "read error in the model file");
-        return -1;
+    int failed;
+    if (wants_blocked(m, a, rows, cols)) {
+        /* values and scales are adjacent (both sizes are multiples of 16): one block of records */
+        w->s = NULL;
+        failed = load_blocked(m, a, w, rows, cols);
+    } else {
+        failed = read_at(m, w->w, w->file_w, (size_t)(m->q80 ? n : n * 4))
+                 || (m->q80 && read_at(m, w->s, w->file_s, (size_t)(n / m->group_size * 4)));
     }
+    if (failed) { snprintf(err, MAX_ERR, "read error in the model file"); return -1; }
     return 0;
 }
 
@@ -223,15 +272,16 @@ int model_load(Model *m, Arena *a, int context, int streaming, char *err) {
         return -1;
     }
     int64_t sizes[7] = {d * d, kv * d, kv * d, d * d, hd * d, d * hd, hd * d};
+    int64_t rows[7] = {d, kv, kv, d, hd, d, hd};
     Mat *mats[7] = {m->wq, m->wk, m->wv, m->wo, m->w1, m->w2, m->w3};
     memset(m->stream, 0, sizeof m->stream);
     if (!streaming) {
-        if (load_mat(m, a, &m->emb, c->vocab_size * d, err)) return -1;
+        if (load_mat(m, a, &m->emb, c->vocab_size, d, err)) return -1;
         if (m->shared_classifier) m->wcls = m->emb;
-        else if (load_mat(m, a, &m->wcls, c->vocab_size * d, err)) return -1;
+        else if (load_mat(m, a, &m->wcls, c->vocab_size, d, err)) return -1;
         for (int t = 0; t < 7; t++)
             for (int l = 0; l < L; l++)
-                if (load_mat(m, a, &mats[t][l], sizes[t], err)) return -1;
+                if (load_mat(m, a, &mats[t][l], rows[t], sizes[t] / rows[t], err)) return -1;
     } else {
         /* one rolling buffer holding one layer's seven matrices */
         for (int t = 0; t < 7; t++) {
@@ -249,14 +299,16 @@ int model_load(Model *m, Arena *a, int context, int streaming, char *err) {
     m->logits = alloc_f(a, c->vocab_size);
     m->rope_cos = alloc_f(a, (d / c->n_heads) / 2);
     m->rope_sin = alloc_f(a, (d / c->n_heads) / 2);
+    m->rope_freq = alloc_f(a, (d / c->n_heads) / 2);
     if (m->q80) { alloc_act(a, &m->ax, (int)d, m->group_size); alloc_act(a, &m->ah, (int)hd, m->group_size); }
     m->key_cache = arena_alloc(a, (size_t)(L * context * kv * 4), MEM_KV);
     m->value_cache = arena_alloc(a, (size_t)(L * context * kv * 4), MEM_KV);
-    if (!m->x || !m->xb || !m->xb2 || !m->q || !m->hb || !m->hb2 || !m->att || !m->logits || !m->rope_sin
+    if (!m->x || !m->xb || !m->xb2 || !m->q || !m->hb || !m->hb2 || !m->att || !m->logits || !m->rope_sin || !m->rope_freq
         || !m->key_cache || !m->value_cache || (m->q80 && (!m->ax.s || !m->ah.s))) {
         snprintf(err, MAX_ERR, "out of arena for the run state and KV cache");
         return -1;
     }
+    rope_init(m);
     return 0;
 }
 
@@ -291,6 +343,24 @@ const Mat *layer_mat(Model *m, int t, int l) {
 
 int model_stream_layer(Model *m, int l) { return m->streaming ? stream_layer(m, l) : 0; }
 
+/* Row `row` (n values) of a resident q80 matrix as floats, q * scale, in either layout. */
+static void q80_row_values(const Mat *w, int row, int n, int gs, float *x) {
+    if (!w->blocked) {
+        const int8_t *q = (const int8_t *)w->w + (size_t)row * n;
+        const float *s = w->s + (size_t)row * (n / gs);
+        for (int i = 0; i < n; i++) x[i] = q[i] * s[i / gs];
+        return;
+    }
+    int r = row % Q80_BLOCK_ROWS;
+    const uint8_t *rec = (const uint8_t *)w->w + (size_t)(row / Q80_BLOCK_ROWS) * (n / gs) * Q80_RECORD_BYTES(gs);
+    for (int g = 0; g < n / gs; g++, rec += Q80_RECORD_BYTES(gs)) {
+        const int8_t *q = (const int8_t *)rec + r * gs;
+        float s;
+        memcpy(&s, rec + Q80_BLOCK_ROWS * gs + r * sizeof(float), sizeof s);
+        for (int i = 0; i < gs; i++) x[g * gs + i] = q[i] * s;
+    }
+}
+
 /* Row `token` of the embedding into x (dequantized when q80). */
 int model_embedding_row(Model *m, int token, float *x) {
     int d = m->c.dim, gs = m->group_size;
@@ -301,14 +371,13 @@ int model_embedding_row(Model *m, int token, float *x) {
             int8_t *q = m->stream[4].w; float *s = m->stream[4].s;
             if (read_at(m, q, m->emb.file_w + (int64_t)token * d, (size_t)d)
                 || read_at(m, s, m->emb.file_s + (int64_t)token * (d / gs) * 4, (size_t)(d / gs) * 4)) return -1;
-            for (int i = 0; i < d; i++) x[i] = q[i] * s[i / gs];
+            Mat row = {q, s, 0, 0, 0};
+            q80_row_values(&row, 0, d, gs, x);
         } else if (read_at(m, x, m->emb.file_w + (int64_t)token * d * 4, (size_t)d * 4)) return -1;
         return 0;
     }
     if (m->q80) {
-        const int8_t *q = (const int8_t *)m->emb.w + (size_t)token * d;
-        const float *s = m->emb.s + (size_t)token * (d / gs);
-        for (int i = 0; i < d; i++) x[i] = q[i] * s[i / gs];
+        q80_row_values(&m->emb, token, d, gs, x);
     } else {
         memcpy(x, (const float *)m->emb.w + (size_t)token * d, (size_t)d * sizeof(float));
     }
