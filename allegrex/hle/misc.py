@@ -144,59 +144,17 @@ def sce_paf_private_memcpy(k, dst: Ptr, src: Ptr, size: U32) -> int:
 alias(KL, "sceKernelGetThreadId", threads.sceKernelGetThreadId)
 
 
-IM = "InterruptManager"
-
-
-def _vblank(k):
-    from allegrex.hle.timers import VblankHandlers
-    if not hasattr(k, "vblank_handlers"):
-        k.vblank_handlers = VblankHandlers(k)
-    return k.vblank_handlers
-
-
-@hle(IM)
-def sceKernelRegisterSubIntrHandler(k, intr: int, sub: int, handler: Ptr, arg: Ptr) -> int:
-    from allegrex.hle.timers import VBLANK_INTERRUPT
-    if intr != VBLANK_INTERRUPT:
-        k.warn_once(("intr", intr), f"interrupt {intr} handlers are registered but never called")
-        return 0
-    v = _vblank(k)
-    if sub in v.handlers:
-        return codes.signed(0x80020068)  # SCE_KERNEL_ERROR_FOUND_HANDLER
-    v.handlers[sub] = [handler, arg, False]
-    return 0
-
-
-@hle(IM)
-def sceKernelReleaseSubIntrHandler(k, intr: int, sub: int) -> int:
-    v = _vblank(k)
-    if v.handlers.pop(sub, None) is None and intr == 30:
-        return codes.signed(0x80020069)  # SCE_KERNEL_ERROR_NOTFOUND_HANDLER
-    return 0
-
-
-def _enable(k, intr, sub, on) -> int:
-    v = _vblank(k)
-    if intr == 30 and sub in v.handlers:
-        v.handlers[sub][2] = on
-        v.arm()
-    return 0
-
-
-@hle(IM)
-def sceKernelEnableSubIntr(k, intr: int, sub: int) -> int:
-    return _enable(k, intr, sub, True)
-
-
-@hle(IM)
-def sceKernelDisableSubIntr(k, intr: int, sub: int) -> int:
-    return _enable(k, intr, sub, False)
-
-
 # --- power locks ---
 SU = "sceSuspendForUser"
-for _name in ("sceKernelPowerLock", "sceKernelPowerUnlock", "sceKernelPowerTick"):
-    hle(SU, name=_name)(lambda k, arg: 0)
+hle(SU, name="sceKernelPowerTick")(lambda k, kind: 0)
+
+
+def _power_lock(k, mode: int) -> int:
+    return codes.signed(codes.INVALID_MODE) if mode != 0 else 0  # only mode 0 exists (power/power)
+
+
+for _name in ("sceKernelPowerLock", "sceKernelPowerUnlock"):
+    hle(SU, name=_name)(_power_lock)
 
 
 # --- GE: out of scope, reported once ---

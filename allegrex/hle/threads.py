@@ -734,6 +734,8 @@ def _wait_type(thread) -> int:
 
 # --- sleep / wakeup ---
 def _sleep(k, cb: bool) -> int:
+    if cannot_wait(k) and not k.interrupts:
+        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
     t = k.threads.current
     if t.wakeup_count > 0:
         t.wakeup_count -= 1
@@ -745,16 +747,12 @@ def _sleep(k, cb: bool) -> int:
 
 @hle(LIB, cost=costs.THREAD_SWITCH)
 def sceKernelSleepThread(k) -> Raw:
-    r = _sleep(k, False)
-    if r is not None:
-        k.cpu.regs[V0] = r
+    finish_wait_call(k, _sleep(k, False))
 
 
 @hle(LIB, cost=costs.THREAD_SWITCH)
 def sceKernelSleepThreadCB(k) -> Raw:
-    r = _sleep(k, True)
-    if r is not None:
-        k.cpu.regs[V0] = r
+    finish_wait_call(k, _sleep(k, True))
 
 
 @hle(LIB)
@@ -834,6 +832,9 @@ def sceKernelReleaseWaitThread(k, uid: int) -> int:
 
 # --- delays ---
 def _delay(k, us: int, cb: bool) -> None:
+    if cannot_wait(k) and not k.interrupts:  # measured: intr/waits, intr/vblank
+        k.cpu.regs[V0] = codes.WAIT_CAN_NOT_WAIT
+        return
     k.cpu.regs[V0] = 0
     us = max(us, 0)
     k.threads.block(Wait("delay", cb=cb), timeout_us=delay_lasts(us))
