@@ -88,9 +88,29 @@ def _range_op(k, addr: Ptr, size: int) -> int:
     return 0
 
 
-for _name in ("sceKernelDcacheWritebackRange", "sceKernelDcacheWritebackInvalidateRange",
-              "sceKernelDcacheInvalidateRange", "sceKernelIcacheInvalidateRange"):
-    hle(UT, name=_name)(_range_op)
+def _writeback_range(k, addr: Ptr, size: int) -> int:
+    return codes.signed(codes.INVALID_SIZE) if size < 0 else 0  # the address is not checked (misc/dcache)
+
+
+CACHE_LINE = 64
+CACHE_ALIGNMENT = 0x8002044C  # invalidating part of a line would lose its other bytes
+KERNEL_SPACE = 0x80000000
+
+
+def _invalidate_range(k, addr: Ptr, size: int) -> int:
+    """Measured (misc/dcache): the range must stay below kernel space, and a non-empty one
+    must cover whole 64-byte lines."""
+    if size < 0 or addr + size > KERNEL_SPACE:
+        return codes.signed(codes.ILLEGAL_ADDR)
+    if size and (addr | size) % CACHE_LINE:
+        return codes.signed(CACHE_ALIGNMENT)
+    return 0
+
+
+hle(UT, name="sceKernelDcacheWritebackRange")(_writeback_range)
+hle(UT, name="sceKernelDcacheWritebackInvalidateRange")(_writeback_range)
+hle(UT, name="sceKernelDcacheInvalidateRange")(_invalidate_range)
+hle(UT, name="sceKernelIcacheInvalidateRange")(_range_op)
 hle("UtilsForKernel", name="sceKernelIcacheInvalidateRange")(_range_op)
 
 
@@ -137,8 +157,17 @@ def sceKernelMemset(k, addr: Ptr, value: int, size: U32) -> int:
 @hle(KL)
 def sce_paf_private_memcpy(k, dst: Ptr, src: Ptr, size: U32) -> int:
     if size:
-        k.memory.write(dst, k.memory.read(src, size))
+        k.memory.write(dst, forward_copy(k.memory, dst, src, size))
     return dst
+
+
+def forward_copy(memory, dst: int, src: int, size: int) -> bytes:
+    """What a byte-by-byte forward copy leaves at dst: when dst overlaps the source ahead
+    of it, the first dst-src bytes repeat (measured: misc/libc 'Overlapping')."""
+    if src < dst < src + size:
+        period = memory.read(src, dst - src)
+        return (period * (size // len(period) + 1))[:size]
+    return memory.read(src, size)
 
 
 alias(KL, "sceKernelGetThreadId", threads.sceKernelGetThreadId)
