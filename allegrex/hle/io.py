@@ -659,19 +659,37 @@ def sceIoDevctl(k, device: CStr, cmd: U32, inp: Ptr, inlen: int, out: Ptr, outle
     if dev in ("emulator:", "kemulator:"):
         return _emulator_devctl(k, cmd, inp, inlen, out, outlen)
     if dev in ("mscmhc0:", "ms0:", "fatms0:"):
-        if cmd in (MS_CHECK_INSERTED, MS_CHECK_FAT_INSERTED):
-            if out:
-                k.memory.write_u32(out, 1)
-            return 0
-        if cmd == MS_GET_FREE_SPACE:
-            info = k.memory.read_u32(inp)
-            for i, v in enumerate((MS_FREE_CLUSTERS, MS_FREE_CLUSTERS, 0x10000 * 64, 512, 64)):
-                k.memory.write_u32(info + 4 * i, v)
-            return 0
-        if cmd in (MS_REGISTER_CALLBACK, MS_UNREGISTER_CALLBACK):
-            return 0
+        result = _memstick_devctl(k, cmd, inp, inlen, out)
+        if result is not None:
+            return result
     k.warn_once(("devctl", dev, cmd), f"sceIoDevctl({dev!r}, 0x{cmd:08x}) is not supported")
     return codes.signed(codes.UNSUPPORTED_OPERATION)
+
+
+MS_INSERTED = 1  # what an insert/eject callback is told: 1 inserted, 2 ejected
+
+
+def _memstick_devctl(k, cmd, inp, inlen, out) -> int | None:
+    """The memory stick's devctl commands (None: not one of them). The stick is always in:
+    a registered insert/eject callback is notified so at once (measured: mstick/mstick)."""
+    if cmd in (MS_CHECK_INSERTED, MS_CHECK_FAT_INSERTED):
+        if out:
+            k.memory.write_u32(out, 1)
+        return 0
+    if cmd == MS_GET_FREE_SPACE:  # {max clusters, free clusters, max sectors, sector size, sectors a cluster}
+        info = k.memory.read_u32(inp)
+        for i, v in enumerate((MS_FREE_CLUSTERS, MS_FREE_CLUSTERS, MS_FREE_CLUSTERS, 512, 64)):
+            k.memory.write_u32(info + 4 * i, v)
+        return 0
+    if cmd in (MS_REGISTER_CALLBACK, MS_UNREGISTER_CALLBACK):
+        from allegrex.hle.threads import Callback
+        cb = k.get(k.memory.read_u32(inp), Callback) if inlen >= 4 and k.memory.is_valid(inp, 4) else None
+        if cb is None:
+            return codes.signed(codes.ERRNO_INVALID_ARGUMENT)
+        if cmd == MS_REGISTER_CALLBACK:
+            k.threads.notify(cb, MS_INSERTED)
+        return 0
+    return None
 
 
 def _emulator_devctl(k, cmd, inp, inlen, out, outlen) -> int:
