@@ -1,5 +1,6 @@
 """sceCcc against Python's codecs: the Shift JIS <-> JIS arithmetic over every JIS X 0208
-character, and whole-string conversions through tables built from euc_jp (JIS + 0x8080)."""
+character, and whole-string conversions through tables built from euc_jp (JIS + 0x8080);
+and the read-only system registry (sceReg)."""
 
 import struct
 
@@ -73,3 +74,23 @@ def test_output_stops_where_the_next_character_and_nul_no_longer_fit():
     k.memory.write(SRC, "é\ud800".encode("utf-16-le", "surrogatepass") + b"A\0\0\0")  # a lone surrogate ends it
     assert call(k, "sceCcc", "sceCccUTF16toUTF8", DST, 16, SRC) == 1
     assert k.memory.read_cstring(DST).decode("utf-8") == "é"
+
+
+def test_registry_keys_read_back_with_their_types_and_sizes():
+    from allegrex.hle import reg
+    k = make_kernel()
+    k.memory.write(SRC, b"/CONFIG/SYSTEM/XMB\0")
+    assert call(k, "sceReg", "sceRegOpenCategory", 0, SRC, 2, DST) == 0
+    handle = k.memory.read_u32(DST)
+    assert call(k, "sceReg", "sceRegGetKeysNum", handle, DST) == 0
+    assert k.memory.read_u32(DST) == len(reg.TREE["CONFIG"]["SYSTEM"]["XMB"])
+    k.memory.write(SRC, b"language\0")
+    assert call(k, "sceReg", "sceRegGetKeyInfoByName", handle, SRC, DST, DST + 4) == 0
+    assert (k.memory.read_u32(DST), k.memory.read_u32(DST + 4)) == (reg.TYPE_INT, 4)
+    assert call(k, "sceReg", "sceRegGetKeyValueByName", handle, SRC, DST + 8, 4) == 0
+    assert k.memory.read_u32(DST + 8) == 1  # English
+    k.memory.write(SRC, b"nothing\0")
+    assert call(k, "sceReg", "sceRegGetKeyInfoByName", handle, SRC, DST, DST + 4) == -1
+    k.memory.write(SRC, b"/CONFIG/NOPE\0")
+    assert call(k, "sceReg", "sceRegOpenCategory", 0, SRC, 2, DST) == reg.CATEGORY_NOT_FOUND - (1 << 32)
+    assert k.memory.read_u32(DST) == 0xFFFFFFFF
