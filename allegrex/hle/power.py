@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from allegrex.hle import codes, threads
-from allegrex.hle.registry import F32, Raw, U32, alias, hle
+from allegrex.hle.registry import F32, U32, alias, hle
 from allegrex.hle.threads import Wait
 
 LIB = "scePower"
@@ -64,13 +64,11 @@ def _apply(k, clocks: Clocks) -> None:
 
 
 @hle(LIB)
-def scePowerSetClockFrequency(k, pll: U32, cpu: U32, bus: U32) -> Raw:
+def scePowerSetClockFrequency(k, pll: U32, cpu: U32, bus: U32) -> int:
     if pll < MIN_PLL_MHZ or pll < cpu or pll > MAX_CPU_MHZ or not 1 <= cpu <= MAX_CPU_MHZ \
             or not 1 <= bus <= MAX_BUS_MHZ:
-        k.cpu.regs[2] = codes.INVALID_VALUE
-        return
+        return codes.signed(codes.INVALID_VALUE)
     clocks = _clocks(k)
-    k.cpu.regs[2] = 0
     new_pll = _step(PLL_STEPS, pll)
     old_pll, changed = int(clocks.pll), new_pll != clocks.pll
     if changed:
@@ -81,6 +79,7 @@ def scePowerSetClockFrequency(k, pll: U32, cpu: U32, bus: U32) -> Raw:
     if changed and k.threads.current is not None and not k.interrupts:  # the caller waits for the PLL
         settle = PLL_NEAR_SWITCH_US.get(frozenset((old_pll, int(new_pll))), PLL_SWITCH_US)
         k.threads.block(Wait("io", data=0), timeout_us=settle)
+    return 0
 
 
 @hle(LIB)
