@@ -1,5 +1,6 @@
 """UtilsForUser MD5/SHA-1 against Python's hashlib (whole and in any split, with the state
-kept in guest memory), and sceDmac's copy, checks and DMAC-busy wait."""
+kept in guest memory), its Mersenne Twister against numpy's, and sceDmac's copy, checks
+and DMAC-busy wait."""
 
 import hashlib
 import random
@@ -70,3 +71,14 @@ def test_a_long_dmac_copy_makes_the_caller_wait_a_short_one_does_not():
     assert k.now_us() - before >= 0x100000 // 236  # ...until the DMAC is done at ~225 MiB/s
     k.dmac_busy_until_us = k.now_us() + 100  # a copy another thread started
     assert call(k, "sceDmac", "sceDmacTryMemcpy", DIGEST, DATA, 16) == 0x80000021 - (1 << 32)
+
+
+@pytest.mark.parametrize("seed", [0, 5489, 0xDEADBEEF])
+def test_mt19937_draws_match_numpy_across_a_twist(seed):
+    import numpy as np
+    k = make_kernel()
+    assert call(k, UT, "sceKernelUtilsMt19937Init", CTX, seed) == 0
+    got = [call(k, UT, "sceKernelUtilsMt19937UInt", CTX) & 0xFFFFFFFF for _ in range(700)]
+    want = np.random.RandomState(seed).randint(0, 2 ** 32, dtype=np.uint32, size=700)
+    assert got == [int(v) for v in want]
+    assert got[:1] == [3499211612] or seed != 5489  # the reference implementation's first output
