@@ -876,10 +876,10 @@ def sceKernelDelaySysClockThreadCB(k, clock: Ptr) -> Raw:
 
 # --- waiting for another thread ---
 def _wait_end(k, uid, timeout_ptr, cb) -> int | None:
+    if uid == 0:  # checked even before whether it may wait (measured: intr/waits)
+        return codes.signed(codes.ILLEGAL_THREAD)
     if cannot_wait(k):
         return codes.signed(codes.WAIT_CAN_NOT_WAIT)
-    if uid == 0:
-        return codes.signed(codes.ILLEGAL_THREAD)
     thread = k.get(uid, Thread)
     if thread is None:
         return codes.signed(codes.NOT_FOUND_THREAD)
