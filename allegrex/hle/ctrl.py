@@ -9,7 +9,7 @@ time and duration: `2s`, `500ms`, `120f` (frames at 59.94 Hz); e.g. `2s CROSS fo
 from dataclasses import dataclass
 
 from allegrex.errors import AllegrexError
-from allegrex.hle import codes, costs
+from allegrex.hle import codes, costs, threads
 from allegrex.hle.kernel import VBLANK_HZ
 from allegrex.hle.registry import Ptr, Raw, hle
 from allegrex.hle.threads import Wait, V0
@@ -216,6 +216,9 @@ def _read(k, addr, count, negative) -> None:
     c = k.ctrl
     if not 1 <= count <= MAX_SAMPLES:
         k.cpu.regs[V0] = codes.INVALID_SIZE
+        return
+    if threads.cannot_wait(k) and not k.interrupts:  # even with samples waiting (measured: intr/waits)
+        k.cpu.regs[V0] = codes.WAIT_CAN_NOT_WAIT
         return
     now = k.now_us()
     unread = min(MAX_SAMPLES, c.samples_between(c.last_read, now))

@@ -10,7 +10,7 @@ from allegrex.hle.registry import F32
 
 import numpy as np
 
-from allegrex.hle import codes, costs
+from allegrex.hle import codes, costs, threads
 from allegrex.hle.registry import Ptr, Raw, hle
 from allegrex.hle.threads import Wait, V0
 
@@ -220,6 +220,9 @@ def sceDisplayGetVcount(k) -> int:
 
 
 def _wait_vblank(k, cb: bool, count: int = 1) -> None:
+    if threads.cannot_wait(k) and not k.interrupts:  # measured: intr/waits
+        k.cpu.regs[V0] = codes.WAIT_CAN_NOT_WAIT
+        return
     k.cpu.regs[V0] = 0
     d = k.display
     target = vblank_us(d.vcount() + count)

@@ -6,8 +6,10 @@ ERRNO_NO_PERM to the guest and is reported on stderr (and stops the run with --s
 """
 
 import os
+import re
 import stat as statmod
 import time
+from types import SimpleNamespace
 
 from allegrex.hle import codes, costs
 from allegrex.hle.kernel import HleStop
@@ -32,6 +34,7 @@ EMU_SEND_CTRLDATA, EMU_EMIT_SCREENSHOT = 0x10, 0x20
 # the harness's result files on host0:/ go to the host's stdout/stderr
 TEST_OUTPUT_FILES = {"host0:/__testoutput.txt": "stdout", "host0:/__testerror.txt": "stderr",
                      "host0:/__testfinish.txt": "discard"}
+TTY_DEVICE = re.compile(r"tty\d+:", re.IGNORECASE)  # measured: io/open/tty0 opens tty0: and tty1:
 
 
 class OpenFile:
@@ -43,6 +46,7 @@ class OpenFile:
         self.flags = flags
         self.async_result = None
         self.async_callback = 0
+        self.host = None  # a listed folder's host path
 
 
 class IoManager:
@@ -50,6 +54,7 @@ class IoManager:
         self.k = kernel
         self.sandbox = Sandbox()
         self.cwd = ""
+        self.created: set[str] = set()  # host paths the program made: their names keep their case
         self.files: dict[int, OpenFile] = {}
         self.files[0] = OpenFile("stdin", "discard")
         self.files[1] = OpenFile("stdout", "stdout")
@@ -130,6 +135,8 @@ class IoManager:
         special = TEST_OUTPUT_FILES.get(path.lower().replace("host0:/", "host0:").replace("host0:", "host0:/", 1))
         if special and flags & O_WRONLY:
             return self.new_fd(OpenFile(path, special, flags=flags))
+        if TTY_DEVICE.match(path):  # the debug console (any mode, any name after it): on stderr,
+            return self.new_fd(OpenFile(path, "stderr", flags=flags))  # not the program's stdout
         r = self.resolve(path)
         if isinstance(r, int):
             return r
@@ -150,6 +157,7 @@ class IoManager:
             osflags |= os.O_EXCL
         if flags & O_APPEND:
             osflags |= os.O_APPEND
+        is_new = not os.path.lexists(host)
         try:
             fd = os.open(host, osflags | getattr(os, "O_NOFOLLOW", 0), 0o666)
         except FileExistsError:
@@ -160,6 +168,8 @@ class IoManager:
             return codes.signed(codes.ERRNO_IS_DIRECTORY)
         except OSError:
             return codes.signed(codes.ERRNO_IO_ERROR)
+        if is_new:
+            self.created.add(os.path.realpath(host))
         handle = os.fdopen(fd, "r+b" if access == O_RDWR else ("wb" if access == O_WRONLY else "rb"),
                            buffering=0)
         return self.new_fd(OpenFile(r.guest, "file", handle=handle, flags=flags))
@@ -404,18 +414,40 @@ def _datetime(ts: float) -> bytes:
     return out + int((ts % 1) * 1e6).to_bytes(4, "little")
 
 
-def _stat_bytes(st) -> bytes:
+def _stat_bytes(st, size_override: int | None = None) -> bytes:
+    """SceIoStat: st_attr holds the FAT attribute alone (directory 0x10, archive 0x20), as
+    the memory stick reports it (measured: io/directory, io/file)."""
     if statmod.S_ISDIR(st.st_mode):
-        mode, attr, size = FIO_S_IFDIR | 0o777, FIO_SO_IFDIR | 0x7, 0
+        mode, attr, size = FIO_S_IFDIR | 0o777, FIO_SO_IFDIR, 0
     else:
-        mode, attr, size = FIO_S_IFREG | 0o777, FIO_SO_IFREG | 0x7, st.st_size
+        mode, attr, size = FIO_S_IFREG | 0o777, FIO_SO_IFREG, st.st_size
+    size = size if size_override is None else size_override
     head = mode.to_bytes(4, "little") + attr.to_bytes(4, "little") + size.to_bytes(8, "little")
     times = _datetime(st.st_ctime) + _datetime(st.st_atime) + _datetime(st.st_mtime)
     return head + times + bytes(24)
 
 
+def _virtual_folder(k, path: str):
+    """The memory stick folder `path` names outside the mapped host folders, or None."""
+    try:
+        return k.io.sandbox.virtual_folder(path, k.io.cwd)
+    except SandboxRefusal:
+        return None
+
+
+def _virtual_stat(k):
+    """A virtual folder's stat: made when the run started (the run's wall clock)."""
+    from allegrex.hle.rtc import wall_us
+    made = (wall_us(k) - k.now_us()) / 1e6
+    return SimpleNamespace(st_mode=statmod.S_IFDIR | 0o777, st_size=0, st_ctime=made, st_atime=made, st_mtime=made)
+
+
 @hle(LIB, cost=costs.IO)
 def sceIoGetstat(k, path: CStr, out: Ptr) -> int:
+    virtual = _virtual_folder(k, path or "")
+    if virtual is not None:
+        k.memory.write(out, _stat_bytes(_virtual_stat(k)))
+        return driver_call(k, 0)
     r = k.io.resolve(path or "")
     if isinstance(r, int):
         return r
@@ -437,6 +469,11 @@ def sceIoChstat(k, path: CStr, stat_ptr: Ptr, bits: U32) -> int:
 
 @hle(LIB, cost=costs.IO)
 def sceIoDopen(k, path: CStr) -> int:
+    virtual = _virtual_folder(k, path or "")
+    if virtual is not None:
+        guest, children = virtual
+        st = _virtual_stat(k)
+        return k.io.new_fd(OpenFile(guest, "dir", entries=[(n, st) for n in [".", "..", *children]]))
     r = k.io.resolve(path or "")
     if isinstance(r, int):
         return r
@@ -450,7 +487,31 @@ def sceIoDopen(k, path: CStr) -> int:
         except OSError:
             continue
         entries.append((name, st))
-    return k.io.new_fd(OpenFile(r.guest, "dir", entries=entries))
+    folder = OpenFile(r.guest, "dir", entries=entries)
+    folder.host = r.host
+    return k.io.new_fd(folder)
+
+
+PARENT_DIR_SIZE = 4096  # '..' reads 4096 bytes long, other folders 0 (measured: io/directory)
+FAT_NAME_CHARS = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!@#$%^&'(){}-_`~")
+
+
+def _one_case(part: str) -> bool:
+    return part == part.lower() or part == part.upper()
+
+
+def fat_listed_name(name: str) -> str:
+    """The name the memory stick's FAT driver lists for a file copied from a PC: a name that
+    fits 8.3 with each part in one case gets no long-name entry, so it reads back in
+    capitals ('test.txt' -> 'TEST.TXT'); any other name keeps its long form (measured:
+    io/directory). Files the PSP itself makes keep their case (io/io): callers pass those
+    through. A file made by an earlier run reads back as if copied from a PC."""
+    if name in (".", "..") or not set(name) <= FAT_NAME_CHARS | {"."}:
+        return name
+    base, dot, ext = name.partition(".")
+    if "." in ext or len(base) > 8 or len(ext) > 3 or not base or (dot and not ext):
+        return name
+    return name.upper() if _one_case(base) and _one_case(ext) else name
 
 
 @hle(LIB, cost=costs.IO)
@@ -461,8 +522,9 @@ def sceIoDread(k, fd: int, out: Ptr) -> int:
     if not f.entries:
         return 0
     name, st = f.entries.pop(0)
-    k.memory.write(out, _stat_bytes(st))
-    raw = name.encode("utf-8")[:255] + b"\0"
+    k.memory.write(out, _stat_bytes(st, PARENT_DIR_SIZE if name == ".." else None))
+    made_here = f.host is not None and os.path.realpath(os.path.join(f.host, name)) in k.io.created
+    raw = (name if made_here else fat_listed_name(name)).encode("utf-8")[:255] + b"\0"
     k.memory.write(out + STAT_SIZE, raw)
     return 1
 
@@ -476,11 +538,14 @@ def sceIoDclose(k, fd: int) -> int:
     return 0
 
 
-def _path_op(k, path, op) -> int:
+def _path_op(k, path, op, creates=False) -> int:
     r = k.io.resolve(path or "")
     if isinstance(r, int):
         return r
-    return driver_call(k, _host_op(op, r.host))
+    result = _host_op(op, r.host)
+    if creates and result == 0:
+        k.io.created.add(os.path.realpath(r.host))
+    return driver_call(k, result)
 
 
 def _host_op(op, host) -> int:
@@ -509,7 +574,7 @@ def sceIoRemove(k, path: CStr) -> int:
 
 @hle(LIB, cost=costs.IO)
 def sceIoMkdir(k, path: CStr, mode: int) -> int:
-    return _path_op(k, path, os.mkdir)
+    return _path_op(k, path, os.mkdir, creates=True)
 
 
 @hle(LIB, cost=costs.IO)
@@ -532,7 +597,10 @@ def sceIoRename(k, old: CStr, new: CStr) -> int:
         return r_new
     if r_old.device != r_new.device:
         return codes.signed(CROSS_DEVICE)
-    return driver_call(k, _rename(r_old, r_new, old))
+    result = _rename(r_old, r_new, old)
+    if result == 0:  # the new name is written as given
+        k.io.created.add(os.path.realpath(os.path.join(os.path.dirname(r_old.host), r_new.guest.rsplit("/", 1)[-1])))
+    return driver_call(k, result)
 
 
 def _rename(r_old, r_new, old) -> int:
@@ -555,10 +623,18 @@ def _rename(r_old, r_new, old) -> int:
 
 @hle(LIB, cost=costs.IO)
 def sceIoChdir(k, path: CStr) -> int:
-    r = k.io.resolve(path or "")
-    if isinstance(r, int):
-        return r
-    k.io.cwd = r.guest  # measured: the firmware does not check that the folder exists
+    virtual = _virtual_folder(k, path or "")
+    if virtual is not None:
+        k.io.cwd = virtual[0]
+        return 0
+    try:
+        device, parts = k.io.sandbox.normalise(path or "", k.io.cwd)
+    except SandboxRefusal as exc:
+        k.io.refuse(str(exc))
+        return codes.signed(REFUSED)
+    if not k.io.sandbox.has_device(device):
+        return k.io.resolve(path or "")  # the device's own error
+    k.io.cwd = f"{device}:/" + "/".join(parts)  # measured: the firmware does not check that the folder exists
     return 0
 
 
@@ -583,19 +659,37 @@ def sceIoDevctl(k, device: CStr, cmd: U32, inp: Ptr, inlen: int, out: Ptr, outle
     if dev in ("emulator:", "kemulator:"):
         return _emulator_devctl(k, cmd, inp, inlen, out, outlen)
     if dev in ("mscmhc0:", "ms0:", "fatms0:"):
-        if cmd in (MS_CHECK_INSERTED, MS_CHECK_FAT_INSERTED):
-            if out:
-                k.memory.write_u32(out, 1)
-            return 0
-        if cmd == MS_GET_FREE_SPACE:
-            info = k.memory.read_u32(inp)
-            for i, v in enumerate((MS_FREE_CLUSTERS, MS_FREE_CLUSTERS, 0x10000 * 64, 512, 64)):
-                k.memory.write_u32(info + 4 * i, v)
-            return 0
-        if cmd in (MS_REGISTER_CALLBACK, MS_UNREGISTER_CALLBACK):
-            return 0
+        result = _memstick_devctl(k, cmd, inp, inlen, out)
+        if result is not None:
+            return result
     k.warn_once(("devctl", dev, cmd), f"sceIoDevctl({dev!r}, 0x{cmd:08x}) is not supported")
     return codes.signed(codes.UNSUPPORTED_OPERATION)
+
+
+MS_INSERTED = 1  # what an insert/eject callback is told: 1 inserted, 2 ejected
+
+
+def _memstick_devctl(k, cmd, inp, inlen, out) -> int | None:
+    """The memory stick's devctl commands (None: not one of them). The stick is always in:
+    a registered insert/eject callback is notified so at once (measured: mstick/mstick)."""
+    if cmd in (MS_CHECK_INSERTED, MS_CHECK_FAT_INSERTED):
+        if out:
+            k.memory.write_u32(out, 1)
+        return 0
+    if cmd == MS_GET_FREE_SPACE:  # {max clusters, free clusters, max sectors, sector size, sectors a cluster}
+        info = k.memory.read_u32(inp)
+        for i, v in enumerate((MS_FREE_CLUSTERS, MS_FREE_CLUSTERS, MS_FREE_CLUSTERS, 512, 64)):
+            k.memory.write_u32(info + 4 * i, v)
+        return 0
+    if cmd in (MS_REGISTER_CALLBACK, MS_UNREGISTER_CALLBACK):
+        from allegrex.hle.threads import Callback
+        cb = k.get(k.memory.read_u32(inp), Callback) if inlen >= 4 and k.memory.is_valid(inp, 4) else None
+        if cb is None:
+            return codes.signed(codes.ERRNO_INVALID_ARGUMENT)
+        if cmd == MS_REGISTER_CALLBACK:
+            k.threads.notify(cb, MS_INSERTED)
+        return 0
+    return None
 
 
 def _emulator_devctl(k, cmd, inp, inlen, out, outlen) -> int:

@@ -10,7 +10,9 @@ import sys
 import time as wallclock
 from dataclasses import dataclass, field
 
-from allegrex.cpu.state import CYCLES, INSTRUCTIONS, PC, NPC, GPR_NAMES
+import numpy as np
+
+from allegrex.cpu.state import CYCLES, INSTRUCTIONS, PC, NPC, GPR_NAMES, HI, LO
 from allegrex.errors import AllegrexError, GuestMemoryError
 from allegrex.hle import costs, registry
 from allegrex.timing import charge_hle, counters as timing_counters
@@ -30,6 +32,12 @@ def syscall_word(code: int) -> int:
     return ((code & 0xFFFFF) << 6) | 0x0C
 
 
+# A syscall returns with the caller-saved registers it did not answer in set to 0xDEADBEEF:
+# at, a0-a3, t0-t9, hi and lo (measured: pspautotests misc/deadbeef; v0/v1 carry results,
+# s0-s7, gp, sp, fp, ra and the FPU registers survive).
+DEADBEEF = 0xDEADBEEF
+INTERNAL_LIBRARY = "allegrex"  # the kernel's own return stubs (thread exit, callback and handler returns)
+SYSCALL_CLOBBERED = np.array([1, *range(4, 16), 24, 25, HI, LO])
 INTERRUPT_STACK_TOP = 0x08010000  # kernel partition: stack for interrupt handlers (64 KiB below)
 
 
@@ -233,7 +241,7 @@ class Kernel:
             if addr + 8 > TRAMPOLINE_LIMIT:
                 raise AllegrexError("out of trampoline space")
             self._trampoline_next += 8
-            entry = registry.HleFunction("allegrex", name, 0, func, costs.TRAMPOLINE, [], "raw")
+            entry = registry.HleFunction(INTERNAL_LIBRARY, name, 0, func, costs.TRAMPOLINE, [], "raw")
             code = self._add_syscall(entry)
             self.memory.write_u32(addr, syscall_word(code))
             self.memory.write_u32(addr + 4, NOP)
@@ -284,6 +292,8 @@ class Kernel:
         self.call_counts[entry.name] = self.call_counts.get(entry.name, 0) + 1
         try:
             args = entry.read_args(self.cpu, self.memory)
+            if entry.library != INTERNAL_LIBRARY:  # internal returns restore contexts: leave them
+                self.cpu.regs[SYSCALL_CLOBBERED] = DEADBEEF
             result = entry.func(self, *args)
             entry.write_result(self.cpu, result)
         except GuestMemoryError as exc:

@@ -88,9 +88,29 @@ def _range_op(k, addr: Ptr, size: int) -> int:
     return 0
 
 
-for _name in ("sceKernelDcacheWritebackRange", "sceKernelDcacheWritebackInvalidateRange",
-              "sceKernelDcacheInvalidateRange", "sceKernelIcacheInvalidateRange"):
-    hle(UT, name=_name)(_range_op)
+def _writeback_range(k, addr: Ptr, size: int) -> int:
+    return codes.signed(codes.INVALID_SIZE) if size < 0 else 0  # the address is not checked (misc/dcache)
+
+
+CACHE_LINE = 64
+CACHE_ALIGNMENT = 0x8002044C  # invalidating part of a line would lose its other bytes
+KERNEL_SPACE = 0x80000000
+
+
+def _invalidate_range(k, addr: Ptr, size: int) -> int:
+    """Measured (misc/dcache): the range must stay below kernel space, and a non-empty one
+    must cover whole 64-byte lines."""
+    if size < 0 or addr + size > KERNEL_SPACE:
+        return codes.signed(codes.ILLEGAL_ADDR)
+    if size and (addr | size) % CACHE_LINE:
+        return codes.signed(CACHE_ALIGNMENT)
+    return 0
+
+
+hle(UT, name="sceKernelDcacheWritebackRange")(_writeback_range)
+hle(UT, name="sceKernelDcacheWritebackInvalidateRange")(_writeback_range)
+hle(UT, name="sceKernelDcacheInvalidateRange")(_invalidate_range)
+hle(UT, name="sceKernelIcacheInvalidateRange")(_range_op)
 hle("UtilsForKernel", name="sceKernelIcacheInvalidateRange")(_range_op)
 
 
@@ -137,66 +157,33 @@ def sceKernelMemset(k, addr: Ptr, value: int, size: U32) -> int:
 @hle(KL)
 def sce_paf_private_memcpy(k, dst: Ptr, src: Ptr, size: U32) -> int:
     if size:
-        k.memory.write(dst, k.memory.read(src, size))
+        k.memory.write(dst, forward_copy(k.memory, dst, src, size))
     return dst
+
+
+def forward_copy(memory, dst: int, src: int, size: int) -> bytes:
+    """What a byte-by-byte forward copy leaves at dst: when dst overlaps the source ahead
+    of it, the first dst-src bytes repeat (measured: misc/libc 'Overlapping')."""
+    if src < dst < src + size:
+        period = memory.read(src, dst - src)
+        return (period * (size // len(period) + 1))[:size]
+    return memory.read(src, size)
 
 
 alias(KL, "sceKernelGetThreadId", threads.sceKernelGetThreadId)
 
 
-IM = "InterruptManager"
-
-
-def _vblank(k):
-    from allegrex.hle.timers import VblankHandlers
-    if not hasattr(k, "vblank_handlers"):
-        k.vblank_handlers = VblankHandlers(k)
-    return k.vblank_handlers
-
-
-@hle(IM)
-def sceKernelRegisterSubIntrHandler(k, intr: int, sub: int, handler: Ptr, arg: Ptr) -> int:
-    from allegrex.hle.timers import VBLANK_INTERRUPT
-    if intr != VBLANK_INTERRUPT:
-        k.warn_once(("intr", intr), f"interrupt {intr} handlers are registered but never called")
-        return 0
-    v = _vblank(k)
-    if sub in v.handlers:
-        return codes.signed(0x80020068)  # SCE_KERNEL_ERROR_FOUND_HANDLER
-    v.handlers[sub] = [handler, arg, False]
-    return 0
-
-
-@hle(IM)
-def sceKernelReleaseSubIntrHandler(k, intr: int, sub: int) -> int:
-    v = _vblank(k)
-    if v.handlers.pop(sub, None) is None and intr == 30:
-        return codes.signed(0x80020069)  # SCE_KERNEL_ERROR_NOTFOUND_HANDLER
-    return 0
-
-
-def _enable(k, intr, sub, on) -> int:
-    v = _vblank(k)
-    if intr == 30 and sub in v.handlers:
-        v.handlers[sub][2] = on
-        v.arm()
-    return 0
-
-
-@hle(IM)
-def sceKernelEnableSubIntr(k, intr: int, sub: int) -> int:
-    return _enable(k, intr, sub, True)
-
-
-@hle(IM)
-def sceKernelDisableSubIntr(k, intr: int, sub: int) -> int:
-    return _enable(k, intr, sub, False)
-
-
 # --- power locks ---
 SU = "sceSuspendForUser"
-for _name in ("sceKernelPowerLock", "sceKernelPowerUnlock", "sceKernelPowerTick"):
-    hle(SU, name=_name)(lambda k, arg: 0)
+hle(SU, name="sceKernelPowerTick")(lambda k, kind: 0)
+
+
+def _power_lock(k, mode: int) -> int:
+    return codes.signed(codes.INVALID_MODE) if mode != 0 else 0  # only mode 0 exists (power/power)
+
+
+for _name in ("sceKernelPowerLock", "sceKernelPowerUnlock"):
+    hle(SU, name=_name)(_power_lock)
 
 
 # --- GE: out of scope, reported once ---

@@ -1,6 +1,7 @@
 """Loading further modules (ModuleMgrForUser): sceKernelLoadModule reads a PRX through the
 sandbox, places it in the user partition, relocates it and patches its imports, as the
-module manager does. Starting loaded modules (sceKernelStartModule) is not provided."""
+module manager does. Starting loaded modules (sceKernelStartModule) is not provided, so
+sceKernelStopModule finds none started."""
 
 import os
 
@@ -92,3 +93,16 @@ def sceKernelUnloadModule(k, uid: int) -> int:
     k.sysmem.free_block(module.block)
     k.free_uid(module.uid)
     return uid
+
+
+NOT_STARTED = 0x80020134  # a loaded module that was never started cannot be stopped
+
+
+@hle(LIB)
+def sceKernelStopModule(k, uid: int, argsize: U32, argp: Ptr, status: Ptr, option: Ptr) -> int:
+    from allegrex.hle.threads import cannot_wait
+    if cannot_wait(k):  # it runs the module's stop thread and waits for it (measured: intr/waits)
+        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    if k.get(uid, Module) is None:
+        return codes.signed(UNKNOWN_MODULE)
+    return codes.signed(NOT_STARTED)  # loaded modules are never started here

@@ -1,7 +1,7 @@
 """Fixed-size memory pools (FPL) of ThreadManForUser, carved from a user partition;
 allocating from an exhausted pool waits. Variable-size pools are in vpl.py."""
 
-from allegrex.hle import codes, costs
+from allegrex.hle import codes, costs, threads
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
 from allegrex.hle.sync import SyncObject, _cancel, _finish, _delete, _name, _status_block, _wait_on, _write_status
 from allegrex.hle.sysmem import USER_PARTITION, pool_partition_error
@@ -128,6 +128,8 @@ def _fpl_take(k, fpl, out) -> bool:
 
 
 def _allocate_fpl(k, uid, out, timeout, cb, try_only=False):
+    if not try_only and threads.cannot_wait(k):  # before any other check (measured: intr/waits)
+        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
     fpl = _fpl(k, uid)
     if fpl is None:
         return codes.signed(NOT_FOUND_FPL)

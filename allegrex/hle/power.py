@@ -1,73 +1,139 @@
 """scePower: clock frequencies (boot 222/111 MHz) and battery answers of a charged PSP
 on mains power. Changing the CPU clock changes how many cycles make a microsecond."""
 
+import math
+
+import numpy as np
+
 from allegrex.hle import codes, threads
-from allegrex.hle.registry import F32, hle
+from allegrex.hle.registry import F32, U32, alias, hle
+from allegrex.hle.threads import Wait
 
 LIB = "scePower"
-PLL_MHZ = 333
+MAX_CPU_MHZ, MAX_BUS_MHZ, MIN_PLL_MHZ = 333, 166, 19
+BUS_SET_MAX_MHZ = 111  # scePowerSetBusClockFrequency refuses more (measured, power/freq)
+# The PLL has four steps; a requested frequency takes the first step at or above it. The
+# steps (MHz), the bus frequency each implies, and the PLL-relative CPU steps below are
+# hardware measurements (pspautotests power/freq; the step values PPSSPP's authors derived).
+PLL_STEPS = ((190, 190.285721), (222, 222.0), (266, 266.399994), (333, 333.0))
+BUS_STEPS = ((95, 95.14286), (111, 111.0), (133, 133.199997), (166, 166.5))
+# scePowerSetBusClockFrequency's own answer per PLL step (its argument only gets validated)
+BUS_SET = ((190, 94.956673), (222, 111.0), (266, 132.939331), (333, 165.848343))
+CPU_DIVIDER = 511  # the CPU runs at a multiple of PLL/511, just below the requested MHz
+# the PLL takes this long to settle when scePowerSetClockFrequency changes its step
+PLL_SWITCH_US = 150000
+PLL_NEAR_SWITCH_US = {frozenset((190, 222)): 15700, frozenset((266, 333)): 16600}
+f32 = np.float32
 
 
-def _set(k, cpu, bus) -> int:
-    if not 1 <= cpu <= 333 or not 1 <= bus <= 166:
+def _step(steps, mhz: int) -> np.float32:
+    return f32(next((value for limit, value in steps if mhz <= limit), mhz))
+
+
+def cpu_mhz(desired: int, pll) -> np.float32:
+    """The CPU frequency the clock generator gives for `desired` MHz at PLL `pll` MHz: the
+    largest multiple of pll/511 below the request (222 and 333 exactly when the PLL
+    allows), in the firmware's single precision (checked against all 537 settings of
+    power/freq)."""
+    if desired in (222, 333) and pll >= desired:
+        return f32(desired)
+    multiples = math.ceil(desired * CPU_DIVIDER / float(pll)) - 1
+    return f32(pll) * f32(multiples) / f32(CPU_DIVIDER)
+
+
+class Clocks:
+    """The frequencies scePower reports, in single-precision MHz (the simulator's own
+    clock runs at whole MHz)."""
+
+    def __init__(self, k):
+        self.cpu = f32(k.clock.cpu_mhz)
+        self.pll = _step(PLL_STEPS, max(k.clock.cpu_mhz, 2 * k.clock.bus_mhz))
+        self.bus = _step(BUS_STEPS, k.clock.bus_mhz)
+
+
+def _clocks(k) -> Clocks:
+    if not hasattr(k, "power_clocks"):
+        k.power_clocks = Clocks(k)
+    return k.power_clocks
+
+
+def _apply(k, clocks: Clocks) -> None:
+    """Run the simulated CPU at the new rate (whole MHz, at least 1: within 1 % above
+    100 MHz)."""
+    k.set_clock(max(1, int(clocks.cpu)), max(1, int(clocks.bus)))
+
+
+@hle(LIB)
+def scePowerSetClockFrequency(k, pll: U32, cpu: U32, bus: U32) -> int:
+    if pll < MIN_PLL_MHZ or pll < cpu or pll > MAX_CPU_MHZ or not 1 <= cpu <= MAX_CPU_MHZ \
+            or not 1 <= bus <= MAX_BUS_MHZ:
         return codes.signed(codes.INVALID_VALUE)
-    k.set_clock(cpu, bus)
+    clocks = _clocks(k)
+    new_pll = _step(PLL_STEPS, pll)
+    old_pll, changed = int(clocks.pll), new_pll != clocks.pll
+    if changed:
+        clocks.pll = new_pll
+        clocks.bus = _step(BUS_STEPS, int(new_pll) // 2)  # the bus argument is only validated
+    clocks.cpu = cpu_mhz(cpu, clocks.pll)
+    _apply(k, clocks)
+    if changed and k.threads.current is not None and not k.interrupts:  # the caller waits for the PLL
+        settle = PLL_NEAR_SWITCH_US.get(frozenset((old_pll, int(new_pll))), PLL_SWITCH_US)
+        k.threads.block(Wait("io", data=0), timeout_us=settle)
     return 0
 
 
 @hle(LIB)
-def scePowerSetClockFrequency(k, pll: int, cpu: int, bus: int) -> int:
-    return _set(k, cpu, bus)
+def scePowerSetCpuClockFrequency(k, cpu: U32) -> int:
+    clocks = _clocks(k)
+    if not 1 <= cpu <= min(MAX_CPU_MHZ, clocks.pll):  # never above the PLL (measured: 223 at 222)
+        return codes.signed(codes.INVALID_VALUE)
+    clocks.cpu = cpu_mhz(cpu, clocks.pll)
+    _apply(k, clocks)
+    return 0
 
 
 @hle(LIB)
-def scePowerSetCpuClockFrequency(k, cpu: int) -> int:
-    return _set(k, cpu, k.clock.bus_mhz)
-
-
-@hle(LIB)
-def scePowerSetBusClockFrequency(k, bus: int) -> int:
-    return _set(k, k.clock.cpu_mhz, bus)
+def scePowerSetBusClockFrequency(k, bus: U32) -> int:
+    if not 1 <= bus <= BUS_SET_MAX_MHZ:
+        return codes.signed(codes.INVALID_VALUE)
+    clocks = _clocks(k)
+    clocks.bus = _step(BUS_SET, int(clocks.pll))
+    _apply(k, clocks)
+    return 0
 
 
 @hle(LIB)
 def scePowerGetCpuClockFrequencyInt(k) -> int:
-    return k.clock.cpu_mhz
-
-
-@hle(LIB)
-def scePowerGetCpuClockFrequency(k) -> int:
-    return k.clock.cpu_mhz
+    return int(_clocks(k).cpu)
 
 
 @hle(LIB)
 def scePowerGetBusClockFrequencyInt(k) -> int:
-    return k.clock.bus_mhz
-
-
-@hle(LIB)
-def scePowerGetBusClockFrequency(k) -> int:
-    return k.clock.bus_mhz
+    return int(_clocks(k).bus)
 
 
 @hle(LIB)
 def scePowerGetPllClockFrequencyInt(k) -> int:
-    return PLL_MHZ
+    return int(_clocks(k).pll)
 
 
 @hle(LIB)
 def scePowerGetCpuClockFrequencyFloat(k) -> F32:
-    return float(k.clock.cpu_mhz)
+    return float(_clocks(k).cpu)
 
 
 @hle(LIB)
 def scePowerGetBusClockFrequencyFloat(k) -> F32:
-    return float(k.clock.bus_mhz)
+    return float(_clocks(k).bus)
 
 
 @hle(LIB)
 def scePowerGetPllClockFrequencyFloat(k) -> F32:
-    return float(PLL_MHZ)
+    return float(_clocks(k).pll)
+
+
+alias(LIB, "scePowerGetCpuClockFrequency", scePowerGetCpuClockFrequencyInt)
+alias(LIB, "scePowerGetBusClockFrequency", scePowerGetBusClockFrequencyInt)
 
 
 @hle(LIB)
@@ -83,6 +149,11 @@ def scePowerIsBatteryExist(k) -> int:
 @hle(LIB)
 def scePowerIsBatteryCharging(k) -> int:
     return 0
+
+
+@hle(LIB)
+def scePowerGetBatteryChargingStatus(k) -> int:
+    return 0  # not charging: the battery is full (as scePowerIsBatteryCharging says)
 
 
 @hle(LIB)

@@ -145,6 +145,8 @@ UT = "UtilsForUser"
 def sceKernelLibcTime(k, out: Ptr) -> int:
     seconds = wall_us(k) // 1_000_000
     if out:
+        if not k.memory.is_valid(out, 4):
+            return 0  # measured (misc/libc): a bad pointer gets no time and no fault
         k.memory.write_u32(out, seconds)
     return seconds
 

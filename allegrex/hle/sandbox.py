@@ -5,6 +5,11 @@ host folders (ms0:/ -> --ms0, host0:/ -> --host0), and a mount can sit on a deep
 prefix (ms0:/PSP/GAME/<NAME> -> the program's own folder). Anything that would leave the
 folder it maps into (a `..` above the device root, a symlink pointing outside, an
 unmapped device) is refused with a SandboxRefusal that names the path.
+
+As on the memory stick's FAT file system, names match whatever their case; a path with
+no device joins the current directory even when it starts with "/" (measured: io/io).
+Without --ms0 the stick still has the folders a PSP makes (PSP, PSP/GAME, PSP/SAVEDATA)
+and those on the way to the program's folder: empty, listed but holding nothing.
 """
 
 import os
@@ -68,7 +73,7 @@ class Sandbox:
                 raise SandboxRefusal(path, "relative path and no current directory")
             cdev, crest = split_device(cwd)
             device = cdev
-            rest = rest if rest.startswith("/") else crest.rstrip("/") + "/" + rest
+            rest = crest.rstrip("/") + "/" + rest  # even "/x": the firmware joins it to the cwd (io/io)
         parts: list[str] = []
         for part in rest.replace("\\", "/").split("/"):
             if part in ("", "."):
@@ -84,9 +89,9 @@ class Sandbox:
     def resolve(self, path: str, cwd: str) -> Resolved:
         device, parts = self.normalise(path, cwd)
         for mdev, prefix, root in self.mounts:
-            if mdev != device or tuple(p.lower() for p in parts[:len(prefix)]) != tuple(p.lower() for p in prefix):
+            if mdev != device or _folded(parts[:len(prefix)]) != _folded(prefix):
                 continue
-            host = os.path.join(root, *parts[len(prefix):])
+            host = _existing_case(root, parts[len(prefix):])
             real = os.path.realpath(host)
             if real != root and not real.startswith(root + os.sep):
                 raise SandboxRefusal(path, "it resolves outside the mapped folder (symbolic link)")
@@ -94,3 +99,44 @@ class Sandbox:
         if self.has_device(device):
             raise Unmapped(f"{device}:/{'/'.join(parts)}")
         raise UnknownDevice(f"device {device}: is not mapped")
+
+    def virtual_folder(self, path: str, cwd: str) -> tuple[str, list[str]] | None:
+        """(guest path, child names) when `path` is a folder of the memory stick outside
+        every mapped host folder: a folder every PSP-formatted stick has, or one on the
+        way to a mount (ms0:/PSP/GAME above the program's own folder). None otherwise."""
+        device, parts = self.normalise(path, cwd)
+        if device != "ms0" or any(m[0] == "ms0" and not m[1] for m in self.mounts):
+            return None
+        here = _folded(parts)
+        prefixes = [p for _, p, _ in (m for m in self.mounts if m[0] == "ms0")] + list(MEMSTICK_FOLDERS)
+        children = {p[len(parts)] for p in prefixes if len(p) > len(parts) and _folded(p[:len(parts)]) == here}
+        if not children and here not in {_folded(p) for p in MEMSTICK_FOLDERS} and parts:
+            return None
+        return "ms0:/" + "/".join(parts), sorted(children)
+
+
+# the folders a PSP makes when it formats a memory stick, which programs count on
+MEMSTICK_FOLDERS = (("PSP",), ("PSP", "GAME"), ("PSP", "SAVEDATA"))
+
+
+def _folded(parts) -> tuple:
+    return tuple(p.lower() for p in parts)
+
+
+def _existing_case(root: str, parts: list[str]) -> str:
+    """Host path of `parts` under `root`, matching each existing component whatever its
+    case (the memory stick's FAT file system ignores case); missing ones kept as given."""
+    host = root
+    for i, part in enumerate(parts):
+        exact = os.path.join(host, part)
+        if os.path.lexists(exact):
+            host = exact
+            continue
+        try:
+            match = next((n for n in sorted(os.listdir(host)) if n.lower() == part.lower()), None)
+        except OSError:
+            match = None
+        if match is None:
+            return os.path.join(host, *parts[i:])
+        host = os.path.join(host, match)
+    return host

@@ -808,6 +808,8 @@ def _mbx_take(k, mbx) -> int:
 
 
 def _receive(k, uid, out, timeout, cb, poll=False):
+    if not poll and cannot_wait(k):  # before the id check (measured: intr/waits)
+        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
     mbx = k.get(uid, Mbx)
     if mbx is None:
         return codes.signed(codes.NOT_FOUND_MESSAGE_BOX)

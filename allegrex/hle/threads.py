@@ -7,7 +7,7 @@ exits, or a higher-priority thread becomes ready (then it goes back to the front
 priority's queue). A thread that waits gives the CPU to the next ready thread.
 """
 
-from allegrex.cpu.state import PC, NPC, CpuState
+from allegrex.cpu.state import HI, LO, PC, NPC, CpuState
 from allegrex.hle import codes, costs
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle, read64
 
@@ -29,6 +29,7 @@ ENTRY_FRAME = 0x40  # and starts the thread 64 bytes below its arguments (measur
 LOWEST_PRIORITY, HIGHEST_PRIORITY = 0x77, 0x08  # user threads (0x78+ are refused)
 A0, A1, A2, A3, GP, SP, FP, RA, K0 = 4, 5, 6, 7, 28, 29, 30, 31, 26
 V0 = 2
+DEADBEEF = 0xDEADBEEF
 THREAD_INFO_SIZE = 104
 THREAD_INFO_SIZE_260 = 108  # for programs built with an SDK after 2.60
 SDK_2_60 = 0x02060010
@@ -182,6 +183,9 @@ class ThreadManager:
         # a new thread starts from the reset state (FCR0/FCR31, VFPU prefixes and control)
         ctx_regs, fpr, vpr, vctrl = CpuState().save_context()
         vpr[:] = 0x7F800001  # a new thread's VFPU registers read as NaN (pspautotests vfpu/vavg.expected)
+        fpr[:] = 0x7F800001  # and so do its FPU registers (misc/deadbeef)
+        ctx_regs[1:32] = DEADBEEF  # every GPR it is not given reads 0xDEADBEEF, hi and lo too (misc/deadbeef)
+        ctx_regs[HI] = ctx_regs[LO] = DEADBEEF
         argaddr = 0
         if argp and argsize > 0:
             sp -= (argsize + 0xF) & ~0xF
@@ -734,6 +738,8 @@ def _wait_type(thread) -> int:
 
 # --- sleep / wakeup ---
 def _sleep(k, cb: bool) -> int:
+    if cannot_wait(k) and not k.interrupts:
+        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
     t = k.threads.current
     if t.wakeup_count > 0:
         t.wakeup_count -= 1
@@ -745,16 +751,12 @@ def _sleep(k, cb: bool) -> int:
 
 @hle(LIB, cost=costs.THREAD_SWITCH)
 def sceKernelSleepThread(k) -> Raw:
-    r = _sleep(k, False)
-    if r is not None:
-        k.cpu.regs[V0] = r
+    finish_wait_call(k, _sleep(k, False))
 
 
 @hle(LIB, cost=costs.THREAD_SWITCH)
 def sceKernelSleepThreadCB(k) -> Raw:
-    r = _sleep(k, True)
-    if r is not None:
-        k.cpu.regs[V0] = r
+    finish_wait_call(k, _sleep(k, True))
 
 
 @hle(LIB)
@@ -834,6 +836,9 @@ def sceKernelReleaseWaitThread(k, uid: int) -> int:
 
 # --- delays ---
 def _delay(k, us: int, cb: bool) -> None:
+    if cannot_wait(k) and not k.interrupts:  # measured: intr/waits, intr/vblank
+        k.cpu.regs[V0] = codes.WAIT_CAN_NOT_WAIT
+        return
     k.cpu.regs[V0] = 0
     us = max(us, 0)
     k.threads.block(Wait("delay", cb=cb), timeout_us=delay_lasts(us))
@@ -871,10 +876,10 @@ def sceKernelDelaySysClockThreadCB(k, clock: Ptr) -> Raw:
 
 # --- waiting for another thread ---
 def _wait_end(k, uid, timeout_ptr, cb) -> int | None:
+    if uid == 0:  # checked even before whether it may wait (measured: intr/waits)
+        return codes.signed(codes.ILLEGAL_THREAD)
     if cannot_wait(k):
         return codes.signed(codes.WAIT_CAN_NOT_WAIT)
-    if uid == 0:
-        return codes.signed(codes.ILLEGAL_THREAD)
     thread = k.get(uid, Thread)
     if thread is None:
         return codes.signed(codes.NOT_FOUND_THREAD)

@@ -309,7 +309,7 @@ class VblankHandlers:
     def fire(self) -> None:
         self.timer = None
         for sub, (handler, arg, enabled) in sorted(self.handlers.items()):
-            if enabled:
+            if enabled and handler:  # a slot enabled before its handler was registered waits
                 self.k.run_interrupt(handler, (sub, arg), lambda result: None)
         if self.k.threads.any_alive():
             self.arm()

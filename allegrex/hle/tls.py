@@ -2,7 +2,7 @@
 asks gets one block of its own (cleared), keeps it until it frees it or ends, and waits
 when every block is taken. sceKernelGetTlsAddr lives in Kernel_Library."""
 
-from allegrex.hle import codes, costs
+from allegrex.hle import codes, costs, threads
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
 from allegrex.hle.sync import SyncObject, _name, _status_block, _wait_on, _write_status
 from allegrex.hle.pools import ATTR_HIGH_MEMORY, pool_stride
@@ -85,7 +85,7 @@ def _find(k, uid: int):
 @hle("Kernel_Library", cost=costs.SYNC)
 def sceKernelGetTlsAddr(k, uid: int) -> Raw:
     pool = _find(k, uid)
-    if pool is None or k.interrupts or k.threads.dispatch_suspended:
+    if pool is None or k.interrupts or threads.cannot_wait(k):  # measured: intr/waits
         k.cpu.regs[V0] = 0  # no pool, or no thread to own a block: the address reads 0
         return
     addr = _give(k, pool, k.threads.current)

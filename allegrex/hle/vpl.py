@@ -13,7 +13,7 @@ block big enough; freeing links the block back in order and merges it with free
 neighbours (the search then starts at the block before it).
 """
 
-from allegrex.hle import codes, costs
+from allegrex.hle import codes, costs, threads
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
 from allegrex.hle.pools import ATTR_HIGH_MEMORY, cancel_waits, delete_pool, refused_pool
 from allegrex.hle.sync import SyncObject, _name, _status_block, _wait_on, _write_status
@@ -198,6 +198,8 @@ def _serve_waiters(k, vpl) -> None:
 
 
 def _allocate(k, uid, nbytes, out, timeout, cb, try_only=False):
+    if not try_only and threads.cannot_wait(k):  # before any other check (measured: intr/waits)
+        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
     vpl = k.get(uid, Vpl)
     if vpl is None:
         return codes.signed(NOT_FOUND_VPL)

@@ -126,14 +126,53 @@ def test_strict_mode_stops_the_run_on_a_refusal(tmp_path):
     assert k.stop is not None and k.stop.kind == "sandbox"
 
 
-def test_directory_listing_has_dot_entries_and_names(world):
-    k, tmp, err = world
-    k.memory.write(PATH, b"ms0:/\0")
+def listing(k, path):
+    """(name, st_attr, st_size) of each entry sceIoDread gives for `path`."""
+    k.memory.write(PATH, path.encode() + b"\0")
     fd = call(k, IO, "sceIoDopen", PATH)
-    names = []
+    assert fd > 0, hex(fd & 0xFFFFFFFF)
+    entries = []
     while call(k, IO, "sceIoDread", fd, BUF) == 1:
-        names.append(k.memory.read_cstring(BUF + 88).decode())
-    assert names == [".", "..", "PSP", "inside.txt"]
+        entries.append((k.memory.read_cstring(BUF + 88).decode(), k.memory.read_u32(BUF + 4),
+                        k.memory.read_u32(BUF + 8)))
+    call(k, IO, "sceIoDclose", fd)
+    return entries
+
+
+def test_directory_listing_has_dot_entries_and_fat_names(world):
+    k, tmp, err = world
+    (tmp / "ms0" / "Mixed.txt").write_text("x")
+    (tmp / "ms0" / "longername.text").write_text("x")
+    entries = {e[0]: e[1:] for e in listing(k, "ms0:/")}
+    # a PC-copied 8.3 name in one case reads back in capitals; FAT attributes only
+    assert sorted(entries) == sorted([".", "..", "PSP", "INSIDE.TXT", "Mixed.txt", "longername.text"])
+    assert entries[".."] == (0x10, 4096) and entries["PSP"] == (0x10, 0) and entries["INSIDE.TXT"] == (0x20, 5)
+
+
+def test_files_the_program_makes_keep_their_case_and_any_case_opens(world):
+    k, tmp, err = world
+    assert open_(k, "ms0:/save.dat", O_WRONLY | O_CREAT) > 0
+    k.memory.write(PATH, b"ms0:/slot\0")
+    assert call(k, IO, "sceIoMkdir", PATH, 0o777) == 0
+    names = [e[0] for e in listing(k, "ms0:/")]
+    assert "save.dat" in names and "slot" in names and "INSIDE.TXT" in names
+    assert open_(k, "ms0:/INSIDE.TXT") > 0 and open_(k, "ms0:/Inside.Txt") > 0  # FAT ignores case
+
+
+def test_an_unmapped_memory_stick_has_the_psp_folders(tmp_path):
+    k = make_kernel(RunOptions(stderr=io.StringIO()))
+    k.io.set_program_folder("ms0:/PSP/GAME/HELLO", str(tmp_path))
+    assert [e[0] for e in listing(k, "ms0:/")] == [".", "..", "PSP"]
+    assert [e[0] for e in listing(k, "ms0:/PSP")] == [".", "..", "GAME", "SAVEDATA"]
+    assert [e[0] for e in listing(k, "ms0:/PSP/GAME")] == [".", "..", "HELLO"]
+    assert [e[0] for e in listing(k, "ms0:/PSP/SAVEDATA")] == [".", ".."]
+
+
+def test_chdir_joins_a_path_without_device_to_the_cwd_and_checks_nothing(world):
+    k, tmp, err = world
+    k.memory.write(PATH, b"/PSP\0")
+    assert call(k, IO, "sceIoChdir", PATH) == 0  # measured (io/io): "/x" is not the device root
+    assert k.io.cwd == "ms0:/PSP/GAME/TEST/PSP"
 
 
 def test_file_transfers_take_memory_stick_time(world):
