@@ -105,7 +105,8 @@ class Machine:
         """Run the region compiled at `pc` (compiling it first if needed); EV_NONE when
         the interpreter should go on."""
         c, m = self.cpu, self.memory
-        fn = self.jit.region_at(pc, self.timing.enabled, self.timing.prof.shape[1] > 0)
+        timed, profiled = self.timing.enabled, self.timing.prof.shape[1] > 0
+        fn = self.jit.region_at(pc, timed, profiled)
         if fn is None:
             return EV_NONE
         before = self.instructions
@@ -114,7 +115,7 @@ class Machine:
                       m.mem32, m.memf32, m.ram_size, self._trace, end - self.instructions, limit, self._event,
                       self.timing.tm, self.timing.prof, self._vscratch, self._vterms)
         except Exception as e:  # noqa: BLE001 (numba's compile errors have no common base)
-            self.jit.reject(pc, f"compiling the loop at 0x{pc:08x} failed: {type(e).__name__}")
+            self.jit.compile_failed(pc, timed, profiled, e)
             return EV_NONE
         if code == EV_STALE:
             self.jit.forget(pc)

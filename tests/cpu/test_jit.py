@@ -170,3 +170,28 @@ def test_a_region_that_cannot_be_built_leaves_the_loop_to_the_interpreter(monkey
     same_state(m, want)
     assert m.jit.instructions == 0
     assert capsys.readouterr().err.count("hot loops stay interpreted") == 1
+
+
+def test_a_region_that_fails_to_compile_is_interpreted_and_not_tried_again(monkeypatch, tmp_path, capsys):
+    import allegrex.cpu.jit as jit_module
+    monkeypatch.setenv("ALLEGREX_CACHE", str(tmp_path))
+    tries = []
+
+    def broken(source_for, key):
+        tries.append(key)
+
+        def region(*args):
+            raise RecursionError("maximum recursion depth exceeded")
+        return region
+    monkeypatch.setattr(jit_module, "load", broken)
+    a = machine(jit=False)
+    load(a, int8_dot(50, 10))
+    a.step(10**7)
+    for _ in range(2):  # a second machine is a later run: it must not try again
+        b = machine(jit=True)
+        load(b, int8_dot(50, 10))
+        b.step(10**7)
+        same_state(a, b)
+        assert b.jit.instructions == 0
+    assert len(tries) == 1
+    assert "compiling the loop at 0x" in capsys.readouterr().err

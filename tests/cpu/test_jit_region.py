@@ -67,3 +67,12 @@ def test_the_size_limit_keeps_the_innermost_loop():
         enc("bne", rs="t0", rt="zero", imm=-(3 + 40 + 1)), 0]
     region = discover(BASE, reader(words), limit=10)
     assert pcs(region) == [0, 1, 2]
+
+
+def test_a_loop_whose_first_block_is_over_the_limit_is_not_compiled():
+    # numba's SSA pass recurses per basic block: a long straight loop body would exhaust
+    # Python's stack while compiling, so it stays with the interpreter
+    body = [enc("addiu", rt="t0", rs="t0", imm=k) for k in range(20)]
+    words = body + [enc("bne", rs="t0", rt="zero", imm=-(len(body) + 1)), 0]
+    assert discover(BASE, reader(words), limit=10) is None
+    assert pcs(discover(BASE, reader(words), limit=22)) == list(range(22))

@@ -21,7 +21,7 @@ import numpy as np
 
 from allegrex.cpu.jit.codegen import region_source
 from allegrex.cpu.jit.region import discover
-from allegrex.cpu.jit.store import is_stored, load
+from allegrex.cpu.jit.store import failed_before, is_stored, load, mark_failed
 
 HOT_BITS = 12
 HOT_SIZE = 1 << HOT_BITS
@@ -52,6 +52,7 @@ class Jit:
         self.hot = np.zeros(HOT_SIZE, dtype=np.int32)
         self.entries = np.full(HOT_SIZE, -1, dtype=np.int64)  # compiled region's entry per slot
         self.regions = {}  # (entry, timed, profile) -> (function, Region)
+        self.text_keys = {}  # (entry, timed, profile) -> the key its code is stored under
         self.waiting = set()  # keys seen hot once, whose region is not compiled yet
         self.stale = {}  # entry -> times its compiled code was found overwritten
         self.warned = False
@@ -70,6 +71,9 @@ class Jit:
             return None
         slot = (pc >> 2) & HOT_MASK
         text_key = repr((sorted(region.words.items()), timed, profile))
+        if failed_before(text_key):
+            self.reject(pc)
+            return None
         source = lambda name: region_source(region, name, timed, profile)  # noqa: E731
         if self.compile_after > 0 and key not in self.waiting and not is_stored(text_key):
             self.waiting.add(key)  # not worth compiling yet: ask again after COMPILE_AFTER more
@@ -81,9 +85,18 @@ class Jit:
             self.reject(pc, f"cannot store compiled code ({e})")
             return None
         self.regions[key] = (fn, region)
+        self.text_keys[key] = text_key
         self.entries[slot] = pc
         self.compiled += 1
         return fn
+
+    def compile_failed(self, pc: int, timed: bool, profile: bool, error: Exception) -> None:
+        """The region at `pc` would not compile: interpret it, in this run and later ones."""
+        why = f"compiling the loop at 0x{pc:08x} failed: {type(error).__name__}"
+        text_key = self.text_keys.pop((pc, timed, profile), None)
+        if text_key is not None:
+            mark_failed(text_key, why)
+        self.reject(pc, why)
 
     def reject(self, pc: int, why: str | None = None) -> None:
         """Never compile at `pc` again (the interpreter runs it); `why` is reported once."""
@@ -102,6 +115,7 @@ class Jit:
         """Forget the regions entered at `pc`; returns its hot-counter slot."""
         for key in [k for k in self.regions if k[0] == pc]:
             del self.regions[key]
+            self.text_keys.pop(key, None)
         slot = (pc >> 2) & HOT_MASK
         self.entries[slot] = -1
         return slot

@@ -84,14 +84,16 @@ def _usable(ins) -> bool:
 def discover(entry: int, read_word, limit: int = MAX_INSTRUCTIONS):
     """The Region of the loop at `entry`: the blocks reachable from it that lead back
     to it (its loop nest and the functions it calls), or None when its first
-    instruction cannot be compiled. read_word(addr) -> int | None reads guest memory."""
+    instruction cannot be compiled or its first block alone is over the limit (numba's
+    SSA pass recurses once per basic block: a 243-instruction VFPU loop body exhausts
+    Python's stack). read_word(addr) -> int | None reads guest memory."""
     blocks = _reachable(entry, read_word)
-    if entry not in blocks:
+    if entry not in blocks or len(blocks[entry].instructions) > limit:
         return None
     kept = _leading_back(entry, blocks)
     ordered, count = [], 0
     for h in blocks:  # in the order found from the entry: the innermost loop first
-        if h in kept and (count + len(blocks[h].instructions) <= limit or h == entry):
+        if h in kept and count + len(blocks[h].instructions) <= limit:
             ordered.append(blocks[h])
             count += len(blocks[h].instructions)
     ordered.sort(key=lambda b: b.head)  # by address: block k is heads[k]

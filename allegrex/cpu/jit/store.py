@@ -43,6 +43,19 @@ def is_stored(key: str) -> bool:
     return (_folder() / f"{module_name}.py").exists()  # written when it was first compiled
 
 
+def failed_before(key: str) -> bool:
+    """Whether compiling this region failed in an earlier run (it is not tried again)."""
+    return (_folder() / f"{_names(key)[1]}.failed").exists()
+
+
+def mark_failed(key: str, why: str) -> None:
+    """Remember that this region cannot be compiled, so later runs do not pay for trying."""
+    try:
+        (_folder() / f"{_names(key)[1]}.failed").write_text(why + "\n")
+    except OSError:
+        pass  # an unwritable cache only costs the next run another try
+
+
 def load(source_for, key: str):
     """The function compiled from source_for(name), the module text defining `name`;
     key identifies the region (the same key must always give the same text)."""
