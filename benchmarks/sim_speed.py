@@ -2,15 +2,17 @@
 
     PYTHONPATH=. python benchmarks/sim_speed.py [--elements N] [--repeat R]
 
-Two hand-assembled kernels: an int8 dot product (lb/lb/mult/mflo/addu) and a float
-multiply-accumulate loop (lwc1/lwc1/mul.s/add.s). Measured:
+Three hand-assembled kernels: an int8 dot product (lb/lb/mult/mflo/addu), a float
+multiply-accumulate loop (lwc1/lwc1/mul.s/add.s) and a VFPU loop (lv.q/vadd.q/vdot.q/
+vc2i.s/vi2f.q, 7 of its 10 words VFPU). Measured:
   - cold: a fresh process with an empty numba cache (compile included; the run loop is
     the same for both kernels, so once),
   - warm: a fresh process with the numba cache filled (load + run), per kernel,
   - steady: the run loop alone, already compiled (MIPS = simulated instructions / s),
     with the cycle model on (the default) and off, interpreted and as a compiled region
     (allegrex.cpu.jit: the loop compiled to machine code once; its compile time is shown),
-and Unicorn (MIPS32 LE, QEMU TCG JIT) runs the identical words in the same process.
+and Unicorn (MIPS32 LE, QEMU TCG JIT) runs the identical words in the same process (not
+the VFPU loop: Unicorn has no VFPU; its results are compared between our four runs).
 
     PYTHONPATH=. python benchmarks/sim_speed.py --llama [--tokens 64]
 
@@ -60,7 +62,9 @@ def kernel(kind, elements, repeat):
     setup = [_enc("lui", rt="s0", imm=repeat >> 16), _enc("ori", rt="s0", rs="s0", imm=repeat & 0xFFFF)]
     outer = [_enc("lui", rt="a0", imm=A >> 16), _enc("lui", rt="a1", imm=B >> 16),
              _enc("lui", rt="a2", imm=elements >> 16), _enc("ori", rt="a2", rs="a2", imm=elements & 0xFFFF)]
-    if kind == "int8":
+    if kind == "vfpu":
+        body, tail = vfpu_body()
+    elif kind == "int8":
         body = [_enc("lb", rt="t0", rs="a0"), _enc("lb", rt="t1", rs="a1"),
                 _enc("addiu", rt="a0", rs="a0", imm=1), _enc("addiu", rt="a1", rs="a1", imm=1),
                 _enc("mult", rs="t0", rt="t1"), _enc("mflo", rd="t2"),
@@ -79,9 +83,22 @@ def kernel(kind, elements, repeat):
     return words
 
 
+def vfpu_body():
+    """The VFPU kernel's inner loop over 32-byte items at a0: two quad loads, vadd.q,
+    vdot.q, vc2i.s, vi2f.q and two vadd.q accumulations into C200 (7 of 10 words VFPU)."""
+    from vfpu.asm import assemble
+    body = [assemble(t) for t in ("lv.q C000, 0(a0)", "lv.q C010, 16(a0)", "vadd.q C020, C000, C010",
+                                  "vdot.q S030, C000, C010", "vc2i.s C100, S000", "vi2f.q C110, C100, 0",
+                                  "vadd.q C200, C200, C020")]
+    body += [_enc("addiu", rt="a0", rs="a0", imm=32), _enc("addiu", rt="a2", rs="a2", imm=-1)]
+    return body, [assemble("vadd.q C200, C200, C110")]
+
+
 def data(kind, elements):
     import numpy as np
     rng = np.random.default_rng(1)
+    if kind == "vfpu":  # 8 floats per item; the second array is unused
+        return rng.standard_normal(8 * elements).astype(np.float32).tobytes(), b""
     if kind == "int8":
         a = rng.integers(-128, 128, elements, dtype=np.int8)
         b = rng.integers(-128, 128, elements, dtype=np.int8)
@@ -108,7 +125,10 @@ def run_allegrex(kind, elements, repeat, timing=True, jit=False):
     dt = time.perf_counter() - t
     assert ev.kind == "break", ev
     assert not jit or m.jit.instructions > 0.95 * m.instructions, "the loop did not run compiled"
-    result = int(m.cpu.regs[2]) if kind == "int8" else float(m.cpu.fpr[3])
+    if kind == "vfpu":  # every VFPU register's bits
+        result = hash(m.cpu.vpr_bits.tobytes())
+    else:
+        result = int(m.cpu.regs[2]) if kind == "int8" else float(m.cpu.fpr[3])
     return m.instructions, dt, result
 
 
@@ -195,7 +215,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--elements", type=int, default=65536)
     parser.add_argument("--repeat", type=int, default=60)
-    parser.add_argument("--child", choices=["int8", "float"])
+    parser.add_argument("--child", choices=["int8", "float", "vfpu"])
     parser.add_argument("--llama", action="store_true", help="also time the full 64-position llama2 scalar run")
     parser.add_argument("--tokens", type=int, default=64, help="positions of the --llama run")
     args = parser.parse_args()
@@ -210,7 +230,7 @@ def main():
           f"{'':>8} {'':>9}")
     print(f"{'kernel':<7} {'instr':>11} {'warm s':>7} {'timed':>9} {'untimed':>9} {'timed':>8} {'untimed':>8} "
           f"{'compile s':>9} {'unicorn':>8} {'timed/unicorn':>13}  results agree")
-    for kind in ("int8", "float"):
+    for kind in ("int8", "float", "vfpu"):
         fresh_process(kind, args.elements, 1)  # make sure the default cache is filled
         warm = fresh_process(kind, args.elements, 1)
         n, dt, ours = run_allegrex(kind, args.elements, args.repeat)
@@ -219,11 +239,15 @@ def main():
         run_allegrex(kind, args.elements, 1, jit=True, timing=False)  # compile the untimed region
         n3, dt3, ours3 = run_allegrex(kind, args.elements, args.repeat, jit=True)
         n4, dt4, ours4 = run_allegrex(kind, args.elements, args.repeat, jit=True, timing=False)
-        udt, theirs = run_unicorn(kind, args.elements, args.repeat)
-        agree = ours == theirs == ours2 == ours3 == ours4
+        agree = ours == ours2 == ours3 == ours4
+        unicorn_mips = ratio = "-"
+        if kind != "vfpu":
+            udt, theirs = run_unicorn(kind, args.elements, args.repeat)
+            agree = agree and ours == theirs
+            unicorn_mips, ratio = f"{n / udt / 1e6:.1f}", f"{udt / dt3:.2f}"
         print(f"{kind:<7} {n:>11,} {warm['total']:>7.2f} {n / dt / 1e6:>9.1f} {n2 / dt2 / 1e6:>9.1f} "
-              f"{n3 / dt3 / 1e6:>8.1f} {n4 / dt4 / 1e6:>8.1f} {compile_s:>9.1f} {n / udt / 1e6:>8.1f} "
-              f"{udt / dt3:>13.2f}  {agree}")
+              f"{n3 / dt3 / 1e6:>8.1f} {n4 / dt4 / 1e6:>8.1f} {compile_s:>9.1f} {unicorn_mips:>8} "
+              f"{ratio:>13}  {agree}")
     print("warm: seconds for a fresh process to import, load the cached run loop and run one pass "
           f"({args.elements} elements); MIPS: {args.repeat} passes, run loop only; timed = with the "
           "cycle model (allegrex.timing), untimed = Machine(timing=False); compiled = the loop as a "

@@ -23,6 +23,7 @@ from numba import njit
 from allegrex.cpu.events import EV_FAULT, EV_NONE, FAULT_LOAD, FAULT_STORE, FAULT_VFPU
 from allegrex.memory import translate
 from vfpu.ops import D, FLOAT_OP, ONE_BITS, OPS, S, T, compare, dot_bits, flush, vector_op
+from vfpu.plain import identity_prefixes, plain_op
 from vfpu.prefix import read_source, write_dest
 from vfpu.regs import MAT_CELLS, VEC_CELLS
 from vfpu.table import (LUT_ROWS, LUT_START, ROW_DN, ROW_MASK, ROW_MATCH, ROW_OP, ROW_PFX, ROW_SIZE,
@@ -220,11 +221,40 @@ def execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, 
                         np.zeros(SCRATCH_SIZE, dtype=np.float32), np.zeros(8, dtype=np.uint32))
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy")
+def is_load_store(op):
+    return op == OP_LV_S or op == OP_SV_S or op == OP_LV_Q or op == OP_SV_Q or \
+        op == OP_LVL_Q or op == OP_LVR_Q or op == OP_SVL_Q or op == OP_SVR_Q
+
+
+@njit(cache=True, inline="always", error_model="numpy")
 def execute_with(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event, scratch, terms):
-    """execute, with float32[SCRATCH_SIZE] working storage from the caller (see new_scratch)."""
+    """execute, with float32[SCRATCH_SIZE] working storage from the caller (see new_scratch).
+    Inlined into its callers (the run loop): loads, stores and the prefix-free common
+    operations (vfpu/plain.py) run without a call; the rest calls execute_rest. A call
+    passing a dozen arrays cost more than most operations themselves."""
     word = np.uint32(word)
     row = decode(word)
+    if row >= 0:
+        op = ROW_OP[row]
+        if is_load_store(op):
+            return load_store(op, word, regs, vpr_bits, mem32, ram_size, event)
+        if identity_prefixes(vctrl) and plain_op(op, ROW_SIZE[row], word, vpr, vpr_bits, scratch, terms):
+            consume_prefixes(vctrl)  # clears the pending flags an explicit identity prefix set
+            return EV_OK
+    return execute_rest(word, row, regs, vpr, vpr_bits, vctrl, event, scratch, terms)
+
+
+@njit(cache=True, error_model="numpy")
+def execute_called(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event, scratch, terms):
+    """execute_with as a function of its own, compiled once: what compiled regions call
+    (inlined into each region it made compiling a VFPU loop ~4x slower)."""
+    return execute_with(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event, scratch, terms)
+
+
+@njit(cache=True, error_model="numpy")
+def execute_rest(word, row, regs, vpr, vpr_bits, vctrl, event, scratch, terms):
+    """Every word but the loads and stores, with the full prefix machinery; row: decode(word)."""
     if row < 0:
         return reject(event, word)
     op = ROW_OP[row]
@@ -236,9 +266,6 @@ def execute_with(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_s
         vctrl[k] = word & (0xFFF if k == 2 else 0xFFFFF)
         vctrl[16 + k] = 1
         return EV_OK
-    if op == OP_LV_S or op == OP_SV_S or op == OP_LV_Q or op == OP_SV_Q or \
-            op == OP_LVL_Q or op == OP_LVR_Q or op == OP_SVL_Q or op == OP_SVR_Q:
-        return load_store(op, word, regs, vpr_bits, mem32, ram_size, event)
     if op == OP_MFV or op == OP_MTV or op == OP_MFVC or op == OP_MTVC:
         rt = (word >> 16) & 0x1F
         if op == OP_MFV:

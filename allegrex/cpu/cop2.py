@@ -6,8 +6,9 @@ Every word of the VFPU opcode space (COP2 except the bvf/bvt branches, opcodes 0
 run loop then advances PC as for any non-branch instruction), or an event code
 (allegrex.cpu.events.EV_*) after filling event[1] (value) and event[3] (extra).
 
-The body forwards to vfpu.exec.execute (decoded through vfpu/table.py). It is inlined
-into the run loop so no separately cached copy of it can hold stale VFPU code: vfpu/
+The body forwards to vfpu.exec.execute_with (decoded through vfpu/table.py). Both are
+inlined into the run loop, so loads, stores and the common operations without prefixes
+run there without a call, and no separately cached copy can hold stale VFPU code: vfpu/
 refreshes its own kernels' cache, and the run loop's cache watches vfpu/ too.
 """
 

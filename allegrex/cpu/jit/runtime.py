@@ -11,7 +11,6 @@ from types import ModuleType
 from numba import njit
 
 from allegrex import memory
-from allegrex.cpu import cop2 as cop2_module
 from allegrex.cpu import fpu, interp
 from allegrex.timing import counters as C
 from allegrex.timing import memory_model as M
@@ -20,6 +19,7 @@ from allegrex.timing.classes import (ANNULLED_SLOT_PENALTY, JUMP_PENALTY, OP_BUS
                                      TAKEN_BRANCH_PENALTY)
 from allegrex.timing.layout import T_DC_DIRTY, T_DC_LRU, T_DC_TAG, T_RATIO_Q8, T_TICK_COST
 from allegrex.timing.vfpu_classes import ROW_ISSUE_Q4, ROW_LATENCY, VCMP_TO_BRANCH, VCMP_TO_MFVC
+from vfpu.exec import execute_called
 
 
 def _plain(helper):
@@ -35,7 +35,7 @@ sx32, clz32, bitrev32, div_signed, div_unsigned, finish = map(_plain, (
     interp.sx32, interp.clz32, interp.bitrev32, interp.div_signed, interp.div_unsigned, interp.finish))
 float_to_word = _plain(fpu.float_to_word)
 cop2 = ModuleType("cop2")  # stands in for the module in the interpreter's `cop2.execute(...)`
-cop2.execute = _plain(cop2_module.execute)
+cop2.execute = execute_called  # one cached function: a plain copy inlined the VFPU short path into every region
 
 # The steps of model.account, called by regions with constant operands: one call is one
 # statement for numba to type (compiling stays fast).

@@ -1,0 +1,101 @@
+"""The common vector operations without prefixes: a short path for the run loop.
+
+When the prefix registers hold the identity (no vpfxs/vpfxt/vpfxd pending), a source lane
+is the register's lane and every result lane is written as computed, so vadd/vsub/vmul/
+vscl/vdot/vi2f/vc2i need none of vector_path's prefix machinery, 48-lane scratch zeroing
+or uint32 views. `plain_op` computes them straight from and into the registers with the
+same float32 arithmetic, denormal flushing and NaN rule as vfpu/ops.py (so the results
+are the same bits); any other operation returns False and takes the full path.
+Every operand is read before the first result is written (overlapping registers see the
+old values, as in vector_path).
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from vfpu.dot import dot_bits
+from vfpu.regs import VEC_CELLS
+from vfpu.table import OPS
+
+OP_VADD, OP_VSUB, OP_VMUL, OP_VSCL = OPS["vadd"], OPS["vsub"], OPS["vmul"], OPS["vscl"]
+OP_VDOT, OP_VI2F, OP_VC2I = OPS["vdot"], OPS["vi2f"], OPS["vc2i"]
+EXP_BITS = np.uint32(0x7F800000)
+SIGN_BIT = np.uint32(0x80000000)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def identity_prefixes(vctrl):
+    """True when vpfxs/vpfxt/vpfxd hold the identity (what consuming them leaves)."""
+    return vctrl[0] == 0xE4 and vctrl[1] == 0xE4 and vctrl[2] == 0
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def flushed_bits(vpr_bits, cell):
+    """The lane's bits with a denormal read as signed zero (ops.flush)."""
+    x = vpr_bits[cell]
+    return x & SIGN_BIT if (x & EXP_BITS) == 0 else x
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def flushed_float(vpr, vpr_bits, cell):
+    """The lane's value with a denormal read as signed zero (ops.flush)."""
+    if (vpr_bits[cell] & EXP_BITS) == 0:
+        return np.float32(-0.0) if vpr_bits[cell] & SIGN_BIT else np.float32(0.0)
+    return vpr[cell]
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def store_float(vpr, vpr_bits, cell, value, positive_nan):
+    """Write a float result, flushing a denormal to signed zero; positive_nan: the adder's
+    NaN has no sign (ops.vector_op's vadd/vsub)."""
+    vpr[cell] = value
+    x = vpr_bits[cell]
+    if (x & EXP_BITS) == 0:
+        vpr_bits[cell] = x & SIGN_BIT
+    elif positive_nan and math.isnan(value):
+        vpr_bits[cell] = x & np.uint32(0x7FFFFFFF)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def plain_op(op, n, word, vpr, vpr_bits, lanes, terms):
+    """Run `op` (size n) when it is one of this module's operations; False otherwise.
+    lanes: float32 working storage (>= 8), terms: uint32[8] (the dot unit's staging)."""
+    rd, rs, rt = word & 0x7F, (word >> 8) & 0x7F, (word >> 16) & 0x7F
+    if op == OP_VADD or op == OP_VSUB or op == OP_VMUL or op == OP_VSCL:
+        for i in range(n):
+            s = flushed_float(vpr, vpr_bits, VEC_CELLS[n, rs, i])
+            if op == OP_VSCL:
+                t = flushed_float(vpr, vpr_bits, VEC_CELLS[1, rt, 0])
+            else:
+                t = flushed_float(vpr, vpr_bits, VEC_CELLS[n, rt, i])
+            if op == OP_VADD:
+                lanes[i] = s + t
+            elif op == OP_VSUB:
+                lanes[i] = s - t
+            else:
+                lanes[i] = s * t
+        for i in range(n):
+            store_float(vpr, vpr_bits, VEC_CELLS[n, rd, i], lanes[i], op == OP_VADD or op == OP_VSUB)
+        return True
+    if op == OP_VDOT:
+        for i in range(n):
+            terms[i] = flushed_bits(vpr_bits, VEC_CELLS[n, rs, i])
+            terms[4 + i] = flushed_bits(vpr_bits, VEC_CELLS[n, rt, i])
+        x = np.uint32(dot_bits(terms, 0, 4, n))
+        vpr_bits[VEC_CELLS[1, rd, 0]] = x & SIGN_BIT if (x & EXP_BITS) == 0 else x
+        return True
+    if op == OP_VI2F:  # not a float op: raw bits in, the converted value out unflushed
+        scale = 2.0 ** -float((word >> 16) & 0x1F)
+        for i in range(n):
+            terms[i] = vpr_bits[VEC_CELLS[n, rs, i]]
+        for i in range(n):
+            vpr[VEC_CELLS[n, rd, i]] = np.float32(float(np.int32(terms[i])) * scale)
+        return True
+    if op == OP_VC2I:  # one source word (S), four destination lanes (either size)
+        x = np.int64(vpr_bits[VEC_CELLS[1, rs, 0]])
+        for i in range(4):
+            vpr_bits[VEC_CELLS[4, rd, i]] = ((x >> (8 * i)) & 0xFF) << 24
+        return True
+    return False
