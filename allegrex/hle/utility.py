@@ -1,9 +1,10 @@
 """sceUtility dialogs answered headlessly: the on-screen keyboard returns `--osk TEXT`,
-message dialogs answer as configured (`yes`, `no` or `back`). Both walk the real status
+message dialogs answer as configured (`yes`, `no` or `back`), savedata requests are
+carried out by savedata.py. Both walk the real status
 sequence: INIT(1) -> VISIBLE(2) -> QUIT(3) after an update -> FINISHED(4) after
 ShutdownStart -> NONE(0)."""
 
-from allegrex.hle import codes
+from allegrex.hle import codes, savedata
 from allegrex.hle.registry import Ptr, hle
 
 NONE, INIT, VISIBLE, QUIT, FINISHED = 0, 1, 2, 3, 4
@@ -31,6 +32,8 @@ class Utility:
         d = self.dialog
         if d.status != NONE:
             return codes.signed(ERROR_WRONG_STATUS)
+        if kind == "savedata":
+            savedata.check_mode(self.k, params)
         d.kind, d.params, d.status = kind, params, INIT
         return 0
 
@@ -52,6 +55,8 @@ class Utility:
             return codes.signed(ERROR_WRONG_STATUS)
         self.finish(kind)
         d.status = QUIT
+        if kind == "savedata":
+            self.k.threads.yield_current()  # measured: a same-priority thread runs during the Update
         return 0
 
     def shutdown(self, kind) -> int:
@@ -65,7 +70,9 @@ class Utility:
         m = self.k.memory
         p = self.dialog.params
         m.write_u32(p + RESULT_OFFSET, 0)
-        if kind == "osk":
+        if kind == "savedata":
+            savedata.run(self.k, p)
+        elif kind == "osk":
             count = m.read_u32(p + COMMON_SIZE)
             data = m.read_u32(p + COMMON_SIZE + 4)
             text = self.k.options.osk_text
@@ -85,7 +92,8 @@ class Utility:
             m.write_u32(p + COMMON_SIZE + 12 + 512 + 4, button)
 
 
-for _kind, _prefix in (("osk", "sceUtilityOsk"), ("msg", "sceUtilityMsgDialog")):
+for _kind, _prefix in (("osk", "sceUtilityOsk"), ("msg", "sceUtilityMsgDialog"),
+                       ("savedata", "sceUtilitySavedata")):
     def _make(kind):
         def init_start(k, params: Ptr) -> int:
             return k.utility.start(kind, params)
