@@ -22,14 +22,19 @@ AUTOLOAD, AUTOSAVE, LOAD, SAVE = 0, 1, 2, 3
 AUTODELETE, DELETE = 9, 10
 MAKEDATASECURE, MAKEDATA, READDATASECURE, READDATA, WRITEDATASECURE, WRITEDATA = 13, 14, 15, 16, 17, 18
 DELETEDATA = 21
+FILES = 12
 LOAD_MODES = {AUTOLOAD, LOAD, READDATASECURE, READDATA}
 SAVE_MODES = {AUTOSAVE, SAVE, MAKEDATASECURE, MAKEDATA, WRITEDATASECURE, WRITEDATA}
 DELETE_MODES = {AUTODELETE, DELETE, DELETEDATA}
+SECURE_SAVES = {AUTOSAVE, SAVE, MAKEDATASECURE, WRITEDATASECURE}  # their file joins SAVEDATA_FILE_LIST
 MODE_NAMES = {4: "LISTLOAD", 5: "LISTSAVE", 6: "LISTDELETE", 7: "LISTALLDELETE", 8: "SIZES",
-              11: "LIST", 12: "FILES", 19: "ERASESECURE", 20: "ERASE", 22: "GETSIZE"}
+              11: "LIST", 19: "ERASESECURE", 20: "ERASE", 22: "GETSIZE"}
+BIND, FILE_LIST = 52, 1528
+FILES_BIND = 0x3FD  # measured: a FILES request leaves this in bind (utility/savedata/filelist)
 
 LOAD_NO_DATA = 0x80110307  # the save folder or its data file is missing (dialog load modes)
 RW_NO_DATA = 0x80110327  # the same for the READDATA/DELETEDATA modes
+RW_DATA_BROKEN = 0x80110326  # the save folder has no PARAM.SFO
 DELETE_NO_DATA = 0x80110347  # AUTODELETE/DELETE of a save that is not there
 SAVE_ACCESS_ERROR = 0x80110385
 SAVEDATA_ROOT = "ms0:/PSP/SAVEDATA/"
@@ -39,10 +44,10 @@ SFO_NAME = "PARAM.SFO"
 def check_mode(k, params: int) -> None:
     """Refuse, at InitStart, a mode this module does not carry out."""
     mode = k.memory.read_u32(params + MODE)
-    if mode not in LOAD_MODES | SAVE_MODES | DELETE_MODES:
+    if mode not in LOAD_MODES | SAVE_MODES | DELETE_MODES | {FILES}:
         name = MODE_NAMES.get(mode, f"unknown mode {mode}")
         raise HleStop("unsupported", f"sceUtilitySavedataInitStart: mode {mode} ({name}) is not "
-                      "implemented (only the load, save, makedata, readdata, writedata and delete modes)")
+                      "implemented (only the load, save, makedata, readdata, writedata, files and delete modes)")
 
 
 def run(k, params: int) -> None:
@@ -57,7 +62,9 @@ def run(k, params: int) -> None:
     if mode in LOAD_MODES:
         result = _load(k, params, folder, file_name, mode)
     elif mode in SAVE_MODES:
-        result = _save(k, params, folder, file_name)
+        result = _save(k, params, folder, file_name, mode in SECURE_SAVES)
+    elif mode == FILES:
+        result = list_files(k, params, folder)
     else:
         result = _delete(k, folder, file_name if mode == DELETEDATA else None)
     m.write_u32(params + RESULT, result & 0xFFFFFFFF)
@@ -82,7 +89,7 @@ def _load(k, params, folder, file_name, mode) -> int:
     return 0
 
 
-def _save(k, params, folder, file_name) -> int:
+def _save(k, params, folder, file_name, secure: bool) -> int:
     m = k.memory
     folder_host = _host(k, folder)
     if folder_host is None:
@@ -98,7 +105,8 @@ def _save(k, params, folder, file_name) -> int:
             buf, size = m.read_u32(params + offset), m.read_u32(params + offset + 8)
             if buf and size:
                 files[name] = m.read(buf, size)
-        files[SFO_NAME] = savedata_sfo(k, params, folder.rsplit("/", 1)[-1], file_name)
+        secure_names = secure_files(k, folder) | ({file_name} if secure and file_name else set())
+        files[SFO_NAME] = savedata_sfo(k, params, folder.rsplit("/", 1)[-1], sorted(secure_names))
         for name, data in files.items():
             _write_file(k, f"{folder}/{name}", data)
     except OSError:
@@ -141,7 +149,7 @@ SFO_FIELDS = (("CATEGORY", SFO_UTF8, 4), ("PARENTAL_LEVEL", SFO_INT, 4),
               ("SAVEDATA_TITLE", SFO_UTF8, 128), ("TITLE", SFO_UTF8, 128))
 
 
-def savedata_sfo(k, params: int, directory: str, file_name: str) -> bytes:
+def savedata_sfo(k, params: int, directory: str, secure_names: list) -> bytes:
     m = k.memory
     text = {"CATEGORY": "MS", "SAVEDATA_DIRECTORY": directory,
             "SAVEDATA_DETAIL": read_cstr(m, params + SFO_DETAIL, 1024),
@@ -149,8 +157,8 @@ def savedata_sfo(k, params: int, directory: str, file_name: str) -> bytes:
             "TITLE": read_cstr(m, params + SFO_TITLE, 128)}
     values = {key: text[key].encode("utf-8") + b"\0" for key in text}
     values["PARENTAL_LEVEL"] = struct.pack("<I", m.read_u8(params + SFO_PARENTAL))
-    file_list = file_name.encode("ascii", "replace")[:12] if file_name else b""
-    values["SAVEDATA_FILE_LIST"] = file_list.ljust(FILE_LIST_ENTRY, b"\0") if file_list else b""
+    values["SAVEDATA_FILE_LIST"] = b"".join(name.encode("ascii", "replace")[:12].ljust(FILE_LIST_ENTRY, b"\0")
+                                            for name in secure_names)
     values["SAVEDATA_PARAMS"] = b""
     return _sfo_bytes(values)
 
@@ -170,3 +178,64 @@ def _sfo_bytes(values: dict) -> bytes:
     key_start = 20 + len(index)
     header = struct.pack("<4sIIII", b"\0PSF", 0x101, key_start, key_start + len(keys), len(SFO_FIELDS))
     return header + index + keys + table
+
+
+def _sfo_raw_values(data: bytes) -> dict:
+    """{key: raw value bytes} of an SFO (binary fields included); {} when it is not one."""
+    if len(data) < 20 or data[:4] != b"\0PSF":
+        return {}
+    _, _, key_start, data_start, count = struct.unpack_from("<4sIIII", data)
+    values = {}
+    for i in range(min(count, (len(data) - 20) // 16)):
+        key_off, _, used, _, data_off = struct.unpack_from("<HHIII", data, 20 + 16 * i)
+        end = data.find(b"\0", key_start + key_off)
+        values[data[key_start + key_off:end].decode("latin-1")] = data[data_start + data_off:data_start + data_off + used]
+    return values
+
+
+def secure_files(k, folder: str) -> set:
+    """The names a save's PARAM.SFO lists in SAVEDATA_FILE_LIST (its secure files)."""
+    host = _host(k, f"{folder}/{SFO_NAME}")
+    if host is None or not os.path.isfile(host):
+        return set()
+    with open(host, "rb") as f:
+        listed = _sfo_raw_values(f.read()).get("SAVEDATA_FILE_LIST", b"")
+    names = (listed[i:i + 13].split(b"\0", 1)[0] for i in range(0, len(listed), FILE_LIST_ENTRY))
+    return {n.decode("latin-1") for n in names if n}
+
+
+SYSTEM_FILES = {SFO_NAME, *FILE_DATA, "ICON1.PNG"}
+FILE_ENTRY_SIZE = 80  # SceUtilitySavedataFileListEntry: mode, attr, size, three times, name[16]
+
+
+def list_files(k, params: int, folder: str) -> int:
+    """FILES: the save's files split into secure (listed in the SFO), normal and system ones.
+    Folders and names with lower case are not listed; st_attr is left as the caller set it."""
+    from allegrex.hle.io import _stat_bytes
+    m = k.memory
+    info = m.read_u32(params + FILE_LIST)
+    folder_host = _host(k, folder)
+    if folder_host is None or not os.path.isdir(folder_host):
+        return codes.signed(RW_NO_DATA)
+    if not os.path.isfile(os.path.join(folder_host, SFO_NAME)):
+        return codes.signed(RW_DATA_BROKEN)
+    m.write_u32(params + BIND, FILES_BIND)
+    if not info:
+        return 0
+    secure = secure_files(k, folder)
+    groups = {"secure": [], "normal": [], "system": []}
+    for name in sorted(os.listdir(folder_host)):
+        host = os.path.join(folder_host, name)
+        if os.path.isdir(host) or name != name.upper():
+            continue
+        kind = "system" if name in SYSTEM_FILES else "secure" if name in secure else "normal"
+        groups[kind].append((name, _stat_bytes(os.stat(host))))
+    for slot, kind in enumerate(("secure", "normal", "system")):
+        limit, table = m.read_u32(info + 4 * slot), m.read_u32(info + 24 + 4 * slot)
+        shown = groups[kind][:limit] if table else []
+        for i, (name, stat) in enumerate(shown):
+            entry = table + FILE_ENTRY_SIZE * i
+            m.write(entry, stat[:4])
+            m.write(entry + 8, stat[8:64] + name.encode("latin-1")[:15].ljust(16, b"\0"))
+        m.write_u32(info + 12 + 4 * slot, len(shown))
+    return 0

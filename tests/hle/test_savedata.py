@@ -12,13 +12,13 @@ PARAMS, DATA, LOADED = 0x08A10000, 0x08A20000, 0x08A30000
 PAYLOAD = bytes(range(1, 17))
 
 
-def _params(k, mode, data_addr, size):
+def _params(k, mode, data_addr, size, file_name=b"DATA.BIN"):
     m = k.memory
     m.write(PARAMS, bytes(1536))
     m.write_u32(PARAMS, 1536)
     m.write_u32(PARAMS + savedata.MODE, mode)
     for offset, text in ((savedata.GAME_NAME, b"TEST99901"), (savedata.SAVE_NAME, b"ABC"),
-                         (savedata.FILE_NAME, b"DATA.BIN"), (savedata.SFO_TITLE, b"pspautotests"),
+                         (savedata.FILE_NAME, file_name), (savedata.SFO_TITLE, b"pspautotests"),
                          (savedata.SFO_SAVEDATA_TITLE, b"a test save"), (savedata.SFO_DETAIL, b"detail")):
         m.write(PARAMS + offset, text + b"\0")
     m.write_u32(PARAMS + savedata.DATA_BUF, data_addr)
@@ -26,9 +26,9 @@ def _params(k, mode, data_addr, size):
     m.write_u32(PARAMS + savedata.DATA_SIZE, size)
 
 
-def _run(k, mode, data_addr, size):
+def _run(k, mode, data_addr, size, file_name=b"DATA.BIN"):
     """The dialog loop a program runs; the statuses seen and the result it stores."""
-    _params(k, mode, data_addr, size)
+    _params(k, mode, data_addr, size, file_name)
     seen = [call(k, "sceUtility", "sceUtilitySavedataInitStart", PARAMS)]
     seen += [call(k, "sceUtility", "sceUtilitySavedataGetStatus") for _ in range(2)]
     seen.append(call(k, "sceUtility", "sceUtilitySavedataUpdate", 1))
@@ -77,7 +77,18 @@ def test_delete_removes_the_save_folder(kernel):
 
 def test_a_mode_not_built_stops_with_its_name(kernel):
     k, _ = kernel
-    _params(k, 12, DATA, 0)
+    _params(k, 8, DATA, 0)
     call(k, "sceUtility", "sceUtilitySavedataInitStart", PARAMS)
     assert k.stop.kind == "unsupported"
-    assert "mode 12 (FILES) is not implemented" in k.stop.message
+    assert "mode 8 (SIZES) is not implemented" in k.stop.message
+
+
+
+def test_secure_writes_join_the_sfo_file_list_and_plain_writes_do_not(kernel):
+    k, ms0 = kernel
+    k.memory.write(DATA, PAYLOAD)
+    _run(k, savedata.MAKEDATASECURE, DATA, len(PAYLOAD))
+    _run(k, savedata.WRITEDATA, DATA, len(PAYLOAD), file_name=b"OTHER.BIN")
+    folder = ms0 / "PSP" / "SAVEDATA" / "TEST99901ABC"
+    assert (folder / "OTHER.BIN").read_bytes() == PAYLOAD
+    assert savedata.secure_files(k, "ms0:/PSP/SAVEDATA/TEST99901ABC") == {"DATA.BIN"}
