@@ -6,7 +6,7 @@ every dialog. Modes not built here stop the run with a clear message instead of 
 import os
 import struct
 
-from allegrex.hle import codes
+from allegrex.hle import codes, savedata_query
 from allegrex.hle.kernel import HleStop
 from allegrex.hle.registry import read_cstr
 
@@ -22,13 +22,13 @@ AUTOLOAD, AUTOSAVE, LOAD, SAVE = 0, 1, 2, 3
 AUTODELETE, DELETE = 9, 10
 MAKEDATASECURE, MAKEDATA, READDATASECURE, READDATA, WRITEDATASECURE, WRITEDATA = 13, 14, 15, 16, 17, 18
 DELETEDATA = 21
-FILES = 12
+SIZES, LIST, FILES, GETSIZE = 8, 11, 12, 22
 LOAD_MODES = {AUTOLOAD, LOAD, READDATASECURE, READDATA}
 SAVE_MODES = {AUTOSAVE, SAVE, MAKEDATASECURE, MAKEDATA, WRITEDATASECURE, WRITEDATA}
 DELETE_MODES = {AUTODELETE, DELETE, DELETEDATA}
 SECURE_SAVES = {AUTOSAVE, SAVE, MAKEDATASECURE, WRITEDATASECURE}  # their file joins SAVEDATA_FILE_LIST
-MODE_NAMES = {4: "LISTLOAD", 5: "LISTSAVE", 6: "LISTDELETE", 7: "LISTALLDELETE", 8: "SIZES",
-              11: "LIST", 19: "ERASESECURE", 20: "ERASE", 22: "GETSIZE"}
+QUERY_MODES = {SIZES, LIST, FILES, GETSIZE}
+MODE_NAMES = {4: "LISTLOAD", 5: "LISTSAVE", 6: "LISTDELETE", 7: "LISTALLDELETE", 19: "ERASESECURE", 20: "ERASE"}
 BIND, FILE_LIST = 52, 1528
 FILES_BIND = 0x3FD  # measured: a FILES request leaves this in bind (utility/savedata/filelist)
 
@@ -44,15 +44,19 @@ SFO_NAME = "PARAM.SFO"
 def check_mode(k, params: int) -> None:
     """Refuse, at InitStart, a mode this module does not carry out."""
     mode = k.memory.read_u32(params + MODE)
-    if mode not in LOAD_MODES | SAVE_MODES | DELETE_MODES | {FILES}:
+    if mode not in LOAD_MODES | SAVE_MODES | DELETE_MODES | QUERY_MODES:
         name = MODE_NAMES.get(mode, f"unknown mode {mode}")
         raise HleStop("unsupported", f"sceUtilitySavedataInitStart: mode {mode} ({name}) is not "
-                      "implemented (only the load, save, makedata, readdata, writedata, files and delete modes)")
+                      "implemented (only the load, save, makedata, readdata, writedata, delete, sizes, getsize, list and files modes)")
 
 
-def run(k, params: int) -> None:
-    """Carry out the request and store its result in the param block."""
+def run(k, params: int, step: int) -> bool:
+    """Carry out the request and store its result in the param block; False when a later
+    Update must finish it (SIZES fills msData one Update after the rest, measured by the
+    order utility/savedata/sizes sees the fields change)."""
     m = k.memory
+    if step == 0:
+        m.write_u32(params + RESULT, 0)
     mode = m.read_u32(params + MODE)
     folder = SAVEDATA_ROOT + read_cstr(m, params + GAME_NAME, 13) + read_cstr(m, params + SAVE_NAME, 20)
     file_name = read_cstr(m, params + FILE_NAME, 13)
@@ -65,9 +69,31 @@ def run(k, params: int) -> None:
         result = _save(k, params, folder, file_name, mode in SECURE_SAVES)
     elif mode == FILES:
         result = list_files(k, params, folder)
+    elif mode == SIZES and step == 0:
+        savedata_query.sizes_free_and_planned(k, params, planned_sizes(k, params, file_name))
+        return False
+    elif mode == SIZES:
+        result = savedata_query.sizes_existing(k, params, lambda guest: _host(k, guest))
+    elif mode == GETSIZE:
+        result = savedata_query.getsize(k, params)
+    elif mode == LIST:  # the entries one Update, their count the next (measured: utility/savedata/idlist)
+        savedata_query.list_ids(k, params, _host(k, SAVEDATA_ROOT), read_cstr(m, params + GAME_NAME, 13),
+                                 read_cstr(m, params + SAVE_NAME, 20), count_only=step > 0)
+        if step == 0:
+            return False
+        result = 0
     else:
         result = _delete(k, folder, file_name if mode == DELETEDATA else None)
     m.write_u32(params + RESULT, result & 0xFFFFFFFF)
+    return True
+
+
+def planned_sizes(k, params: int, file_name: str) -> list:
+    """Byte sizes of the files a save of these params would write, PARAM.SFO included."""
+    m = k.memory
+    sizes = [m.read_u32(params + DATA_SIZE)] if file_name else []
+    sizes += [m.read_u32(params + offset + 8) for offset in FILE_DATA.values() if m.read_u32(params + offset)]
+    return sizes + [len(savedata_sfo(k, params, "", []))]
 
 
 def _host(k, guest: str):

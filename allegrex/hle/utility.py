@@ -21,6 +21,7 @@ class Dialog:
         self.status = NONE
         self.params = 0
         self.kind = None
+        self.step = 0  # Updates done: a savedata request may take more than one
 
 
 class Utility:
@@ -34,7 +35,7 @@ class Utility:
             return codes.signed(ERROR_WRONG_STATUS)
         if kind == "savedata":
             savedata.check_mode(self.k, params)
-        d.kind, d.params, d.status = kind, params, INIT
+        d.kind, d.params, d.status, d.step = kind, params, INIT, 0
         return 0
 
     def get_status(self, kind) -> int:
@@ -53,10 +54,10 @@ class Utility:
         d = self.dialog
         if d.kind != kind or d.status != VISIBLE:
             return codes.signed(ERROR_WRONG_STATUS)
-        self.finish(kind)
-        d.status = QUIT
         if kind == "savedata":
             self.k.threads.yield_current()  # measured: a same-priority thread runs during the Update
+        if self.finish(kind):
+            d.status = QUIT  # else more to do: the dialog stays visible until a later Update
         return 0
 
     def shutdown(self, kind) -> int:
@@ -66,13 +67,16 @@ class Utility:
         d.status = FINISHED
         return 0
 
-    def finish(self, kind) -> None:
+    def finish(self, kind) -> bool:
+        """Do the dialog's work; False when it needs another Update to complete."""
         m = self.k.memory
-        p = self.dialog.params
-        m.write_u32(p + RESULT_OFFSET, 0)
+        d = self.dialog
+        p = d.params
         if kind == "savedata":
-            savedata.run(self.k, p)
-        elif kind == "osk":
+            d.step += 1
+            return savedata.run(self.k, p, d.step - 1)
+        m.write_u32(p + RESULT_OFFSET, 0)
+        if kind == "osk":
             count = m.read_u32(p + COMMON_SIZE)
             data = m.read_u32(p + COMMON_SIZE + 4)
             text = self.k.options.osk_text
@@ -90,6 +94,7 @@ class Utility:
         elif kind == "msg":
             button = MSG_BUTTONS.get(self.k.options.msgdialog_result, 1)
             m.write_u32(p + COMMON_SIZE + 12 + 512 + 4, button)
+        return True
 
 
 for _kind, _prefix in (("osk", "sceUtilityOsk"), ("msg", "sceUtilityMsgDialog"),

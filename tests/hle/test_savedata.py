@@ -77,10 +77,10 @@ def test_delete_removes_the_save_folder(kernel):
 
 def test_a_mode_not_built_stops_with_its_name(kernel):
     k, _ = kernel
-    _params(k, 8, DATA, 0)
+    _params(k, 6, DATA, 0)
     call(k, "sceUtility", "sceUtilitySavedataInitStart", PARAMS)
     assert k.stop.kind == "unsupported"
-    assert "mode 8 (SIZES) is not implemented" in k.stop.message
+    assert "mode 6 (LISTDELETE) is not implemented" in k.stop.message
 
 
 
@@ -92,3 +92,30 @@ def test_secure_writes_join_the_sfo_file_list_and_plain_writes_do_not(kernel):
     folder = ms0 / "PSP" / "SAVEDATA" / "TEST99901ABC"
     assert (folder / "OTHER.BIN").read_bytes() == PAYLOAD
     assert savedata.secure_files(k, "ms0:/PSP/SAVEDATA/TEST99901ABC") == {"DATA.BIN"}
+
+
+def test_size_strings_round_down_to_whole_units():
+    from allegrex.hle.savedata_query import size_text
+    assert [size_text(kb) for kb in (96, 1023, 1024, 0xFFFFFB)] == [b"96 KB", b"1023 KB", b"1 MB", b"15 GB"]
+
+
+def test_list_matches_wildcards_and_reports_entries_then_count(kernel):
+    k, _ = kernel
+    k.memory.write(DATA, PAYLOAD)
+    _run(k, savedata.MAKEDATA, DATA, len(PAYLOAD))
+    info, entries = 0x08A40000, 0x08A40100
+    k.memory.write_u32(info, 10)
+    k.memory.write_u32(info + 4, 0xFFFFFFFF)
+    k.memory.write_u32(info + 8, entries)
+    _params(k, savedata.LIST, DATA, 0)
+    k.memory.write(PARAMS + savedata.SAVE_NAME, b"A?C\0")
+    k.memory.write_u32(PARAMS + 1524, info)
+    call(k, "sceUtility", "sceUtilitySavedataInitStart", PARAMS)
+    call(k, "sceUtility", "sceUtilitySavedataGetStatus")
+    call(k, "sceUtility", "sceUtilitySavedataGetStatus")
+    call(k, "sceUtility", "sceUtilitySavedataUpdate", 1)
+    assert k.memory.read(entries + 52, 4) == b"ABC\0" and k.memory.read_u32(entries) == 0x11FF
+    assert k.memory.read_u32(info + 4) == 0xFFFFFFFF  # the count comes with the next Update
+    call(k, "sceUtility", "sceUtilitySavedataUpdate", 1)
+    assert k.memory.read_u32(info + 4) == 1
+    assert call(k, "sceUtility", "sceUtilitySavedataGetStatus") == 3
