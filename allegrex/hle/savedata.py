@@ -105,6 +105,9 @@ def _host(k, guest: str):
 def _load(k, params, folder, file_name, mode) -> int:
     m = k.memory
     missing = RW_NO_DATA if mode in (READDATA, READDATASECURE) else LOAD_NO_DATA
+    if not file_name:  # only the save's PARAM.SFO is looked at: the data buffer stays as it was
+        sfo = _host(k, f"{folder}/{SFO_NAME}")  # (measured: utility/savedata/loademptyfilename)
+        return 0 if sfo is not None and os.path.isfile(sfo) else codes.signed(missing)
     host = _host(k, f"{folder}/{file_name}")
     if host is None or not os.path.isfile(host):
         return codes.signed(missing)

@@ -60,6 +60,15 @@ def test_save_then_load_round_trips_through_the_host_folder(kernel):
     assert k.memory.read_u32(PARAMS + savedata.DATA_SIZE) == len(PAYLOAD)
 
 
+def test_load_without_a_file_name_leaves_the_buffer(kernel):
+    k, _ = kernel
+    k.memory.write(DATA, PAYLOAD)
+    _run(k, savedata.MAKEDATA, DATA, len(PAYLOAD))
+    k.memory.write(LOADED, b"kept")
+    assert _run(k, savedata.AUTOLOAD, LOADED, 64, file_name=b"") == 0
+    assert k.memory.read(LOADED, 4) == b"kept"
+
+
 def test_load_of_a_missing_save_reports_no_data(kernel):
     k, _ = kernel
     assert _run(k, savedata.AUTOLOAD, LOADED, 64) == savedata.LOAD_NO_DATA
