@@ -49,6 +49,9 @@ class OpenFile:
         self.host = None  # a listed folder's host path
 
 
+FAT_WILDCARDS = "?*"  # not allowed in a memory stick name (measured: utility/savedata/idlist)
+
+
 class IoManager:
     def __init__(self, kernel):
         self.k = kernel
@@ -140,6 +143,8 @@ class IoManager:
         r = self.resolve(path)
         if isinstance(r, int):
             return r
+        if r.device == "ms0" and any(c in r.guest for c in FAT_WILDCARDS):
+            return codes.signed(codes.ERRNO_INVALID_ARGUMENT)
         host = r.host
         if os.path.isdir(host):
             if flags & O_WRONLY:
@@ -261,7 +266,10 @@ def sceIoOpen(k, path: CStr, flags: int, mode: int) -> int:
     fd = k.io.open(path, flags, mode)
     if fd >= 0 and k.io.files[fd].kind != "file":
         return fd
-    return driver_call(k, fd) if fd >= 0 or fd == codes.signed(codes.ERRNO_FILE_NOT_FOUND) else fd
+    # the memory stick driver answers a missing file or a wildcard name itself, taking its time
+    driver_answered = fd in (codes.signed(codes.ERRNO_FILE_NOT_FOUND), codes.signed(codes.ERRNO_INVALID_ARGUMENT)) \
+        and (fd != codes.signed(codes.ERRNO_INVALID_ARGUMENT) or any(c in (path or "") for c in FAT_WILDCARDS))
+    return driver_call(k, fd) if fd >= 0 or driver_answered else fd
 
 
 def _file_call(k, fd, op, moves_data: bool):

@@ -1,6 +1,8 @@
 """The system registry (sceReg), read-only: the categories and keys programs look up, with
-the values of a PSP set to English, Western buttons and UTC. The registry's shape, key
-types and sizes, handles and error codes follow a real PSP's (pspautotests misc/reg)."""
+the settings of the PSP the pspautotests were recorded on (nickname "shadow", English,
+Western buttons, UTC+1, parental level 9: utility/systemparam), the simulated console's
+one configuration (systemparam.py and rtc.py's local time read it here). The registry's
+shape, key types and sizes, handles and error codes follow a real PSP's (misc/reg)."""
 
 from allegrex.hle import codes
 from allegrex.hle.registry import CStr, Ptr, U32, hle
@@ -26,14 +28,14 @@ TREE = {
     "REGISTRY": {"category_version": 102},
     "CONFIG": {
         "SYSTEM": {
-            "owner_name": "PSP",
+            "owner_name": "shadow",
             "backlight_brightness": 3,
             "umd_autoboot": 1,
             "usb_charge": 1,
             "XMB": {"theme_type": 0, "language": 1, "button_assign": 1},  # English; cross confirms
-            "LOCK": {"parental_level": 0},
+            "LOCK": {"parental_level": 9},
         },
-        "DATE": {"time_format": 0, "date_format": 2, "summer_time": 0, "time_zone_offset": 0,
+        "DATE": {"time_format": 0, "date_format": 2, "summer_time": 0, "time_zone_offset": 60,
                  "time_zone_area": "united_kingdom"},
         "PREMO": {"guide_page": 1, "response": 0, "ps3_name": "", "ps3_mac": Bin(6), "ps3_keytype": 0,
                   "ps3_key": Bin(16), "button_assign": 0, "flags": 0},

@@ -8,7 +8,7 @@ a microsecond since 0001-01-01 00:00:00 UTC.
 import calendar
 import re
 
-from allegrex.hle import codes
+from allegrex.hle import codes, reg
 from allegrex.hle.registry import Ptr, S64, U32, U64, hle, read64, write64
 
 TICKS_PER_SECOND = 1_000_000
@@ -191,8 +191,14 @@ def sceRtcGetCurrentClock(k, out: Ptr, tz_minutes: int) -> int:
 
 @hle(RTC)
 def sceRtcGetCurrentClockLocalTime(k, out: Ptr) -> int:
-    write_psptime(k, out, current_tick(k))  # the simulated PSP's time zone is UTC
+    write_psptime(k, out, current_tick(k) + local_minutes() * 60 * TICKS_PER_SECOND)
     return 0
+
+
+def local_minutes() -> int:
+    """The simulated PSP's offset from UTC, as its registry sets it (time zone plus summer time)."""
+    date = reg.lookup("/CONFIG/DATE")
+    return date["time_zone_offset"] + (60 if date["summer_time"] else 0)
 
 
 @hle(RTC)
@@ -419,12 +425,12 @@ def sceRtcFormatRFC3339(k, out: Ptr, tick_ptr: Ptr, tz_minutes: int) -> int:
 
 @hle(RTC)
 def sceRtcFormatRFC2822LocalTime(k, out: Ptr, tick_ptr: Ptr) -> int:
-    return _format(k, out, tick_ptr, 0, False)
+    return _format(k, out, tick_ptr, local_minutes(), False)
 
 
 @hle(RTC)
 def sceRtcFormatRFC3339LocalTime(k, out: Ptr, tick_ptr: Ptr) -> int:
-    return _format(k, out, tick_ptr, 0, True)
+    return _format(k, out, tick_ptr, local_minutes(), True)
 
 
 RFC3339 = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})$")

@@ -487,8 +487,8 @@ def _callback_returned(k) -> None:
     if t.wait is not None and tm.pending_callbacks(t):
         tm.run_callbacks(t)
         return
-    if t.wait is not None and t.wait.kind == "check-callbacks":
-        tm.wake(t, 1)
+    if t.wait is not None and t.wait.kind == "check-callbacks":  # its data: a result other than 1
+        tm.wake(t, 1 if t.wait.data is None else t.wait.data)
     if t.wait is not None:
         t.status = WAITING
         t.context = k.cpu.save_context()

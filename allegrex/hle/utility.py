@@ -1,9 +1,9 @@
 """sceUtility dialogs answered headlessly: the on-screen keyboard returns `--osk TEXT`,
-message dialogs answer as configured (`yes`, `no` or `back`). Both walk the real status
-sequence: INIT(1) -> VISIBLE(2) -> QUIT(3) after an update -> FINISHED(4) after
-ShutdownStart -> NONE(0)."""
+message dialogs answer as configured (`yes`, `no` or `back`) unless aborted, savedata
+requests are carried out by savedata.py. All walk the real status sequence: INIT(1) ->
+VISIBLE(2) -> QUIT(3) after an update -> FINISHED(4) after ShutdownStart -> NONE(0)."""
 
-from allegrex.hle import codes
+from allegrex.hle import codes, savedata
 from allegrex.hle.registry import Ptr, hle
 
 NONE, INIT, VISIBLE, QUIT, FINISHED = 0, 1, 2, 3, 4
@@ -13,6 +13,7 @@ COMMON_SIZE = 48
 OSK_RESULT_CHANGED = 2
 MSG_BUTTONS = {"yes": 1, "no": 2, "back": 3}
 ERROR_WRONG_STATUS = 0x80110001  # a dialog call in the wrong state
+ERROR_NEVER_STARTED = 0x80110005  # Abort before any dialog of its kind was started (utility/msgdialog/abort)
 
 
 class Dialog:
@@ -20,18 +21,34 @@ class Dialog:
         self.status = NONE
         self.params = 0
         self.kind = None
+        self.step = 0  # Updates done: a savedata request may take more than one
+        self.aborted = False  # the program closed it: no answer is given
 
 
 class Utility:
     def __init__(self, kernel):
         self.k = kernel
         self.dialog = Dialog()
+        self.started: set[str] = set()  # dialog kinds started since boot
 
     def start(self, kind, params) -> int:
         d = self.dialog
         if d.status != NONE:
             return codes.signed(ERROR_WRONG_STATUS)
-        d.kind, d.params, d.status = kind, params, INIT
+        if kind == "savedata":
+            savedata.check_mode(self.k, params)
+        d.kind, d.params, d.status, d.step, d.aborted = kind, params, INIT, 0, False
+        self.started.add(kind)
+        return 0
+
+    def abort(self, kind) -> int:
+        """Close a visible dialog without an answer; it reaches QUIT at the next Update."""
+        d = self.dialog
+        if d.kind != kind:
+            return codes.signed(ERROR_WRONG_STATUS if kind in self.started else ERROR_NEVER_STARTED)
+        if d.status != VISIBLE:
+            return codes.signed(ERROR_WRONG_STATUS)
+        d.aborted = True
         return 0
 
     def get_status(self, kind) -> int:
@@ -50,8 +67,13 @@ class Utility:
         d = self.dialog
         if d.kind != kind or d.status != VISIBLE:
             return codes.signed(ERROR_WRONG_STATUS)
-        self.finish(kind)
-        d.status = QUIT
+        if kind == "savedata":
+            self.k.threads.yield_current()  # measured: a same-priority thread runs during the Update
+        if d.aborted:
+            self.k.memory.write_u32(d.params + RESULT_OFFSET, 0)
+            d.status = QUIT
+        elif self.finish(kind):
+            d.status = QUIT  # else more to do: the dialog stays visible until a later Update
         return 0
 
     def shutdown(self, kind) -> int:
@@ -61,9 +83,14 @@ class Utility:
         d.status = FINISHED
         return 0
 
-    def finish(self, kind) -> None:
+    def finish(self, kind) -> bool:
+        """Do the dialog's work; False when it needs another Update to complete."""
         m = self.k.memory
-        p = self.dialog.params
+        d = self.dialog
+        p = d.params
+        if kind == "savedata":
+            d.step += 1
+            return savedata.run(self.k, p, d.step - 1)
         m.write_u32(p + RESULT_OFFSET, 0)
         if kind == "osk":
             count = m.read_u32(p + COMMON_SIZE)
@@ -83,9 +110,11 @@ class Utility:
         elif kind == "msg":
             button = MSG_BUTTONS.get(self.k.options.msgdialog_result, 1)
             m.write_u32(p + COMMON_SIZE + 12 + 512 + 4, button)
+        return True
 
 
-for _kind, _prefix in (("osk", "sceUtilityOsk"), ("msg", "sceUtilityMsgDialog")):
+for _kind, _prefix in (("osk", "sceUtilityOsk"), ("msg", "sceUtilityMsgDialog"),
+                       ("savedata", "sceUtilitySavedata")):
     def _make(kind):
         def init_start(k, params: Ptr) -> int:
             return k.utility.start(kind, params)
@@ -103,3 +132,8 @@ for _kind, _prefix in (("osk", "sceUtilityOsk"), ("msg", "sceUtilityMsgDialog"))
     _fns = _make(_kind)
     for _suffix, _fn in zip(("InitStart", "GetStatus", "Update", "ShutdownStart"), _fns):
         hle(LIB, name=f"{_prefix}{_suffix}")(_fn)
+
+
+@hle(LIB)
+def sceUtilityMsgDialogAbort(k) -> int:
+    return k.utility.abort("msg")

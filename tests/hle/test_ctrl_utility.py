@@ -85,6 +85,23 @@ def test_osk_returns_the_configured_text_with_the_status_sequence():
     assert k.memory.read_u32(data + 44) == 2  # result: text changed
 
 
+def test_msgdialog_abort_closes_without_an_answer_and_checks_the_status():
+    k = make_kernel(RunOptions(msgdialog_result="no"))
+    params, button = 0x08A10000, 0x08A10000 + 48 + 12 + 512 + 4
+    wrong, never = 0x80110001 - (1 << 32), 0x80110005 - (1 << 32)
+    msg = lambda name, *args: call(k, "sceUtility", f"sceUtilityMsgDialog{name}", *args)
+    assert msg("Abort") == never  # no message dialog yet (measured: utility/msgdialog/abort)
+    assert msg("InitStart", params) == 0
+    assert msg("Abort") == wrong  # still starting
+    assert msg("GetStatus") == 1
+    assert msg("Abort") == 0 and msg("Abort") == 0
+    assert msg("Update", 1) == 0 and msg("GetStatus") == 3
+    assert k.memory.read_u32(button) == 0  # aborted: the configured answer is not given
+    assert msg("Abort") == wrong
+    assert msg("ShutdownStart") == 0 and msg("GetStatus") == 4 and msg("GetStatus") == 0
+    assert msg("Abort") == wrong  # one ran before
+
+
 def test_emulator_device_prints_the_test_output():
     out = io.StringIO()
     k = make_kernel(RunOptions(stdout=out))

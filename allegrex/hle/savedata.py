@@ -1,0 +1,270 @@
+"""sceUtilitySavedata run headlessly: saves go to ms0:/PSP/SAVEDATA/<gameName><saveName>/
+through the io sandbox, with a PARAM.SFO laid out like the firmware's; loads read them back.
+The work happens in the dialog's Update, so the status walk is the one utility.py gives
+every dialog. Modes not built here stop the run with a clear message instead of pretending."""
+
+import os
+import struct
+
+from allegrex.hle import codes, savedata_query
+from allegrex.hle.kernel import HleStop
+from allegrex.hle.registry import read_cstr
+
+# SceUtilitySavedataParam field offsets (pspsdk psputility_savedata.h)
+MODE, GAME_NAME, SAVE_NAME, FILE_NAME = 48, 60, 76, 100
+DATA_BUF, DATA_BUF_SIZE, DATA_SIZE = 116, 120, 124
+SFO_TITLE, SFO_SAVEDATA_TITLE, SFO_DETAIL, SFO_PARENTAL = 128, 256, 384, 1408
+FILE_DATA = {"ICON0.PNG": 1412, "ICON1.PMF": 1428, "PIC1.PNG": 1444, "SND0.AT3": 1460}
+KEY, KEY_SIZE = 1500, 16
+RESULT = 28
+
+AUTOLOAD, AUTOSAVE, LOAD, SAVE = 0, 1, 2, 3
+AUTODELETE, DELETE = 9, 10
+MAKEDATASECURE, MAKEDATA, READDATASECURE, READDATA, WRITEDATASECURE, WRITEDATA = 13, 14, 15, 16, 17, 18
+DELETEDATA = 21
+SIZES, LIST, FILES, GETSIZE = 8, 11, 12, 22
+LOAD_MODES = {AUTOLOAD, LOAD, READDATASECURE, READDATA}
+SAVE_MODES = {AUTOSAVE, SAVE, MAKEDATASECURE, MAKEDATA, WRITEDATASECURE, WRITEDATA}
+DELETE_MODES = {AUTODELETE, DELETE, DELETEDATA}
+SECURE_SAVES = {AUTOSAVE, SAVE, MAKEDATASECURE, WRITEDATASECURE}  # their file joins SAVEDATA_FILE_LIST
+QUERY_MODES = {SIZES, LIST, FILES, GETSIZE}
+MODE_NAMES = {4: "LISTLOAD", 5: "LISTSAVE", 6: "LISTDELETE", 7: "LISTALLDELETE", 19: "ERASESECURE", 20: "ERASE"}
+BIND, FILE_LIST = 52, 1528
+FILES_BIND = 0x3FD  # measured: a FILES request leaves this in bind (utility/savedata/filelist)
+
+LOAD_NO_DATA = 0x80110307  # the save folder or its data file is missing (dialog load modes)
+RW_NO_DATA = 0x80110327  # the same for the READDATA/DELETEDATA modes
+RW_DATA_BROKEN = 0x80110326  # the save folder has no PARAM.SFO
+DELETE_NO_DATA = 0x80110347  # AUTODELETE/DELETE of a save that is not there
+SAVE_ACCESS_ERROR = 0x80110385
+SAVEDATA_ROOT = "ms0:/PSP/SAVEDATA/"
+SFO_NAME = "PARAM.SFO"
+
+
+def check_mode(k, params: int) -> None:
+    """Refuse, at InitStart, a mode this module does not carry out."""
+    mode = k.memory.read_u32(params + MODE)
+    if mode not in LOAD_MODES | SAVE_MODES | DELETE_MODES | QUERY_MODES:
+        name = MODE_NAMES.get(mode, f"unknown mode {mode}")
+        raise HleStop("unsupported", f"sceUtilitySavedataInitStart: mode {mode} ({name}) is not "
+                      "implemented (only the load, save, makedata, readdata, writedata, delete, sizes, getsize, list and files modes)")
+
+
+def run(k, params: int, step: int) -> bool:
+    """Carry out the request and store its result in the param block; False when a later
+    Update must finish it (SIZES fills msData one Update after the rest, measured by the
+    order utility/savedata/sizes sees the fields change)."""
+    m = k.memory
+    if step == 0:
+        m.write_u32(params + RESULT, 0)
+    mode = m.read_u32(params + MODE)
+    folder = SAVEDATA_ROOT + read_cstr(m, params + GAME_NAME, 13) + read_cstr(m, params + SAVE_NAME, 20)
+    file_name = read_cstr(m, params + FILE_NAME, 13)
+    if any(m.read_u8(params + KEY + i) for i in range(KEY_SIZE)):
+        k.warn_once(("savedata", "key"), "savedata: a save key was given; the data is stored "
+                    "unencrypted (loads back here, not on a real PSP)")
+    if mode in LOAD_MODES:
+        result = _load(k, params, folder, file_name, mode)
+    elif mode in SAVE_MODES:
+        result = _save(k, params, folder, file_name, mode in SECURE_SAVES)
+    elif mode == FILES:
+        result = list_files(k, params, folder)
+    elif mode == SIZES and step == 0:
+        savedata_query.sizes_free_and_planned(k, params, planned_sizes(k, params, file_name))
+        return False
+    elif mode == SIZES:
+        result = savedata_query.sizes_existing(k, params, lambda guest: _host(k, guest))
+    elif mode == GETSIZE:
+        result = savedata_query.getsize(k, params)
+    elif mode == LIST:  # the entries one Update, their count the next (measured: utility/savedata/idlist)
+        savedata_query.list_ids(k, params, _host(k, SAVEDATA_ROOT), read_cstr(m, params + GAME_NAME, 13),
+                                 read_cstr(m, params + SAVE_NAME, 20), count_only=step > 0)
+        if step == 0:
+            return False
+        result = 0
+    else:
+        result = _delete(k, folder, file_name if mode == DELETEDATA else None)
+    m.write_u32(params + RESULT, result & 0xFFFFFFFF)
+    return True
+
+
+def planned_sizes(k, params: int, file_name: str) -> list:
+    """Byte sizes of the files a save of these params would write, PARAM.SFO included."""
+    m = k.memory
+    sizes = [m.read_u32(params + DATA_SIZE)] if file_name else []
+    sizes += [m.read_u32(params + offset + 8) for offset in FILE_DATA.values() if m.read_u32(params + offset)]
+    return sizes + [len(savedata_sfo(k, params, "", []))]
+
+
+def _host(k, guest: str):
+    """Host path of a guest path through the sandbox, or None when it is refused/unmapped."""
+    r = k.io.resolve(guest)
+    return None if isinstance(r, int) else r.host
+
+
+def _load(k, params, folder, file_name, mode) -> int:
+    m = k.memory
+    missing = RW_NO_DATA if mode in (READDATA, READDATASECURE) else LOAD_NO_DATA
+    if not file_name:  # only the save's PARAM.SFO is looked at: the data buffer stays as it was
+        sfo = _host(k, f"{folder}/{SFO_NAME}")  # (measured: utility/savedata/loademptyfilename)
+        return 0 if sfo is not None and os.path.isfile(sfo) else codes.signed(missing)
+    host = _host(k, f"{folder}/{file_name}")
+    if host is None or not os.path.isfile(host):
+        return codes.signed(missing)
+    with open(host, "rb") as f:
+        data = f.read(m.read_u32(params + DATA_BUF_SIZE))
+    m.write(m.read_u32(params + DATA_BUF), data)
+    m.write_u32(params + DATA_SIZE, len(data))
+    return 0
+
+
+def _save(k, params, folder, file_name, secure: bool) -> int:
+    m = k.memory
+    folder_host = _host(k, folder)
+    if folder_host is None:
+        return codes.signed(SAVE_ACCESS_ERROR)
+    try:
+        os.makedirs(folder_host, exist_ok=True)
+        k.io.created.add(os.path.realpath(folder_host))
+        files = {}
+        if file_name:
+            size = min(m.read_u32(params + DATA_SIZE), m.read_u32(params + DATA_BUF_SIZE))
+            files[file_name] = m.read(m.read_u32(params + DATA_BUF), size)
+        for name, offset in FILE_DATA.items():
+            buf, size = m.read_u32(params + offset), m.read_u32(params + offset + 8)
+            if buf and size:
+                files[name] = m.read(buf, size)
+        secure_names = secure_files(k, folder) | ({file_name} if secure and file_name else set())
+        files[SFO_NAME] = savedata_sfo(k, params, folder.rsplit("/", 1)[-1], sorted(secure_names))
+        for name, data in files.items():
+            _write_file(k, f"{folder}/{name}", data)
+    except OSError:
+        return codes.signed(SAVE_ACCESS_ERROR)
+    return 0
+
+
+def _delete(k, folder, file_name) -> int:
+    """DELETEDATA removes one file; AUTODELETE/DELETE remove the save's folder and its files."""
+    missing = codes.signed(RW_NO_DATA if file_name is not None else DELETE_NO_DATA)
+    folder_host = _host(k, folder)
+    if folder_host is None or not os.path.isdir(folder_host):
+        return missing
+    names = [file_name] if file_name is not None else sorted(os.listdir(folder_host))
+    for name in names:
+        host = _host(k, f"{folder}/{name}")
+        if host is None or not os.path.isfile(host):
+            return missing
+        os.remove(host)
+    if file_name is None:
+        os.rmdir(folder_host)
+    return 0
+
+
+def _write_file(k, guest: str, data: bytes) -> None:
+    host = _host(k, guest)
+    if host is None:
+        raise OSError(f"sandbox refused {guest}")
+    with open(host, "wb") as f:
+        f.write(bytes(data))
+    k.io.created.add(os.path.realpath(host))
+
+
+# PARAM.SFO of a save: (key, format, reserved bytes), sorted by key as the format requires
+SFO_UTF8, SFO_BINARY, SFO_INT = 0x0204, 0x0004, 0x0404
+FILE_LIST_ENTRY, FILE_LIST_BYTES = 32, 3168  # name[13] + hash[16] + pad[3], 99 entries
+SFO_FIELDS = (("CATEGORY", SFO_UTF8, 4), ("PARENTAL_LEVEL", SFO_INT, 4),
+              ("SAVEDATA_DETAIL", SFO_UTF8, 1024), ("SAVEDATA_DIRECTORY", SFO_UTF8, 64),
+              ("SAVEDATA_FILE_LIST", SFO_BINARY, FILE_LIST_BYTES), ("SAVEDATA_PARAMS", SFO_BINARY, 128),
+              ("SAVEDATA_TITLE", SFO_UTF8, 128), ("TITLE", SFO_UTF8, 128))
+
+
+def savedata_sfo(k, params: int, directory: str, secure_names: list) -> bytes:
+    m = k.memory
+    text = {"CATEGORY": "MS", "SAVEDATA_DIRECTORY": directory,
+            "SAVEDATA_DETAIL": read_cstr(m, params + SFO_DETAIL, 1024),
+            "SAVEDATA_TITLE": read_cstr(m, params + SFO_SAVEDATA_TITLE, 128),
+            "TITLE": read_cstr(m, params + SFO_TITLE, 128)}
+    values = {key: text[key].encode("utf-8") + b"\0" for key in text}
+    values["PARENTAL_LEVEL"] = struct.pack("<I", m.read_u8(params + SFO_PARENTAL))
+    values["SAVEDATA_FILE_LIST"] = b"".join(name.encode("ascii", "replace")[:12].ljust(FILE_LIST_ENTRY, b"\0")
+                                            for name in secure_names)
+    values["SAVEDATA_PARAMS"] = b""
+    return _sfo_bytes(values)
+
+
+def _sfo_bytes(values: dict) -> bytes:
+    """Header, index, key table, then each value padded to its field's reserved size."""
+    keys = b"".join(name.encode() + b"\0" for name, _, _ in SFO_FIELDS)
+    keys += b"\0" * (-len(keys) % 4)
+    index, table, key_off = b"", b"", 0
+    for name, fmt, reserved in SFO_FIELDS:
+        raw = values[name][:reserved]
+        # binary fields always count their whole reservation as used, as the firmware writes them
+        used = reserved if fmt == SFO_BINARY else len(raw)
+        index += struct.pack("<HHIII", key_off, fmt, used, reserved, len(table))
+        table += raw.ljust(reserved, b"\0")
+        key_off += len(name) + 1
+    key_start = 20 + len(index)
+    header = struct.pack("<4sIIII", b"\0PSF", 0x101, key_start, key_start + len(keys), len(SFO_FIELDS))
+    return header + index + keys + table
+
+
+def _sfo_raw_values(data: bytes) -> dict:
+    """{key: raw value bytes} of an SFO (binary fields included); {} when it is not one."""
+    if len(data) < 20 or data[:4] != b"\0PSF":
+        return {}
+    _, _, key_start, data_start, count = struct.unpack_from("<4sIIII", data)
+    values = {}
+    for i in range(min(count, (len(data) - 20) // 16)):
+        key_off, _, used, _, data_off = struct.unpack_from("<HHIII", data, 20 + 16 * i)
+        end = data.find(b"\0", key_start + key_off)
+        values[data[key_start + key_off:end].decode("latin-1")] = data[data_start + data_off:data_start + data_off + used]
+    return values
+
+
+def secure_files(k, folder: str) -> set:
+    """The names a save's PARAM.SFO lists in SAVEDATA_FILE_LIST (its secure files)."""
+    host = _host(k, f"{folder}/{SFO_NAME}")
+    if host is None or not os.path.isfile(host):
+        return set()
+    with open(host, "rb") as f:
+        listed = _sfo_raw_values(f.read()).get("SAVEDATA_FILE_LIST", b"")
+    names = (listed[i:i + 13].split(b"\0", 1)[0] for i in range(0, len(listed), FILE_LIST_ENTRY))
+    return {n.decode("latin-1") for n in names if n}
+
+
+SYSTEM_FILES = {SFO_NAME, *FILE_DATA, "ICON1.PNG"}
+FILE_ENTRY_SIZE = 80  # SceUtilitySavedataFileListEntry: mode, attr, size, three times, name[16]
+
+
+def list_files(k, params: int, folder: str) -> int:
+    """FILES: the save's files split into secure (listed in the SFO), normal and system ones.
+    Folders and names with lower case are not listed; st_attr is left as the caller set it."""
+    from allegrex.hle.io import _stat_bytes
+    m = k.memory
+    info = m.read_u32(params + FILE_LIST)
+    folder_host = _host(k, folder)
+    if folder_host is None or not os.path.isdir(folder_host):
+        return codes.signed(RW_NO_DATA)
+    if not os.path.isfile(os.path.join(folder_host, SFO_NAME)):
+        return codes.signed(RW_DATA_BROKEN)
+    m.write_u32(params + BIND, FILES_BIND)
+    if not info:
+        return 0
+    secure = secure_files(k, folder)
+    groups = {"secure": [], "normal": [], "system": []}
+    for name in sorted(os.listdir(folder_host)):
+        host = os.path.join(folder_host, name)
+        if os.path.isdir(host) or name != name.upper():
+            continue
+        kind = "system" if name in SYSTEM_FILES else "secure" if name in secure else "normal"
+        groups[kind].append((name, _stat_bytes(os.stat(host))))
+    for slot, kind in enumerate(("secure", "normal", "system")):
+        limit, table = m.read_u32(info + 4 * slot), m.read_u32(info + 24 + 4 * slot)
+        shown = groups[kind][:limit] if table else []
+        for i, (name, stat) in enumerate(shown):
+            entry = table + FILE_ENTRY_SIZE * i
+            m.write(entry, stat[:4])
+            m.write(entry + 8, stat[8:64] + name.encode("latin-1")[:15].ljust(16, b"\0"))
+        m.write_u32(info + 12 + 4 * slot, len(shown))
+    return 0

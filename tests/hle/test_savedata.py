@@ -1,0 +1,130 @@
+"""sceUtilitySavedata: a save lands in the --ms0 folder with a PARAM.SFO the loader's reader
+parses, a load brings the bytes back, deletes remove them, and unbuilt modes stop the run."""
+
+import pytest
+
+from allegrex.hle import savedata
+from allegrex.hle.kernel import RunOptions
+from helpers import call, make_kernel
+from loader.sfo import read_sfo
+
+PARAMS, DATA, LOADED = 0x08A10000, 0x08A20000, 0x08A30000
+PAYLOAD = bytes(range(1, 17))
+
+
+def _params(k, mode, data_addr, size, file_name=b"DATA.BIN"):
+    m = k.memory
+    m.write(PARAMS, bytes(1536))
+    m.write_u32(PARAMS, 1536)
+    m.write_u32(PARAMS + savedata.MODE, mode)
+    for offset, text in ((savedata.GAME_NAME, b"TEST99901"), (savedata.SAVE_NAME, b"ABC"),
+                         (savedata.FILE_NAME, file_name), (savedata.SFO_TITLE, b"pspautotests"),
+                         (savedata.SFO_SAVEDATA_TITLE, b"a test save"), (savedata.SFO_DETAIL, b"detail")):
+        m.write(PARAMS + offset, text + b"\0")
+    m.write_u32(PARAMS + savedata.DATA_BUF, data_addr)
+    m.write_u32(PARAMS + savedata.DATA_BUF_SIZE, size)
+    m.write_u32(PARAMS + savedata.DATA_SIZE, size)
+
+
+def _run(k, mode, data_addr, size, file_name=b"DATA.BIN"):
+    """The dialog loop a program runs; the statuses seen and the result it stores."""
+    _params(k, mode, data_addr, size, file_name)
+    seen = [call(k, "sceUtility", "sceUtilitySavedataInitStart", PARAMS)]
+    seen += [call(k, "sceUtility", "sceUtilitySavedataGetStatus") for _ in range(2)]
+    seen.append(call(k, "sceUtility", "sceUtilitySavedataUpdate", 1))
+    seen.append(call(k, "sceUtility", "sceUtilitySavedataGetStatus"))
+    seen.append(call(k, "sceUtility", "sceUtilitySavedataShutdownStart"))
+    seen += [call(k, "sceUtility", "sceUtilitySavedataGetStatus") for _ in range(2)]
+    assert seen == [0, 1, 2, 0, 3, 0, 4, 0]
+    return k.memory.read_u32(PARAMS + savedata.RESULT)
+
+
+@pytest.fixture
+def kernel(tmp_path):
+    return make_kernel(RunOptions(ms0=str(tmp_path))), tmp_path
+
+
+def test_save_then_load_round_trips_through_the_host_folder(kernel):
+    k, ms0 = kernel
+    k.memory.write(DATA, PAYLOAD)
+    assert _run(k, savedata.AUTOSAVE, DATA, len(PAYLOAD)) == 0
+    folder = ms0 / "PSP" / "SAVEDATA" / "TEST99901ABC"
+    assert (folder / "DATA.BIN").read_bytes() == PAYLOAD
+    sfo = read_sfo((folder / "PARAM.SFO").read_bytes())
+    assert sfo["CATEGORY"] == "MS" and sfo["SAVEDATA_DIRECTORY"] == "TEST99901ABC"
+    assert sfo["TITLE"] == "pspautotests" and sfo["SAVEDATA_TITLE"] == "a test save"
+    assert sfo["SAVEDATA_DETAIL"] == "detail" and sfo["PARENTAL_LEVEL"] == 0
+    assert sfo["SAVEDATA_FILE_LIST"] == "DATA.BIN"  # the first 32-byte entry names the data file
+    assert _run(k, savedata.AUTOLOAD, LOADED, 64) == 0
+    assert k.memory.read(LOADED, len(PAYLOAD)) == PAYLOAD
+    assert k.memory.read_u32(PARAMS + savedata.DATA_SIZE) == len(PAYLOAD)
+
+
+def test_load_without_a_file_name_leaves_the_buffer(kernel):
+    k, _ = kernel
+    k.memory.write(DATA, PAYLOAD)
+    _run(k, savedata.MAKEDATA, DATA, len(PAYLOAD))
+    k.memory.write(LOADED, b"kept")
+    assert _run(k, savedata.AUTOLOAD, LOADED, 64, file_name=b"") == 0
+    assert k.memory.read(LOADED, 4) == b"kept"
+
+
+def test_load_of_a_missing_save_reports_no_data(kernel):
+    k, _ = kernel
+    assert _run(k, savedata.AUTOLOAD, LOADED, 64) == savedata.LOAD_NO_DATA
+    assert _run(k, savedata.READDATA, LOADED, 64) == savedata.RW_NO_DATA
+
+
+def test_delete_removes_the_save_folder(kernel):
+    k, ms0 = kernel
+    k.memory.write(DATA, PAYLOAD)
+    _run(k, savedata.MAKEDATA, DATA, len(PAYLOAD))
+    assert _run(k, savedata.AUTODELETE, DATA, 0) == 0
+    assert not (ms0 / "PSP" / "SAVEDATA" / "TEST99901ABC").exists()
+    assert _run(k, savedata.AUTODELETE, DATA, 0) == savedata.DELETE_NO_DATA
+
+
+def test_a_mode_not_built_stops_with_its_name(kernel):
+    k, _ = kernel
+    _params(k, 6, DATA, 0)
+    call(k, "sceUtility", "sceUtilitySavedataInitStart", PARAMS)
+    assert k.stop.kind == "unsupported"
+    assert "mode 6 (LISTDELETE) is not implemented" in k.stop.message
+
+
+
+def test_secure_writes_join_the_sfo_file_list_and_plain_writes_do_not(kernel):
+    k, ms0 = kernel
+    k.memory.write(DATA, PAYLOAD)
+    _run(k, savedata.MAKEDATASECURE, DATA, len(PAYLOAD))
+    _run(k, savedata.WRITEDATA, DATA, len(PAYLOAD), file_name=b"OTHER.BIN")
+    folder = ms0 / "PSP" / "SAVEDATA" / "TEST99901ABC"
+    assert (folder / "OTHER.BIN").read_bytes() == PAYLOAD
+    assert savedata.secure_files(k, "ms0:/PSP/SAVEDATA/TEST99901ABC") == {"DATA.BIN"}
+
+
+def test_size_strings_round_down_to_whole_units():
+    from allegrex.hle.savedata_query import size_text
+    assert [size_text(kb) for kb in (96, 1023, 1024, 0xFFFFFB)] == [b"96 KB", b"1023 KB", b"1 MB", b"15 GB"]
+
+
+def test_list_matches_wildcards_and_reports_entries_then_count(kernel):
+    k, _ = kernel
+    k.memory.write(DATA, PAYLOAD)
+    _run(k, savedata.MAKEDATA, DATA, len(PAYLOAD))
+    info, entries = 0x08A40000, 0x08A40100
+    k.memory.write_u32(info, 10)
+    k.memory.write_u32(info + 4, 0xFFFFFFFF)
+    k.memory.write_u32(info + 8, entries)
+    _params(k, savedata.LIST, DATA, 0)
+    k.memory.write(PARAMS + savedata.SAVE_NAME, b"A?C\0")
+    k.memory.write_u32(PARAMS + 1524, info)
+    call(k, "sceUtility", "sceUtilitySavedataInitStart", PARAMS)
+    call(k, "sceUtility", "sceUtilitySavedataGetStatus")
+    call(k, "sceUtility", "sceUtilitySavedataGetStatus")
+    call(k, "sceUtility", "sceUtilitySavedataUpdate", 1)
+    assert k.memory.read(entries + 52, 4) == b"ABC\0" and k.memory.read_u32(entries) == 0x11FF
+    assert k.memory.read_u32(info + 4) == 0xFFFFFFFF  # the count comes with the next Update
+    call(k, "sceUtility", "sceUtilitySavedataUpdate", 1)
+    assert k.memory.read_u32(info + 4) == 1
+    assert call(k, "sceUtility", "sceUtilitySavedataGetStatus") == 3
