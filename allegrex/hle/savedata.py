@@ -7,7 +7,7 @@ mode stops the run with a clear message."""
 import os
 import struct
 
-from allegrex.hle import codes, savedata_list, savedata_query
+from allegrex.hle import codes, savedata_list, savedata_query, savedata_secure
 from allegrex.hle.kernel import HleStop
 from allegrex.hle.registry import read_cstr
 
@@ -68,7 +68,7 @@ def run(k, params: int, step: int) -> bool:
     game = read_cstr(m, params + GAME_NAME, 13)
     folder = SAVEDATA_ROOT + game + read_cstr(m, params + SAVE_NAME, 20)
     file_name = read_cstr(m, params + FILE_NAME, 13)
-    if any(m.read_u8(params + KEY + i) for i in range(KEY_SIZE)):
+    if _has_key(m, params):
         k.warn_once(("savedata", "key"), "savedata: a save key was given; the data is stored "
                     "unencrypted (loads back here, not on a real PSP)")
     if mode in LOAD_MODES:
@@ -138,13 +138,24 @@ def _check_save(k, folder, file_name, rw: bool) -> int:
     return 0
 
 
+def _has_key(m, params) -> bool:
+    return any(m.read_u8(params + KEY + i) for i in range(KEY_SIZE))
+
+
 def _load(k, params, folder, file_name, mode) -> int:
     m = k.memory
-    error = _check_save(k, folder, file_name, mode in (READDATA, READDATASECURE))
+    rw = mode in (READDATA, READDATASECURE)
+    error = _check_save(k, folder, file_name, rw)
+    wanted = savedata_secure.mode_for(k, savedata_secure.version_of(k, params), _has_key(m, params))
+    if not error and mode != READDATA and wanted is None:
+        error = codes.signed(savedata_secure.LOAD_PARAM_ERROR)
     if error or not file_name:  # an empty fileName leaves the data buffer as it was
         return error            # (measured: utility/savedata/loademptyfilename)
+    saved = _sfo_value(k, folder, "SAVEDATA_PARAMS")[:1]
     if mode == READDATA and file_name in secure_files(k, folder):
         return codes.signed(RW_DATA_BROKEN)  # a secure file read as plain data (measured: utility/savedata/loaddata)
+    if mode != READDATA and saved not in (b"", b"\0", bytes([wanted])):
+        return codes.signed(RW_DATA_BROKEN if rw else LOAD_DATA_BROKEN)  # another protection mode
     with open(_host(k, f"{folder}/{file_name}"), "rb") as f:
         data = f.read(m.read_u32(params + DATA_BUF_SIZE))
     m.write(m.read_u32(params + DATA_BUF), data)
@@ -154,6 +165,11 @@ def _load(k, params, folder, file_name, mode) -> int:
 
 def _save(k, params, folder, file_name, secure: bool) -> int:
     m = k.memory
+    protection = savedata_secure.mode_for(k, savedata_secure.version_of(k, params), _has_key(m, params)) if secure else 0
+    if protection is None:
+        k.warn_once(("savedata", "refused"), "savedata: a secure save without a key (or with an unknown "
+                    "secureVersion) is refused with 0x80110388, as on the PSP")
+        return codes.signed(savedata_secure.SAVE_PARAM_ERROR)
     folder_host = _host(k, folder)
     if folder_host is None:
         return codes.signed(SAVE_ACCESS_ERROR)
@@ -169,7 +185,7 @@ def _save(k, params, folder, file_name, secure: bool) -> int:
             if buf and size:
                 files[name] = m.read(buf, size)
         secure_names = secure_files(k, folder) | ({file_name} if secure and file_name else set())
-        files[SFO_NAME] = savedata_sfo(k, params, folder.rsplit("/", 1)[-1], sorted(secure_names))
+        files[SFO_NAME] = savedata_sfo(k, params, folder.rsplit("/", 1)[-1], sorted(secure_names), protection)
         for name, data in files.items():
             _write_file(k, f"{folder}/{name}", data)
     except OSError:
@@ -242,7 +258,8 @@ SFO_FIELDS = (("CATEGORY", SFO_UTF8, 4), ("PARENTAL_LEVEL", SFO_INT, 4),
               ("SAVEDATA_TITLE", SFO_UTF8, 128), ("TITLE", SFO_UTF8, 128))
 
 
-def savedata_sfo(k, params: int, directory: str, secure_names: list) -> bytes:
+def savedata_sfo(k, params: int, directory: str, secure_names: list, protection: int = 0) -> bytes:
+    """PARAM.SFO bytes; `protection` is the savedata_secure mode recorded in SAVEDATA_PARAMS."""
     m = k.memory
     text = {"CATEGORY": "MS", "SAVEDATA_DIRECTORY": directory,
             "SAVEDATA_DETAIL": read_cstr(m, params + SFO_DETAIL, 1024),
@@ -252,7 +269,7 @@ def savedata_sfo(k, params: int, directory: str, secure_names: list) -> bytes:
     values["PARENTAL_LEVEL"] = struct.pack("<I", m.read_u8(params + SFO_PARENTAL))
     values["SAVEDATA_FILE_LIST"] = b"".join(name.encode("ascii", "replace")[:12].ljust(FILE_LIST_ENTRY, b"\0")
                                             for name in secure_names)
-    values["SAVEDATA_PARAMS"] = b""
+    values["SAVEDATA_PARAMS"] = bytes([protection]) if protection else b""
     return _sfo_bytes(values)
 
 
@@ -286,13 +303,18 @@ def _sfo_raw_values(data: bytes) -> dict:
     return values
 
 
-def secure_files(k, folder: str) -> set:
-    """The names a save's PARAM.SFO lists in SAVEDATA_FILE_LIST (its secure files)."""
+def _sfo_value(k, folder: str, key: str) -> bytes:
+    """The raw value of `key` in a save's PARAM.SFO; b"" when there is none."""
     host = _host(k, f"{folder}/{SFO_NAME}")
     if host is None or not os.path.isfile(host):
-        return set()
+        return b""
     with open(host, "rb") as f:
-        listed = _sfo_raw_values(f.read()).get("SAVEDATA_FILE_LIST", b"")
+        return _sfo_raw_values(f.read()).get(key, b"")
+
+
+def secure_files(k, folder: str) -> set:
+    """The names a save's PARAM.SFO lists in SAVEDATA_FILE_LIST (its secure files)."""
+    listed = _sfo_value(k, folder, "SAVEDATA_FILE_LIST")
     names = (listed[i:i + 13].split(b"\0", 1)[0] for i in range(0, len(listed), FILE_LIST_ENTRY))
     return {n.decode("latin-1") for n in names if n}
 

@@ -17,7 +17,7 @@ GROUPS = ["cpu", "io", "sysmem", "rtc", "threads/threads", "threads/semaphores",
           "threads/k0", "threads/wakeup", "threads/events", "power", "dmac", "hash", "intr", "misc", "ccc", "mstick",
           "utility/msgdialog", "utility/savedata", "utility/systemparam", "umd"]
 
-REQUIRED = {  # passing when written (`allegrex test`: 194 of the 215 programs of these groups)
+REQUIRED = {  # passing when written (`allegrex test`: 195 of the 215 programs of these groups)
     "ccc/convertstring", "cpu/cpu_alu/cpu_alu", "cpu/cpu_alu/cpu_branch", "cpu/cpu_alu/cpu_branch2", "cpu/exec/exec_addr",
     "cpu/fpu/fcr", "cpu/fpu/fpu", "cpu/icache/icache", "cpu/lsu/lsu", "cpu/vfpu/colors", "cpu/vfpu/convert",
     "cpu/vfpu/gum", "cpu/vfpu/matrix", "cpu/vfpu/prefixes", "cpu/vfpu/vavg", "cpu/vfpu/vector", "ctrl/ctrl", "ctrl/idle/idle",
@@ -65,6 +65,7 @@ REQUIRED = {  # passing when written (`allegrex test`: 194 of the 215 programs o
     "utility/savedata/deleteemptyfilename", "utility/savedata/filelist", "utility/savedata/getsize",
     "utility/savedata/idlist", "utility/savedata/loadbroken", "utility/savedata/loaddata",
     "utility/savedata/loademptyfilename", "utility/savedata/makedata", "utility/savedata/saveemptyfilename",
+    "utility/savedata/secureversion",
     "utility/savedata/sizes", "utility/systemparam/systemparam",
     "umd/register", "umd/callbacks/umd",
 }

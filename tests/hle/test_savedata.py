@@ -21,6 +21,7 @@ def _params(k, mode, data_addr, size, file_name=b"DATA.BIN"):
                          (savedata.FILE_NAME, file_name), (savedata.SFO_TITLE, b"pspautotests"),
                          (savedata.SFO_SAVEDATA_TITLE, b"a test save"), (savedata.SFO_DETAIL, b"detail")):
         m.write(PARAMS + offset, text + b"\0")
+    m.write(PARAMS + savedata.KEY, bytes(range(1, 17)))  # a game's key, as pspautotests give
     m.write_u32(PARAMS + savedata.DATA_BUF, data_addr)
     m.write_u32(PARAMS + savedata.DATA_BUF_SIZE, size)
     m.write_u32(PARAMS + savedata.DATA_SIZE, size)
@@ -156,6 +157,24 @@ def test_list_all_delete_removes_every_listed_save(kernel):
     root = ms0 / "PSP" / "SAVEDATA"
     assert _list_request(k, savedata.LISTALLDELETE, [b"ABC", b"F1"], focus=0) == savedata.RESULT_CANCELLED
     assert sorted(p.name for p in root.iterdir()) == ["TEST99901Z9"]
+
+
+def test_secure_version_picks_the_protection_mode_and_loads_need_the_same(kernel):
+    from allegrex.hle import savedata_secure
+    k, ms0 = kernel
+    k.sdk_version = 0x06060010
+    k.memory.write(DATA, PAYLOAD)
+    _params(k, savedata.AUTOSAVE, DATA, len(PAYLOAD))
+    k.memory.write_u32(PARAMS + savedata_secure.VERSION, 2)
+    assert _run_prepared(k) == 0
+    assert savedata._sfo_value(k, "ms0:/PSP/SAVEDATA/TEST99901ABC", "SAVEDATA_PARAMS")[:1] == b"\x21"
+    for version, expected in ((2, 0), (3, savedata.LOAD_DATA_BROKEN), (4, savedata_secure.LOAD_PARAM_ERROR)):
+        _params(k, savedata.AUTOLOAD, LOADED, 64)
+        k.memory.write_u32(PARAMS + savedata_secure.VERSION, version)
+        assert _run_prepared(k) == expected
+    _params(k, savedata.AUTOSAVE, DATA, len(PAYLOAD))
+    k.memory.write(PARAMS + savedata.KEY, bytes(16))  # no key: only version 1 may save
+    assert _run_prepared(k) == savedata_secure.SAVE_PARAM_ERROR
 
 
 def test_load_errors_follow_the_firmware_order(kernel):
