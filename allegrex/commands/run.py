@@ -27,7 +27,7 @@ def add_parser(subparsers):
     p.add_argument("--input", metavar="FILE", help="button script: lines '<time> BUTTON[+BUTTON] [for <dur>]'")
     p.add_argument("--press", metavar="B@T", action="append", default=[], help="press a button, e.g. CROSS@2s")
     p.add_argument("--osk", metavar="TEXT", default="", help="text the on-screen keyboard returns")
-    p.add_argument("--msgdialog", choices=("yes", "no", "back"), default="yes", help="message dialog answer")
+    p.add_argument("--msgdialog", choices=("yes", "no", "back"), default="yes", help="message dialog answer, given once the dialog has been visible 60 frames")
     p.add_argument("--screenshot", metavar="FILE.png", help="write the displayed frame at exit")
     p.add_argument("--frames", metavar="DIR", help="write displayed frames as PNG files")
     p.add_argument("--frames-every", metavar="N", type=int, default=1, help="with --frames: every N-th vblank")

@@ -1,12 +1,13 @@
 """sceUtilitySavedata run headlessly: saves go to ms0:/PSP/SAVEDATA/<gameName><saveName>/
 through the io sandbox, with a PARAM.SFO laid out like the firmware's; loads read them back.
 The work happens in the dialog's Update, so the status walk is the one utility.py gives
-every dialog. Modes not built here stop the run with a clear message instead of pretending."""
+every dialog. The list dialogs choose their save headlessly (savedata_list.py); an unknown
+mode stops the run with a clear message."""
 
 import os
 import struct
 
-from allegrex.hle import codes, savedata_query
+from allegrex.hle import codes, savedata_list, savedata_query, savedata_secure
 from allegrex.hle.kernel import HleStop
 from allegrex.hle.registry import read_cstr
 
@@ -19,22 +20,30 @@ KEY, KEY_SIZE = 1500, 16
 RESULT = 28
 
 AUTOLOAD, AUTOSAVE, LOAD, SAVE = 0, 1, 2, 3
+LISTLOAD, LISTSAVE, LISTDELETE, LISTALLDELETE = 4, 5, 6, 7
 AUTODELETE, DELETE = 9, 10
 MAKEDATASECURE, MAKEDATA, READDATASECURE, READDATA, WRITEDATASECURE, WRITEDATA = 13, 14, 15, 16, 17, 18
-DELETEDATA = 21
+ERASESECURE, ERASE, DELETEDATA = 19, 20, 21
 SIZES, LIST, FILES, GETSIZE = 8, 11, 12, 22
 LOAD_MODES = {AUTOLOAD, LOAD, READDATASECURE, READDATA}
 SAVE_MODES = {AUTOSAVE, SAVE, MAKEDATASECURE, MAKEDATA, WRITEDATASECURE, WRITEDATA}
 DELETE_MODES = {AUTODELETE, DELETE, DELETEDATA}
-SECURE_SAVES = {AUTOSAVE, SAVE, MAKEDATASECURE, WRITEDATASECURE}  # their file joins SAVEDATA_FILE_LIST
+SECURE_SAVES = {AUTOSAVE, SAVE, LISTSAVE, MAKEDATASECURE, WRITEDATASECURE}  # their file joins SAVEDATA_FILE_LIST
 QUERY_MODES = {SIZES, LIST, FILES, GETSIZE}
-MODE_NAMES = {4: "LISTLOAD", 5: "LISTSAVE", 6: "LISTDELETE", 7: "LISTALLDELETE", 19: "ERASESECURE", 20: "ERASE"}
+LIST_DIALOGS = {LISTLOAD, LISTSAVE, LISTDELETE, LISTALLDELETE}
+ERASE_MODES = {ERASESECURE, ERASE}
+KNOWN_MODES = LOAD_MODES | SAVE_MODES | DELETE_MODES | QUERY_MODES | LIST_DIALOGS | ERASE_MODES
 BIND, FILE_LIST = 52, 1528
 FILES_BIND = 0x3FD  # measured: a FILES request leaves this in bind (utility/savedata/filelist)
 
-LOAD_NO_DATA = 0x80110307  # the save folder or its data file is missing (dialog load modes)
-RW_NO_DATA = 0x80110327  # the same for the READDATA/DELETEDATA modes
-RW_DATA_BROKEN = 0x80110326  # the save folder has no PARAM.SFO
+# load errors, measured by utility/savedata/loadbroken: checked in this order
+LOAD_NO_DATA = 0x80110307  # the save folder is missing (dialog load modes)
+LOAD_DATA_BROKEN = 0x80110306  # the save folder has no PARAM.SFO
+LOAD_FILE_NOT_FOUND = 0x80110309  # the save is there but fileName is not
+RW_NO_DATA = 0x80110327  # the same three for the READDATA/WRITEDATA/DELETEDATA/ERASE modes
+RW_DATA_BROKEN = 0x80110326
+RW_FILE_NOT_FOUND = 0x80110329
+RESULT_CANCELLED = 1  # a list dialog left without a choice (pspUtilityDialogCommon.result)
 DELETE_NO_DATA = 0x80110347  # AUTODELETE/DELETE of a save that is not there
 SAVE_ACCESS_ERROR = 0x80110385
 SAVEDATA_ROOT = "ms0:/PSP/SAVEDATA/"
@@ -44,10 +53,8 @@ SFO_NAME = "PARAM.SFO"
 def check_mode(k, params: int) -> None:
     """Refuse, at InitStart, a mode this module does not carry out."""
     mode = k.memory.read_u32(params + MODE)
-    if mode not in LOAD_MODES | SAVE_MODES | DELETE_MODES | QUERY_MODES:
-        name = MODE_NAMES.get(mode, f"unknown mode {mode}")
-        raise HleStop("unsupported", f"sceUtilitySavedataInitStart: mode {mode} ({name}) is not "
-                      "implemented (only the load, save, makedata, readdata, writedata, delete, sizes, getsize, list and files modes)")
+    if mode not in KNOWN_MODES:
+        raise HleStop("unsupported", f"sceUtilitySavedataInitStart: unknown mode {mode} (the PSP's are 0-22)")
 
 
 def run(k, params: int, step: int) -> bool:
@@ -58,15 +65,22 @@ def run(k, params: int, step: int) -> bool:
     if step == 0:
         m.write_u32(params + RESULT, 0)
     mode = m.read_u32(params + MODE)
-    folder = SAVEDATA_ROOT + read_cstr(m, params + GAME_NAME, 13) + read_cstr(m, params + SAVE_NAME, 20)
+    game = read_cstr(m, params + GAME_NAME, 13)
+    folder = SAVEDATA_ROOT + game + read_cstr(m, params + SAVE_NAME, 20)
     file_name = read_cstr(m, params + FILE_NAME, 13)
-    if any(m.read_u8(params + KEY + i) for i in range(KEY_SIZE)):
+    if _has_key(m, params):
         k.warn_once(("savedata", "key"), "savedata: a save key was given; the data is stored "
                     "unencrypted (loads back here, not on a real PSP)")
     if mode in LOAD_MODES:
         result = _load(k, params, folder, file_name, mode)
+    elif mode in (WRITEDATA, WRITEDATASECURE) and not _is_dir(k, folder):
+        result = codes.signed(RW_NO_DATA)  # they only write into an existing save (utility/savedata/saveemptyfilename)
     elif mode in SAVE_MODES:
         result = _save(k, params, folder, file_name, mode in SECURE_SAVES)
+    elif mode in LIST_DIALOGS:
+        result = _list_dialog(k, params, game, file_name, mode)
+    elif mode in ERASE_MODES:
+        result = _erase(k, folder, file_name)
     elif mode == FILES:
         result = list_files(k, params, folder)
     elif mode == SIZES and step == 0:
@@ -83,7 +97,7 @@ def run(k, params: int, step: int) -> bool:
             return False
         result = 0
     else:
-        result = _delete(k, folder, file_name if mode == DELETEDATA else None)
+        result = _delete(k, folder, RW_NO_DATA if mode == DELETEDATA else DELETE_NO_DATA)
     m.write_u32(params + RESULT, result & 0xFFFFFFFF)
     return True
 
@@ -102,16 +116,47 @@ def _host(k, guest: str):
     return None if isinstance(r, int) else r.host
 
 
+def _is_dir(k, guest: str) -> bool:
+    host = _host(k, guest)
+    return host is not None and os.path.isdir(host)
+
+
+def _is_file(k, guest: str) -> bool:
+    host = _host(k, guest)
+    return host is not None and os.path.isfile(host)
+
+
+def _check_save(k, folder, file_name, rw: bool) -> int:
+    """0 when the save and its file are there, else the firmware's error: no folder, then
+    no PARAM.SFO, then no fileName (an empty fileName only needs the first two)."""
+    if not _is_dir(k, folder):
+        return codes.signed(RW_NO_DATA if rw else LOAD_NO_DATA)
+    if not _is_file(k, f"{folder}/{SFO_NAME}"):
+        return codes.signed(RW_DATA_BROKEN if rw else LOAD_DATA_BROKEN)
+    if file_name and not _is_file(k, f"{folder}/{file_name}"):
+        return codes.signed(RW_FILE_NOT_FOUND if rw else LOAD_FILE_NOT_FOUND)
+    return 0
+
+
+def _has_key(m, params) -> bool:
+    return any(m.read_u8(params + KEY + i) for i in range(KEY_SIZE))
+
+
 def _load(k, params, folder, file_name, mode) -> int:
     m = k.memory
-    missing = RW_NO_DATA if mode in (READDATA, READDATASECURE) else LOAD_NO_DATA
-    if not file_name:  # only the save's PARAM.SFO is looked at: the data buffer stays as it was
-        sfo = _host(k, f"{folder}/{SFO_NAME}")  # (measured: utility/savedata/loademptyfilename)
-        return 0 if sfo is not None and os.path.isfile(sfo) else codes.signed(missing)
-    host = _host(k, f"{folder}/{file_name}")
-    if host is None or not os.path.isfile(host):
-        return codes.signed(missing)
-    with open(host, "rb") as f:
+    rw = mode in (READDATA, READDATASECURE)
+    error = _check_save(k, folder, file_name, rw)
+    wanted = savedata_secure.mode_for(k, savedata_secure.version_of(k, params), _has_key(m, params))
+    if not error and mode != READDATA and wanted is None:
+        error = codes.signed(savedata_secure.LOAD_PARAM_ERROR)
+    if error or not file_name:  # an empty fileName leaves the data buffer as it was
+        return error            # (measured: utility/savedata/loademptyfilename)
+    saved = _sfo_value(k, folder, "SAVEDATA_PARAMS")[:1]
+    if mode == READDATA and file_name in secure_files(k, folder):
+        return codes.signed(RW_DATA_BROKEN)  # a secure file read as plain data (measured: utility/savedata/loaddata)
+    if mode != READDATA and saved not in (b"", b"\0", bytes([wanted])):
+        return codes.signed(RW_DATA_BROKEN if rw else LOAD_DATA_BROKEN)  # another protection mode
+    with open(_host(k, f"{folder}/{file_name}"), "rb") as f:
         data = f.read(m.read_u32(params + DATA_BUF_SIZE))
     m.write(m.read_u32(params + DATA_BUF), data)
     m.write_u32(params + DATA_SIZE, len(data))
@@ -120,6 +165,11 @@ def _load(k, params, folder, file_name, mode) -> int:
 
 def _save(k, params, folder, file_name, secure: bool) -> int:
     m = k.memory
+    protection = savedata_secure.mode_for(k, savedata_secure.version_of(k, params), _has_key(m, params)) if secure else 0
+    if protection is None:
+        k.warn_once(("savedata", "refused"), "savedata: a secure save without a key (or with an unknown "
+                    "secureVersion) is refused with 0x80110388, as on the PSP")
+        return codes.signed(savedata_secure.SAVE_PARAM_ERROR)
     folder_host = _host(k, folder)
     if folder_host is None:
         return codes.signed(SAVE_ACCESS_ERROR)
@@ -135,7 +185,7 @@ def _save(k, params, folder, file_name, secure: bool) -> int:
             if buf and size:
                 files[name] = m.read(buf, size)
         secure_names = secure_files(k, folder) | ({file_name} if secure and file_name else set())
-        files[SFO_NAME] = savedata_sfo(k, params, folder.rsplit("/", 1)[-1], sorted(secure_names))
+        files[SFO_NAME] = savedata_sfo(k, params, folder.rsplit("/", 1)[-1], sorted(secure_names), protection)
         for name, data in files.items():
             _write_file(k, f"{folder}/{name}", data)
     except OSError:
@@ -143,21 +193,51 @@ def _save(k, params, folder, file_name, secure: bool) -> int:
     return 0
 
 
-def _delete(k, folder, file_name) -> int:
-    """DELETEDATA removes one file; AUTODELETE/DELETE remove the save's folder and its files."""
-    missing = codes.signed(RW_NO_DATA if file_name is not None else DELETE_NO_DATA)
+def _delete(k, folder, missing_code) -> int:
+    """AUTODELETE/DELETE/DELETEDATA: remove the save's folder and all its files, broken
+    saves included (measured: utility/savedata/deletebroken)."""
     folder_host = _host(k, folder)
     if folder_host is None or not os.path.isdir(folder_host):
-        return missing
-    names = [file_name] if file_name is not None else sorted(os.listdir(folder_host))
-    for name in names:
+        return codes.signed(missing_code)
+    for name in sorted(os.listdir(folder_host)):
         host = _host(k, f"{folder}/{name}")
-        if host is None or not os.path.isfile(host):
-            return missing
-        os.remove(host)
-    if file_name is None:
-        os.rmdir(folder_host)
+        if host is not None and os.path.isfile(host):
+            os.remove(host)
+    os.rmdir(folder_host)
     return 0
+
+
+def _erase(k, folder, file_name) -> int:
+    """ERASE(SECURE): remove fileName from an intact save; an empty fileName removes nothing."""
+    error = _check_save(k, folder, file_name, rw=True)
+    if not error and file_name:
+        os.remove(_host(k, f"{folder}/{file_name}"))
+    return error
+
+
+def _list_dialog(k, params, game, file_name, mode) -> int:
+    """LISTLOAD/LISTSAVE/LISTDELETE act on the save savedata_list chooses; LISTALLDELETE
+    deletes every listed save. Once a deletion empties the list the firmware closes with
+    0x80110347; a list that still has saves is left as cancelled (result 1), as the
+    recorded LISTALLDELETE runs end (utility/savedata/deletedata, deletebroken)."""
+    m = k.memory
+    folder_of = lambda name: SAVEDATA_ROOT + game + name
+    mtime_of = savedata_list.mtime_in(lambda name: _host(k, folder_of(name)))
+    names = savedata_list.listed_names(m, params)
+    existing = [n for n in names if mtime_of(n) is not None]
+    chosen = savedata_list.choose(m, params, names if mode == LISTSAVE else existing, mtime_of)
+    if chosen is not None:  # the choice is written back (measured: utility/savedata/loaddata)
+        m.write(params + SAVE_NAME, chosen.encode("latin-1")[:19].ljust(20, b"\0"))
+    if mode == LISTSAVE:
+        return _save(k, params, folder_of(chosen), file_name, True) if chosen else codes.signed(SAVE_ACCESS_ERROR)
+    if mode == LISTLOAD:
+        return _load(k, params, folder_of(chosen), file_name, LOAD) if chosen else codes.signed(LOAD_NO_DATA)
+    if chosen is None:
+        return codes.signed(DELETE_NO_DATA)
+    doomed = existing if mode == LISTALLDELETE else [chosen]
+    for name in doomed:
+        _delete(k, folder_of(name), DELETE_NO_DATA)
+    return RESULT_CANCELLED if mode == LISTALLDELETE or len(doomed) < len(existing) else codes.signed(DELETE_NO_DATA)
 
 
 def _write_file(k, guest: str, data: bytes) -> None:
@@ -178,7 +258,8 @@ SFO_FIELDS = (("CATEGORY", SFO_UTF8, 4), ("PARENTAL_LEVEL", SFO_INT, 4),
               ("SAVEDATA_TITLE", SFO_UTF8, 128), ("TITLE", SFO_UTF8, 128))
 
 
-def savedata_sfo(k, params: int, directory: str, secure_names: list) -> bytes:
+def savedata_sfo(k, params: int, directory: str, secure_names: list, protection: int = 0) -> bytes:
+    """PARAM.SFO bytes; `protection` is the savedata_secure mode recorded in SAVEDATA_PARAMS."""
     m = k.memory
     text = {"CATEGORY": "MS", "SAVEDATA_DIRECTORY": directory,
             "SAVEDATA_DETAIL": read_cstr(m, params + SFO_DETAIL, 1024),
@@ -188,7 +269,7 @@ def savedata_sfo(k, params: int, directory: str, secure_names: list) -> bytes:
     values["PARENTAL_LEVEL"] = struct.pack("<I", m.read_u8(params + SFO_PARENTAL))
     values["SAVEDATA_FILE_LIST"] = b"".join(name.encode("ascii", "replace")[:12].ljust(FILE_LIST_ENTRY, b"\0")
                                             for name in secure_names)
-    values["SAVEDATA_PARAMS"] = b""
+    values["SAVEDATA_PARAMS"] = bytes([protection]) if protection else b""
     return _sfo_bytes(values)
 
 
@@ -222,13 +303,18 @@ def _sfo_raw_values(data: bytes) -> dict:
     return values
 
 
-def secure_files(k, folder: str) -> set:
-    """The names a save's PARAM.SFO lists in SAVEDATA_FILE_LIST (its secure files)."""
+def _sfo_value(k, folder: str, key: str) -> bytes:
+    """The raw value of `key` in a save's PARAM.SFO; b"" when there is none."""
     host = _host(k, f"{folder}/{SFO_NAME}")
     if host is None or not os.path.isfile(host):
-        return set()
+        return b""
     with open(host, "rb") as f:
-        listed = _sfo_raw_values(f.read()).get("SAVEDATA_FILE_LIST", b"")
+        return _sfo_raw_values(f.read()).get(key, b"")
+
+
+def secure_files(k, folder: str) -> set:
+    """The names a save's PARAM.SFO lists in SAVEDATA_FILE_LIST (its secure files)."""
+    listed = _sfo_value(k, folder, "SAVEDATA_FILE_LIST")
     names = (listed[i:i + 13].split(b"\0", 1)[0] for i in range(0, len(listed), FILE_LIST_ENTRY))
     return {n.decode("latin-1") for n in names if n}
 

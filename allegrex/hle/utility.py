@@ -1,9 +1,10 @@
 """sceUtility dialogs answered headlessly: the on-screen keyboard returns `--osk TEXT`,
-message dialogs answer as configured (`yes`, `no` or `back`) unless aborted, savedata
-requests are carried out by savedata.py. All walk the real status sequence: INIT(1) ->
-VISIBLE(2) -> QUIT(3) after an update -> FINISHED(4) after ShutdownStart -> NONE(0)."""
+message dialogs answer as configured (`yes`, `no` or `back`) unless aborted and keep the
+PSP's fade-in and reading time (msgdialog.py), savedata requests are carried out by
+savedata.py. All walk the real status sequence: INIT(1) -> VISIBLE(2) -> QUIT(3) after an
+update -> FINISHED(4) after ShutdownStart -> NONE(0)."""
 
-from allegrex.hle import codes, savedata
+from allegrex.hle import codes, msgdialog, savedata
 from allegrex.hle.registry import Ptr, hle
 
 NONE, INIT, VISIBLE, QUIT, FINISHED = 0, 1, 2, 3, 4
@@ -23,6 +24,9 @@ class Dialog:
         self.kind = None
         self.step = 0  # Updates done: a savedata request may take more than one
         self.aborted = False  # the program closed it: no answer is given
+        self.start_us = self.visible_us = 0  # when InitStart ran / the dialog became visible
+        self.updates = 0  # Updates while visible
+        self.refusal = None  # message dialog: the error the firmware closes it with
 
 
 class Utility:
@@ -38,6 +42,8 @@ class Utility:
         if kind == "savedata":
             savedata.check_mode(self.k, params)
         d.kind, d.params, d.status, d.step, d.aborted = kind, params, INIT, 0, False
+        d.start_us, d.updates = self.k.now_us(), 0
+        d.refusal = msgdialog.refusal(self.k.memory, params) if kind == "msg" else None
         self.started.add(kind)
         return 0
 
@@ -56,6 +62,8 @@ class Utility:
         if d.kind != kind:
             return NONE
         status = d.status
+        if status == INIT and kind == "msg":
+            return self._msg_fade_in()
         if status == INIT:
             d.status = VISIBLE
         elif status == FINISHED:
@@ -67,14 +75,42 @@ class Utility:
         d = self.dialog
         if d.kind != kind or d.status != VISIBLE:
             return codes.signed(ERROR_WRONG_STATUS)
-        if kind == "savedata":
+        if kind in ("savedata", "msg"):
             self.k.threads.yield_current()  # measured: a same-priority thread runs during the Update
-        if d.aborted:
+        if kind == "msg":
+            self._msg_update()
+        elif d.aborted:
             self.k.memory.write_u32(d.params + RESULT_OFFSET, 0)
             d.status = QUIT
         elif self.finish(kind):
             d.status = QUIT  # else more to do: the dialog stays visible until a later Update
         return 0
+
+    def _msg_fade_in(self) -> int:
+        """INIT while the message dialog fades in; then VISIBLE, result 0 unless refused."""
+        d = self.dialog
+        now = self.k.now_us()
+        if now - d.start_us < msgdialog.FADE_IN_US:
+            return INIT
+        d.status, d.visible_us = VISIBLE, now
+        if d.refusal is None:
+            self.k.memory.write_u32(d.params + msgdialog.RESULT, 0)
+        return VISIBLE
+
+    def _msg_update(self) -> None:
+        """An abort closes at this Update, a refusal after its few Updates, an answer once
+        the dialog has been visible long enough."""
+        d = self.dialog
+        d.updates += 1
+        if d.aborted:
+            d.status = QUIT
+        elif d.refusal is not None:
+            if d.updates >= msgdialog.REFUSED_UPDATES:
+                self.k.memory.write_u32(d.params + msgdialog.RESULT, d.refusal)
+                d.status = QUIT
+        elif self.k.now_us() - d.visible_us >= msgdialog.ANSWER_AFTER_US:
+            self.finish("msg")
+            d.status = QUIT
 
     def shutdown(self, kind) -> int:
         d = self.dialog
@@ -109,7 +145,7 @@ class Utility:
             m.write_u32(p + COMMON_SIZE + 8, 0)
         elif kind == "msg":
             button = MSG_BUTTONS.get(self.k.options.msgdialog_result, 1)
-            m.write_u32(p + COMMON_SIZE + 12 + 512 + 4, button)
+            m.write_u32(p + msgdialog.BUTTON_PRESSED, button)
         return True
 
 

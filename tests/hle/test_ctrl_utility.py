@@ -5,7 +5,7 @@ import io
 
 import pytest
 
-from allegrex.hle import ctrl
+from allegrex.hle import ctrl, msgdialog
 from allegrex.hle.kernel import RunOptions
 from helpers import call, make_kernel
 
@@ -94,12 +94,55 @@ def test_msgdialog_abort_closes_without_an_answer_and_checks_the_status():
     assert msg("InitStart", params) == 0
     assert msg("Abort") == wrong  # still starting
     assert msg("GetStatus") == 1
+    k.clock.advance_to(k.now_us() + msgdialog.FADE_IN_US)
+    assert msg("GetStatus") == 2
     assert msg("Abort") == 0 and msg("Abort") == 0
     assert msg("Update", 1) == 0 and msg("GetStatus") == 3
     assert k.memory.read_u32(button) == 0  # aborted: the configured answer is not given
     assert msg("Abort") == wrong
     assert msg("ShutdownStart") == 0 and msg("GetStatus") == 4 and msg("GetStatus") == 0
     assert msg("Abort") == wrong  # one ran before
+
+
+def _msg_frames(k, msg, frames):
+    """A program's dialog loop for `frames` frames: GetStatus, Update, then a frame passes."""
+    statuses = []
+    for _ in range(frames):
+        statuses.append(msg("GetStatus"))
+        if statuses[-1] == 2:
+            msg("Update", 1)
+        k.clock.advance_to(k.now_us() + round(msgdialog.FRAME_US))
+    return statuses
+
+
+def test_msgdialog_fades_in_then_answers_after_60_visible_frames():
+    k = make_kernel(RunOptions(msgdialog_result="no"))
+    params = 0x08A10000
+    k.memory.write_u32(params, 708)
+    k.memory.write_u32(params + msgdialog.MODE, msgdialog.MODE_TEXT)
+    k.memory.write_u32(params + msgdialog.RESULT, 0x1337)
+    msg = lambda name, *args: call(k, "sceUtility", f"sceUtilityMsgDialog{name}", *args)
+    assert msg("InitStart", params) == 0
+    statuses = _msg_frames(k, msg, 120)
+    first_visible, quit_at = statuses.index(2), statuses.index(3)
+    assert statuses[:first_visible] == [1] * first_visible and 33 <= first_visible <= 34
+    assert 60 <= quit_at - first_visible <= 62
+    assert k.memory.read_u32(params + msgdialog.BUTTON_PRESSED) == 2  # "no"
+    assert k.memory.read_u32(params + msgdialog.RESULT) == 0
+
+
+def test_msgdialog_refuses_unknown_options_after_its_fade_in():
+    k = make_kernel(RunOptions())
+    params = 0x08A10000
+    k.memory.write_u32(params, 708)
+    k.memory.write_u32(params + msgdialog.MODE, msgdialog.MODE_TEXT)
+    k.memory.write_u32(params + msgdialog.OPTIONS, 0x201)  # 0x200 is no option (measured: utility/msgdialog/dialog)
+    k.memory.write_u32(params + msgdialog.RESULT, 0x1337)
+    msg = lambda name, *args: call(k, "sceUtility", f"sceUtilityMsgDialog{name}", *args)
+    assert msg("InitStart", params) == 0
+    statuses = _msg_frames(k, msg, 60)
+    assert statuses.index(3) - statuses.index(2) == msgdialog.REFUSED_UPDATES
+    assert k.memory.read_u32(params + msgdialog.RESULT) == msgdialog.ERROR_BAD_OPTION
 
 
 def test_emulator_device_prints_the_test_output():

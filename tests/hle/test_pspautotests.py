@@ -15,9 +15,9 @@ GROUPS = ["cpu", "io", "sysmem", "rtc", "threads/threads", "threads/semaphores",
           "display", "ctrl", "threads/alarm", "threads/vtimers", "threads/fpl", "threads/vpl",
           "threads/msgpipe", "threads/tls", "threads/callbacks", "threads/mutex", "threads/mbx",
           "threads/k0", "threads/wakeup", "threads/events", "power", "dmac", "hash", "intr", "misc", "ccc", "mstick",
-          "utility/savedata", "utility/systemparam", "umd"]
+          "utility/msgdialog", "utility/savedata", "utility/systemparam", "umd"]
 
-REQUIRED = {  # passing when written (`allegrex test`: 186 of the 213 programs of these groups)
+REQUIRED = {  # passing when written (`allegrex test`: 195 of the 215 programs of these groups)
     "ccc/convertstring", "cpu/cpu_alu/cpu_alu", "cpu/cpu_alu/cpu_branch", "cpu/cpu_alu/cpu_branch2", "cpu/exec/exec_addr",
     "cpu/fpu/fcr", "cpu/fpu/fpu", "cpu/icache/icache", "cpu/lsu/lsu", "cpu/vfpu/colors", "cpu/vfpu/convert",
     "cpu/vfpu/gum", "cpu/vfpu/matrix", "cpu/vfpu/prefixes", "cpu/vfpu/vavg", "cpu/vfpu/vector", "ctrl/ctrl", "ctrl/idle/idle",
@@ -61,8 +61,12 @@ REQUIRED = {  # passing when written (`allegrex test`: 186 of the 213 programs o
     "threads/vtimers/getbase", "threads/vtimers/gettime", "threads/vtimers/interrupt",
     "threads/vtimers/refer", "threads/vtimers/sethandler", "threads/vtimers/settime", "threads/vtimers/start",
     "threads/vtimers/stop", "threads/vtimers/vtimer", "threads/wakeup/wakeup",
-    "utility/savedata/autosave", "utility/savedata/filelist", "utility/savedata/getsize", "utility/savedata/idlist",
-    "utility/savedata/makedata", "utility/savedata/sizes", "utility/systemparam/systemparam",
+    "utility/msgdialog/abort", "utility/savedata/autosave", "utility/savedata/deletebroken", "utility/savedata/deletedata",
+    "utility/savedata/deleteemptyfilename", "utility/savedata/filelist", "utility/savedata/getsize",
+    "utility/savedata/idlist", "utility/savedata/loadbroken", "utility/savedata/loaddata",
+    "utility/savedata/loademptyfilename", "utility/savedata/makedata", "utility/savedata/saveemptyfilename",
+    "utility/savedata/secureversion",
+    "utility/savedata/sizes", "utility/systemparam/systemparam",
     "umd/register", "umd/callbacks/umd",
 }
 

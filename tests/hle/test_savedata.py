@@ -21,6 +21,7 @@ def _params(k, mode, data_addr, size, file_name=b"DATA.BIN"):
                          (savedata.FILE_NAME, file_name), (savedata.SFO_TITLE, b"pspautotests"),
                          (savedata.SFO_SAVEDATA_TITLE, b"a test save"), (savedata.SFO_DETAIL, b"detail")):
         m.write(PARAMS + offset, text + b"\0")
+    m.write(PARAMS + savedata.KEY, bytes(range(1, 17)))  # a game's key, as pspautotests give
     m.write_u32(PARAMS + savedata.DATA_BUF, data_addr)
     m.write_u32(PARAMS + savedata.DATA_BUF_SIZE, size)
     m.write_u32(PARAMS + savedata.DATA_SIZE, size)
@@ -84,13 +85,108 @@ def test_delete_removes_the_save_folder(kernel):
     assert _run(k, savedata.AUTODELETE, DATA, 0) == savedata.DELETE_NO_DATA
 
 
-def test_a_mode_not_built_stops_with_its_name(kernel):
+def test_an_unknown_mode_stops_with_its_number(kernel):
     k, _ = kernel
-    _params(k, 6, DATA, 0)
+    _params(k, 23, DATA, 0)
     call(k, "sceUtility", "sceUtilitySavedataInitStart", PARAMS)
     assert k.stop.kind == "unsupported"
-    assert "mode 6 (LISTDELETE) is not implemented" in k.stop.message
+    assert "unknown mode 23" in k.stop.message
 
+
+def _name_list(k, names):
+    """A saveNameList of 20-byte entries ending with an empty one, placed after LOADED."""
+    table = LOADED + 0x100
+    k.memory.write(table, b"".join(n.ljust(20, b"\0") for n in names + [b""]))
+    return table
+
+
+def _make_saves(k, names):
+    k.memory.write(DATA, PAYLOAD)
+    for name in names:
+        _params(k, savedata.MAKEDATASECURE, DATA, len(PAYLOAD))
+        k.memory.write(PARAMS + savedata.SAVE_NAME, name + b"\0")
+        _run_prepared(k)
+
+
+def _run_prepared(k):
+    for fn, arg in (("InitStart", PARAMS), ("GetStatus", None), ("GetStatus", None), ("Update", 1),
+                    ("GetStatus", None), ("ShutdownStart", None), ("GetStatus", None), ("GetStatus", None)):
+        call(k, "sceUtility", f"sceUtilitySavedata{fn}", *([] if arg is None else [arg]))
+    return k.memory.read_u32(PARAMS + savedata.RESULT)
+
+
+def _list_request(k, mode, names, focus, save_name=b"ABC"):
+    _params(k, mode, LOADED, 64)
+    k.memory.write(PARAMS + savedata.SAVE_NAME, save_name.ljust(20, b"\0"))
+    k.memory.write_u32(PARAMS + savedata.savedata_list.SAVE_NAME_LIST, _name_list(k, names))
+    k.memory.write_u32(PARAMS + savedata.savedata_list.FOCUS, focus)
+    return _run_prepared(k)
+
+
+def test_list_load_takes_the_focused_save_and_writes_its_name_back(kernel):
+    k, _ = kernel
+    _make_saves(k, [b"F1", b"M2"])
+    names = [b"ABC", b"F1", b"M2", b"L3"]
+    assert _list_request(k, savedata.LISTLOAD, names, focus=6, save_name=b"") == 0  # last with data
+    assert k.memory.read(PARAMS + savedata.SAVE_NAME, 3) == b"M2\0"
+    assert k.memory.read(LOADED, len(PAYLOAD)) == PAYLOAD
+    assert _list_request(k, savedata.LISTLOAD, [b"ABC", b"L3"], focus=0) == savedata.LOAD_NO_DATA
+
+
+def test_list_save_writes_the_first_empty_slot_when_focused_there(kernel):
+    k, ms0 = kernel
+    _make_saves(k, [b"ABC"])
+    k.memory.write(LOADED, PAYLOAD)
+    assert _list_request(k, savedata.LISTSAVE, [b"ABC", b"F1", b"M2"], focus=7) == 0
+    assert (ms0 / "PSP" / "SAVEDATA" / "TEST99901F1" / "DATA.BIN").read_bytes()[:16] == PAYLOAD
+
+
+def test_list_delete_removes_one_save_and_reports_an_emptied_list(kernel):
+    k, ms0 = kernel
+    _make_saves(k, [b"ABC", b"F1"])
+    root = ms0 / "PSP" / "SAVEDATA"
+    assert _list_request(k, savedata.LISTDELETE, [b"ABC", b"F1"], focus=1) == savedata.RESULT_CANCELLED
+    assert not (root / "TEST99901ABC").exists() and (root / "TEST99901F1").exists()
+    assert _list_request(k, savedata.LISTDELETE, [b"ABC", b"F1"], focus=1) == savedata.DELETE_NO_DATA
+    assert not (root / "TEST99901F1").exists()
+
+
+def test_list_all_delete_removes_every_listed_save(kernel):
+    k, ms0 = kernel
+    _make_saves(k, [b"ABC", b"F1", b"Z9"])
+    root = ms0 / "PSP" / "SAVEDATA"
+    assert _list_request(k, savedata.LISTALLDELETE, [b"ABC", b"F1"], focus=0) == savedata.RESULT_CANCELLED
+    assert sorted(p.name for p in root.iterdir()) == ["TEST99901Z9"]
+
+
+def test_secure_version_picks_the_protection_mode_and_loads_need_the_same(kernel):
+    from allegrex.hle import savedata_secure
+    k, ms0 = kernel
+    k.sdk_version = 0x06060010
+    k.memory.write(DATA, PAYLOAD)
+    _params(k, savedata.AUTOSAVE, DATA, len(PAYLOAD))
+    k.memory.write_u32(PARAMS + savedata_secure.VERSION, 2)
+    assert _run_prepared(k) == 0
+    assert savedata._sfo_value(k, "ms0:/PSP/SAVEDATA/TEST99901ABC", "SAVEDATA_PARAMS")[:1] == b"\x21"
+    for version, expected in ((2, 0), (3, savedata.LOAD_DATA_BROKEN), (4, savedata_secure.LOAD_PARAM_ERROR)):
+        _params(k, savedata.AUTOLOAD, LOADED, 64)
+        k.memory.write_u32(PARAMS + savedata_secure.VERSION, version)
+        assert _run_prepared(k) == expected
+    _params(k, savedata.AUTOSAVE, DATA, len(PAYLOAD))
+    k.memory.write(PARAMS + savedata.KEY, bytes(16))  # no key: only version 1 may save
+    assert _run_prepared(k) == savedata_secure.SAVE_PARAM_ERROR
+
+
+def test_load_errors_follow_the_firmware_order(kernel):
+    k, ms0 = kernel
+    folder = ms0 / "PSP" / "SAVEDATA" / "TEST99901ABC"
+    _make_saves(k, [b"ABC"])
+    (folder / "DATA.BIN").unlink()
+    assert _run(k, savedata.LOAD, LOADED, 64) == savedata.LOAD_FILE_NOT_FOUND
+    assert _run(k, savedata.READDATA, LOADED, 64) == savedata.RW_FILE_NOT_FOUND
+    (folder / "PARAM.SFO").unlink()
+    assert _run(k, savedata.LOAD, LOADED, 64) == savedata.LOAD_DATA_BROKEN
+    assert _run(k, savedata.ERASE, LOADED, 64) == savedata.RW_DATA_BROKEN
 
 
 def test_secure_writes_join_the_sfo_file_list_and_plain_writes_do_not(kernel):
