@@ -99,3 +99,10 @@ def plain_op(op, n, word, vpr, vpr_bits, lanes, terms):
             vpr_bits[VEC_CELLS[4, rd, i]] = ((x >> (8 * i)) & 0xFF) << 24
         return True
     return False
+
+
+@njit(cache=True, error_model="numpy")
+def plain_op_called(op, n, word, vpr, vpr_bits, lanes, terms):
+    """plain_op as a cached function of its own: compiled regions call it with constant
+    operands (allegrex.cpu.jit.vfpu_gen), and LLVM inlines and folds it there."""
+    return plain_op(op, n, word, vpr, vpr_bits, lanes, terms)

@@ -195,3 +195,53 @@ def test_a_region_that_fails_to_compile_is_interpreted_and_not_tried_again(monke
         assert b.jit.instructions == 0
     assert len(tries) == 1
     assert "compiling the loop at 0x" in capsys.readouterr().err
+
+
+def vfpu_loop(n, body_text, advance=None):
+    """`body_text` (VFPU assembly, `;`-separated) run n times, then `advance` (a word moving a0;
+    default: 32 bytes on); ends in break."""
+    from vfpu.asm import assemble
+    body = [assemble(t.strip()) for t in body_text.split(";")]
+    body += [advance or enc("addiu", rt="a0", rs="a0", imm=32), enc("addiu", rt="a2", rs="a2", imm=-1)]
+    return ([enc("lui", rt="a0", imm=DATA >> 16), enc("addiu", rt="a2", rs="zero", imm=n)] + body
+            + [enc("bne", rs="a2", rt="zero", imm=-(len(body) + 1)), 0, enc("break")])
+
+
+# Every word a region runs directly (jit.vfpu_gen), on the data's mix of normal, denormal,
+# infinite and NaN floats, with destinations overlapping sources and row (transposed) operands.
+PLAIN_VFPU_BODY = ("lv.q C000, 0(a0); lv.q C010, 16(a0); lv.s S020, 4(a0); vadd.q C100, C000, C010; "
+                   "vsub.t C110, C000, C010; vmul.p C120, C000, C010; vscl.q C130, C000, S020; "
+                   "vdot.q S200, C000, C010; vc2i.s C210, S000; vi2f.q C220, C210, 3; vadd.s S230, S230, S200; "
+                   "vmul.q C010, C010, C000; vsub.q R300, R300, C010; vdot.t S201, C000, R300; "
+                   "vscl.p C310, C310, S201; vi2f.s S320, S010, 31; sv.q C100, 2048(a0); sv.s S200, 2064(a0)")
+
+
+@pytest.mark.parametrize("timing", [False, True])
+def test_vfpu_loop_of_plain_operations_loads_and_stores(timing):
+    a, b, events = run_both(vfpu_loop(40, PLAIN_VFPU_BODY), timing=timing)
+    assert events[-1].kind == "break" and b.jit.instructions > 0.9 * b.instructions
+    assert a.memory.read(DATA + 2048, 16) != bytes(range(16))  # the stores did write
+
+
+def test_vfpu_loop_budgets_stop_at_the_same_instruction():
+    run_both(vfpu_loop(40, PLAIN_VFPU_BODY), steps=[9, 1, 201, 3, 77, 100000])
+
+
+@pytest.mark.parametrize("access", ["lv.q C000, 0(a0)", "sv.q C000, 0(a0)", "lv.s S000, 0(a0)",
+                                    "sv.s S000, 0(a0)"])
+def test_a_vfpu_load_or_store_fault_in_a_compiled_loop_is_the_interpreters(access):
+    # a0 walks by 64 KiB per iteration until it leaves RAM
+    words = [enc("lui", rt="t3", imm=1)] + vfpu_loop(1000, access + "; vadd.q C100, C100, C000",
+                                                     advance=enc("addu", rd="a0", rs="a0", rt="t3"))
+    _, b, events = run_both(words)
+    assert events[0].kind == "fault" and b.jit.instructions > 0
+
+
+def test_vfpu_prefixes_inside_a_compiled_loop_take_the_full_path():
+    # vpfxs/vpfxt/vpfxd before plain operations: the identity guard fails, execute_called runs them
+    body = ("lv.q C000, 0(a0); lv.q C010, 16(a0); vpfxs [-x, y, |z|, 1]; vadd.q C100, C000, C010; "
+            "vpfxt [x, x, y, 0]; vdot.q S200, C000, C010; vpfxd [0:1, , m, -1:1]; vmul.q C110, C000, C010; "
+            "vscl.q C120, C110, S200; vpfxs [y, x, w, z]; vi2f.q C130, C000, 1; vpfxd [, m, , ]; "
+            "vc2i.s C210, S010; sv.q C100, 2048(a0)")
+    a, b, events = run_both(vfpu_loop(40, body))
+    assert events[-1].kind == "break" and b.jit.instructions > 0.9 * b.instructions

@@ -17,6 +17,7 @@ from allegrex.cpu.decode import SEM, TABLE
 from allegrex.cpu.jit import timing_gen as TG
 from allegrex.cpu.jit.region import BRANCHES, TRANSFERS, Region
 from allegrex.cpu.jit.semantics import specialised
+from allegrex.cpu.jit.vfpu_gen import direct_source
 from allegrex.timing.classes import F_STORE, OP_FLAGS
 
 PHYS_MASK = 0x1FFFFFFF
@@ -115,6 +116,10 @@ class _Writer:
         if npc_text.isdigit():
             known["npc"] = int(npc_text)
         body = specialised(ins.sem, known, [f"stop = {g}"])
+        if ins.sem == S_VFPU:
+            direct = direct_source(w, body[0])  # body[0]: `status = cop2.execute(...)`
+            if direct:
+                body = direct + body[1:]
         L += body
         if ins.sem == S_VFPU or any(line.lstrip().startswith("regs[0] =") for line in body):
             L.append("regs[0] = 0")
@@ -197,6 +202,8 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
            "from allegrex.cpu.jit.runtime import (branch_cost, cache_op_call, dcache, fetch_line, find_block,",
            "    icache_fetch_call, jump_cost, produce, profile_slot, step_bound, tick, vfpu_account_call,",
            "    wait_sources, wait_unit)",
+           "from allegrex.cpu.jit.runtime import (vfpu_consume_prefixes, vfpu_identity_prefixes, vfpu_load_store,",
+           "    vfpu_plain_op)  # the VFPU words a region runs directly (jit.vfpu_gen)",
            "",
            f"HEADS = np.array({region.heads!r}, dtype=np.int64)",
            f"CODE_PCS = np.array({pcs!r}, dtype=np.int64)",

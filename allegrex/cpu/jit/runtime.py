@@ -19,6 +19,8 @@ from allegrex.timing.classes import (ANNULLED_SLOT_PENALTY, JUMP_PENALTY, OP_BUS
                                      TAKEN_BRANCH_PENALTY)
 from allegrex.timing.layout import T_DC_DIRTY, T_DC_LRU, T_DC_TAG, T_RATIO_Q8, T_TICK_COST
 from allegrex.timing.vfpu_classes import ROW_ISSUE_Q4, ROW_LATENCY, VCMP_TO_BRANCH, VCMP_TO_MFVC
+from vfpu import exec as vfpu_exec
+from vfpu import plain as vfpu_plain
 from vfpu.exec import execute_called
 
 
@@ -36,6 +38,10 @@ sx32, clz32, bitrev32, div_signed, div_unsigned, finish = map(_plain, (
 float_to_word = _plain(fpu.float_to_word)
 cop2 = ModuleType("cop2")  # stands in for the module in the interpreter's `cop2.execute(...)`
 cop2.execute = execute_called  # one cached function: a plain copy inlined the VFPU short path into every region
+# The short path's pieces, for the words a region runs directly (jit.vfpu_gen).
+vfpu_plain_op = vfpu_plain.plain_op_called
+vfpu_load_store, vfpu_identity_prefixes, vfpu_consume_prefixes = map(_plain, (
+    vfpu_exec.load_store, vfpu_plain.identity_prefixes, vfpu_exec.consume_prefixes))
 
 # The steps of model.account, called by regions with constant operands: one call is one
 # statement for numba to type (compiling stays fast).
