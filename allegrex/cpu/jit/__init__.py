@@ -32,6 +32,11 @@ NEVER = np.iinfo(np.int32).min  # a hot count that cannot reach the threshold ag
 MAX_STALE = 2  # code found rewritten this often under a region: interpret it from then on
 
 
+def stored_key(region, timed: bool, profile: bool) -> str:
+    """What a region's compiled code is stored under: its words and the modes it counts."""
+    return repr((sorted(region.words.items()), timed, profile))
+
+
 def default_threshold() -> int:
     if os.environ.get("ALLEGREX_JIT", "1") == "0":
         return 0
@@ -52,7 +57,6 @@ class Jit:
         self.hot = np.zeros(HOT_SIZE, dtype=np.int32)
         self.entries = np.full(HOT_SIZE, -1, dtype=np.int64)  # compiled region's entry per slot
         self.regions = {}  # (entry, timed, profile) -> (function, Region)
-        self.text_keys = {}  # (entry, timed, profile) -> the key its code is stored under
         self.waiting = set()  # keys seen hot once, whose region is not compiled yet
         self.stale = {}  # entry -> times its compiled code was found overwritten
         self.warned = False
@@ -70,7 +74,7 @@ class Jit:
             self.reject(pc)
             return None
         slot = (pc >> 2) & HOT_MASK
-        text_key = repr((sorted(region.words.items()), timed, profile))
+        text_key = stored_key(region, timed, profile)
         if failed_before(text_key):
             self.reject(pc)
             return None
@@ -85,7 +89,6 @@ class Jit:
             self.reject(pc, f"cannot store compiled code ({e})")
             return None
         self.regions[key] = (fn, region)
-        self.text_keys[key] = text_key
         self.entries[slot] = pc
         self.compiled += 1
         return fn
@@ -93,9 +96,9 @@ class Jit:
     def compile_failed(self, pc: int, timed: bool, profile: bool, error: Exception) -> None:
         """The region at `pc` would not compile: interpret it, in this run and later ones."""
         why = f"compiling the loop at 0x{pc:08x} failed: {type(error).__name__}"
-        text_key = self.text_keys.pop((pc, timed, profile), None)
-        if text_key is not None:
-            mark_failed(text_key, why)
+        found = self.regions.get((pc, timed, profile))
+        if found is not None:
+            mark_failed(stored_key(found[1], timed, profile), why)
         self.reject(pc, why)
 
     def reject(self, pc: int, why: str | None = None) -> None:
@@ -115,7 +118,6 @@ class Jit:
         """Forget the regions entered at `pc`; returns its hot-counter slot."""
         for key in [k for k in self.regions if k[0] == pc]:
             del self.regions[key]
-            self.text_keys.pop(key, None)
         slot = (pc >> 2) & HOT_MASK
         self.entries[slot] = -1
         return slot
