@@ -70,6 +70,11 @@ class Ge:
         self.send(op, float_arg(value))
 
     # --- sceGu* ---
+    def vertex_type(self, through: bool) -> None:
+        """The transform bit of the vertex type sceGuDrawArray sends (GU_TRANSFORM_2D =
+        through mode); the other fields only matter to the vertex decoder."""
+        self.send(regs.VERTEXTYPE, regs.THROUGH_BIT if through else 0)
+
     def enable(self, state: str) -> None:
         if state == "FRAGMENT_2X":
             self.fragment_2x = 0x10000

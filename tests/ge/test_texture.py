@@ -102,3 +102,294 @@ def test_texture_functions_match_psp(pspautotests, name, tfx):
         if got != want:
             mismatches.append(f"{section}/{title}: {got} != {want}")
     assert not mismatches, "\n".join(mismatches[:20])
+
+
+# ---------------------------------------------------------------- gpu/texcolors
+
+
+def draw_8x8_texel(ge, psm, tfx, tcc, expose_alpha=False):
+    """drawTexFlush of the texcolors programs: an 8x8 texture (clamped, nearest) on a
+    through-mode sprite at (0, 0)-(2, 2) with uv (0, 0)-(2, 2); pixel (0, 0) shows texel
+    (0, 0). exposeAlpha blends FIX 0 * src + SRC_ALPHA * dst onto a white buffer."""
+    ge.enable("TEXTURE_2D")
+    ge.tex_mode(psm)
+    ge.tex_wrap(gu.CLAMP, gu.CLAMP)
+    ge.tex_func(tfx, tcc)
+    ge.tex_slope(2.0)
+    ge.tex_image(0, 8, 8, 8, gu.TEX_ADDR)
+    if expose_alpha:
+        ge.enable("BLEND")
+        ge.blend_func(gu.ADD, gu.FIX, gu.SRC_ALPHA, 0, 0xFFFFFF)
+    else:
+        ge.disable("BLEND")
+    ge.vertex_type(through=True)
+    ge.draw_pixel(0, 0, 0xFFFFFFFF, u=0.0, v=0.0)
+
+
+def texcolor_ge():
+    ge = Ge()
+    gu.autotest_init(ge)
+    ge.depth_range(65535, 65500)
+    ge.tex_filter(gu.NEAREST, gu.NEAREST)
+    ge.fill_fb(0)
+    return ge
+
+
+@pytest.mark.parametrize("name, psm, texels", [
+    ("rgb565", gu.PSM_5650, {"White": 0xFFFF, "Red": 0x000E, "Gray": 0x8410, "Brown": 0x2825}),
+    ("rgba4444", gu.PSM_4444, {"White": 0xFFFF, "Red": 0x000F, "Gray": 0x8888, "Brown": 0x0525}),
+    ("rgba5551", gu.PSM_5551, {"White": 0xFFFF, "Red": 0x000E, "Gray": 0x4210, "Brown": 0x9425}),
+])
+def test_16bit_texel_formats_match_psp(pspautotests, name, psm, texels):
+    expected = gu.expected_lines(pspautotests, f"gpu/texcolors/{name}")
+    ge = texcolor_ge()
+    for title, texel in texels.items():
+        ge.write_words(gu.TEX_ADDR, [texel] * 64, "<H")
+        draw_8x8_texel(ge, psm, gu.TFX_DECAL, gu.TCC_RGB)
+        assert f"{ge.fb_word() & 0xFFFFFF:06x}" == expected[("", title)], title
+        ge.fill_fb(0)
+
+
+def dxt_color_block(c1, c2, lines):
+    return bytes(lines) + c1.to_bytes(2, "little") + c2.to_bytes(2, "little")
+
+
+DXT_IMAGES = [  # (title, color1, color2, line byte) as the texcolors programs fill them
+    ("White 0", 0xFFFF, 0xFFFF, 0), ("White 1", 0xFFFF, 0xFFFF, 0x55),
+    ("White 2", 0xFFFF, 0xFFFF, 0xAA), ("White 3", 0xFFFF, 0xFFFF, 0xFF),
+    ("First greater 0", 0xFFE3, 0x8410, 0), ("First greater 1", 0xFFE3, 0x8410, 0x55),
+    ("First greater 2", 0xFFE3, 0x8410, 0xAA), ("First greater 3", 0xFFE3, 0x8410, 0xFF),
+    ("First lesser 0", 0x8410, 0xF85F, 0), ("First lesser 1", 0x8410, 0xF85F, 0x55),
+    ("First lesser 2", 0x8410, 0xF85F, 0xAA), ("First lesser 3", 0x8410, 0xF85F, 0xFF),
+    ("Color mix 2", 0x7890, 0x1234, 0xAA), ("Color mix 3", 0x7890, 0x1234, 0xFF),
+]
+TOP_LEFT_LINES = [0x02, 0, 0, 0]
+
+
+def dxt_pixel_pair(ge, psm, blocks):
+    """The programs' testDrawingBox: colour drawn on black, then alpha shown on white."""
+    ge.memory.write(gu.TEX_ADDR, b"".join(blocks))
+    draw_8x8_texel(ge, psm, gu.TFX_REPLACE, gu.TCC_RGBA)
+    color = ge.fb_word() & 0xFFFFFF
+    ge.fill_fb(0xFFFFFFFF)
+    draw_8x8_texel(ge, psm, gu.TFX_REPLACE, gu.TCC_RGBA, expose_alpha=True)
+    alpha = ge.fb_word() & 0xFFFFFF
+    ge.fill_fb(0)
+    return f"{color:06x} / {alpha:06x}"
+
+
+def test_dxt1_matches_psp(pspautotests):
+    expected = gu.expected_lines(pspautotests, "gpu/texcolors/dxt1")
+    ge = texcolor_ge()
+    images = [(t, dxt_color_block(c1, c2, [line] * 4)) for t, c1, c2, line in DXT_IMAGES]
+    images.append(("Top left pixel only", dxt_color_block(0x7777, 0x1356, TOP_LEFT_LINES)))
+    for title, block in images:
+        assert dxt_pixel_pair(ge, gu.PSM_DXT1, [block] * 4) == expected[("", title)], title
+
+
+def test_dxt3_matches_psp(pspautotests):
+    expected = gu.expected_lines(pspautotests, "gpu/texcolors/dxt3")
+    ge = texcolor_ge()
+    images = [(t, dxt_color_block(c1, c2, [line] * 4), 0x5555) for t, c1, c2, line in DXT_IMAGES]
+    images += [("Alpha 0", dxt_color_block(0x7890, 0x1234, [0xAA] * 4), 0x0000),
+               ("Alpha F", dxt_color_block(0x7890, 0x1234, [0xFF] * 4), 0xFFFF)]
+    for title, color, alpha_line in images:
+        block = color + alpha_line.to_bytes(2, "little") * 4
+        assert dxt_pixel_pair(ge, gu.PSM_DXT3, [block] * 4) == expected[("", title)], title
+    top_left = dxt_color_block(0x7777, 0x1356, TOP_LEFT_LINES) + bytes([0xF, 0, 0, 0, 0, 0, 0, 0])
+    assert dxt_pixel_pair(ge, gu.PSM_DXT3, [top_left] * 4) == expected[("", "Top left pixel only")]
+
+
+def dxt5_block(color, a1, a2, bits48):
+    return color + (bits48 & 0xFFFFFFFF).to_bytes(4, "little") + (bits48 >> 32).to_bytes(2, "little") + bytes([a1, a2])
+
+
+def test_dxt5_matches_psp(pspautotests):
+    """Every alpha index 0-7 for the programs' images and for alpha 1 = 0xFF against all
+    256 alpha 2 values (8-step and 6-step ramps with their rounding)."""
+    expected = gu.expected_lines(pspautotests, "gpu/texcolors/dxt5")
+    ge = texcolor_ge()
+    images = [(t, dxt_color_block(c1, c2, [line] * 4), 0x55, 0xFF) for t, c1, c2, line in DXT_IMAGES]
+    mix = dxt_color_block(0x7890, 0x1234, [0xAA] * 4)
+    images += [("Alpha greater", mix, 0xFF, 0x00), ("Alpha equal", mix, 0x00, 0xFF)]
+    images += [(f"Alpha {a2:02x}", mix, 0xFF, a2) for a2 in range(256)]
+    for title, color, a1, a2 in images:
+        for index in range(8):
+            bits = sum(index << (3 * k) for k in range(16))
+            got = dxt_pixel_pair(ge, gu.PSM_DXT5, [dxt5_block(color, a1, a2, bits)] * 4)
+            key = ("", f"{title} (alpha={index})")
+            assert got == expected[key], key
+    top_left = dxt_color_block(0x7777, 0x1356, TOP_LEFT_LINES)
+    for index in range(8):
+        got = dxt_pixel_pair(ge, gu.PSM_DXT5, [dxt5_block(top_left, 0xE1, 0x59, index)] * 4)
+        assert got == expected[("", f"Top left pixel only (alpha={index})")]
+
+
+# ---------------------------------------------------------------- gpu/clut
+
+
+def clut_pattern(pspautotests, name):
+    """The clutPattern words of a gpu/clut program, read from its source."""
+    source = (pspautotests / "tests" / "gpu" / "clut" / f"{name}.cpp").read_text()
+    body = source[source.index("clutPattern[] = {"):]
+    body = body[:body.index("};")]
+    return [int(w, 16) for w in re.findall(r"0x[0-9A-Fa-f]{8}", body)]
+
+
+CLUT_ADDR = gu.TEX_ADDR + 0x1000
+
+
+def clut_pixel(ge, index_bytes, clutfmt, blocks=0xFF, shift=0, mask=0xFF, start=0, clut_addr=CLUT_ADDR):
+    """drawTexFlush of the clut programs: a 1x1 T32 texture (buffer width 16) whose
+    texel is `index_bytes`, DECAL/RGB, the CLUT loaded then its mode set; the sprite
+    covers the screen and pixel (0, 0) is read without its alpha, then cleared."""
+    ge.memory.write(gu.TEX_ADDR, bytes(index_bytes).ljust(16, b"\0"))
+    ge.enable("TEXTURE_2D")
+    ge.tex_mode(gu.PSM_T32)
+    ge.tex_func(gu.TFX_DECAL, gu.TCC_RGB)
+    ge.tex_image(0, 1, 1, 16, gu.TEX_ADDR)
+    ge.clut_load(blocks, clut_addr)
+    ge.clut_mode(clutfmt, shift, mask, start)
+    ge.vertex_type(through=True)
+    ge.draw_pixel(0, 0, 0xFFFFFFFF)
+    value = ge.fb_word() & 0xFFFFFF
+    ge.fill_fb(0)
+    return f"{value:06x}"
+
+
+def clut_ge(pspautotests, name):
+    ge = Ge()
+    ge.draw_buffer(gu.PSM_8888, 0, 512)
+    ge.tex_filter(gu.NEAREST, gu.NEAREST)
+    ge.write_words(CLUT_ADDR, clut_pattern(pspautotests, name))
+    return ge
+
+
+FORMATS = [("8888", gu.PSM_8888), ("4444", gu.PSM_4444)]
+
+
+def test_clut_index_shifts_match_psp(pspautotests):
+    """Shifts 0-33 (5 bits: 32 and 33 wrap to 0 and 1) of a 32-bit index."""
+    expected = gu.expected_lines(pspautotests, "gpu/clut/shifts")
+    ge = clut_ge(pspautotests, "shifts")
+    for fmt_name, fmt in FORMATS:
+        for shift in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 20, 21, 24, 28, 30, 31, 32, 33]:
+            for texel in (0xFFFFFFFF, 0x12345678):
+                got = clut_pixel(ge, texel.to_bytes(4, "little"), fmt, shift=shift)
+                key = (f"Index shifts {fmt_name}", f"  Index shift {shift} ({texel:08X})")
+                assert got == expected[key], key
+
+
+def test_clut_index_masks_match_psp(pspautotests):
+    expected = gu.expected_lines(pspautotests, "gpu/clut/masks")
+    ge = clut_ge(pspautotests, "masks")
+    for fmt_name, fmt in FORMATS:
+        for mask in [0x00, 0x01, 0x02, 0x0F, 0xF0, 0x77, 0x80, 0x55]:
+            got = clut_pixel(ge, [255], fmt, mask=mask)
+            key = (f"Index shifts {fmt_name}", f"  Index mask {mask:02x}")
+            assert got == expected[key], key
+
+
+def test_clut_start_offsets_match_psp(pspautotests):
+    """The start position (in 16-entry steps) ORs into the index and wraps inside the
+    1024-byte CLUT (256 entries of 8888, 512 of 16-bit colours)."""
+    expected = gu.expected_lines(pspautotests, "gpu/clut/offset")
+    ge = clut_ge(pspautotests, "offset")
+    for fmt_name, fmt in FORMATS:
+        for start in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 21, 30, 31]:
+            for index in (0, 1, 15, 16, 255):
+                got = clut_pixel(ge, [index], fmt, start=start)
+                key = (f"Index offsets {fmt_name}", f"  Index offset {start} ({index})")
+                assert got == expected[key], key
+
+
+def test_clut_load_address_and_size_match_psp(pspautotests):
+    """CLUTADDR is 16-byte aligned; 0 blocks loads nothing (the previous CLUT stays); a
+    load from outside memory reads zeros."""
+    expected = gu.expected_lines(pspautotests, "gpu/clut/address")
+    ge = clut_ge(pspautotests, "address")
+    for offset in [0, 1, 2, 3, 4, 8, 9, 12, 15, 16]:
+        got = clut_pixel(ge, [0], gu.PSM_8888, blocks=1, clut_addr=CLUT_ADDR + offset)
+        assert got == expected[("", f"Offset {offset}")], offset
+    vram_end = 0x04000000 + 0x200000  # the program uses the last mirror; the plain view here
+    ge.write_words(vram_end - 16, clut_pattern(pspautotests, "address")[:4])
+    for blocks in [0, 1, 2, 3, 4, 8, 9, 12, 15, 16, 63]:
+        got = clut_pixel(ge, [0], gu.PSM_8888, blocks=blocks, clut_addr=vram_end - 16)
+        assert got == expected[("", f"Blocks near edge {blocks}")], blocks
+    assert clut_pixel(ge, [0], gu.PSM_8888, blocks=1, clut_addr=0x04800010) == expected[("", "Outside VRAM")]
+    assert clut_pixel(ge, [0], gu.PSM_8888, blocks=1, clut_addr=vram_end - 16) == expected[("", "Reset")]
+
+
+def test_clut4_and_clut8_and_clut16_index_widths():
+    """Hand-computed: CLUT4 takes the low nibble for even u and the high one for odd u;
+    CLUT8 a byte; CLUT16 a little-endian halfword; 5650 palette entries expand."""
+    ge = Ge()
+    palette = [0xF800 | i for i in range(256)]  # 5650: blue 0x1F, red = i & 0x1F, green = i >> 5
+    ge.write_words(CLUT_ADDR, palette, "<H")
+    ge.clut_load(16, CLUT_ADDR)
+    ge.clut_mode(gu.PSM_5650, 0, 0xFF, 0)
+    ge.memory.write(gu.TEX_ADDR, bytes([0x21, 0x43, 0x65, 0x87]) + bytes(28))
+
+    def expect(i):
+        r, g = i & 0x1F, (i >> 5) & 0x3F
+        return 0xFF000000 | (0xFF << 16) | ((g << 2 | g >> 4) << 8) | (r << 3 | r >> 2)
+
+    ge.tex_mode(gu.PSM_T4)
+    ge.tex_image(0, 8, 1, 32, gu.TEX_ADDR)
+    assert [ge.texel((u + 0.5) / 8, 0.5) for u in range(8)] == [expect(n) for n in (1, 2, 3, 4, 5, 6, 7, 8)]
+    ge.tex_mode(gu.PSM_T8)
+    ge.tex_image(0, 4, 1, 16, gu.TEX_ADDR)
+    assert [ge.texel((u + 0.5) / 4, 0.5) for u in range(4)] == [expect(n) for n in (0x21, 0x43, 0x65, 0x87)]
+    ge.tex_mode(gu.PSM_T16)
+    ge.tex_image(0, 2, 1, 8, gu.TEX_ADDR)
+    # 16-bit indices 0x4321 and 0x8765 masked to 8 bits by the 0xFF index mask
+    assert [ge.texel((u + 0.5) / 2, 0.5) for u in range(2)] == [expect(0x21), expect(0x65)]
+
+
+# ---------------------------------------------------------------- gpu/textures/mipmap
+
+
+MIP_VERTS = {  # through-mode sprite: (title, lod = log2 of level-0 texels per pixel)
+    "  1:1": 0.0, "  Magnify": -2.0, "  Minify 2x WH": 1.0, "  Minify 4x W": 2.0,
+    "  Minify 4x H": 2.0, "  Minify 64x": 6.0, "  Minify 256x": 8.0,
+}
+
+
+def test_mip_levels_and_lod_modes_match_psp(pspautotests):
+    """Eight 8888 levels 256..2 of flat grey 0x00..0x70, NEAREST_MIPMAP_LINEAR, under
+    TEXLEVEL auto/const/slope/3 with biases -8..+7.5 levels: the level chosen and the
+    blend between two levels (1/16 steps) as the PSP shows them."""
+    expected = gu.expected_lines(pspautotests, "gpu/textures/mipmap")
+    ge = Ge()
+    gu.autotest_init(ge)
+    ge.depth_range(65535, 65500)
+    ge.fill_fb(0)
+    ge.tex_filter(gu.NEAREST_MIPMAP_LINEAR, gu.NEAREST_MIPMAP_LINEAR)
+    offset, width = 0, 256
+    for level in range(8):  # getTexturePtr(IMG_HALVES, level) and the program's fill
+        bufw = max(width, 4)
+        ge.write_words(gu.TEX_ADDR + 4 * offset, [0xFF000000 | level * 0x101010] * (bufw * width))
+        offset += width * width
+        offset += (-offset) % 4
+        width >>= 1
+    for mode_name, mode in [("AUTO", 0), ("CONST", 1), ("SLOPE", 2), ("3", 3)]:
+        for bias in [0x00, 0x07, 0x08, 0x10, 0x70, 0x77, 0x78, 0x80, 0x87, 0x88, 0xF0]:
+            section = f"Typical mips ({mode_name}) +{bias:02x}"
+            ge.enable("TEXTURE_2D")
+            ge.tex_level_raw((bias << 16) | mode)
+            ge.tex_mode(gu.PSM_8888, 7)
+            ge.tex_wrap(gu.CLAMP, gu.CLAMP)
+            ge.tex_func(gu.TFX_DECAL, gu.TCC_RGB)
+            ge.tex_slope(2.0)
+            offset, width = 0, 256
+            for level in range(8):
+                ge.tex_image(level, width, width, max(width, 4), gu.TEX_ADDR + 4 * offset)
+                offset += width * width
+                offset += (-offset) % 4
+                width >>= 1
+            ge.vertex_type(through=True)
+            for title, lod in MIP_VERTS.items():
+                ge.draw_pixel(0, 0, 0xFFFFFFFF, lod=lod)
+                got = f"{ge.fb_word() & 0xFFFFFF:06x}"
+                ge.fill_fb(0)
+                assert got == expected[(section, title)], (section, title)
