@@ -199,6 +199,11 @@ class Ge:
     def fb_half(self, x: int = 0, y: int = 0, stride: int = 512) -> int:
         return struct.unpack("<H", self.memory.read(FB_ADDR + (y * stride + x) * 2, 2))[0]
 
+    def clear_fb(self, word: int, rows: int = 272, stride: int = 512) -> None:
+        """Every pixel of a 32-bit buffer at VRAM 0 set to `word` (the programs' DMA fill)."""
+        start = self.ram_size
+        self.mem[start:start + rows * stride * 4].view(np.uint32)[:] = word
+
     def fill_fb(self, word: int, count: int = 512, size: int = 4) -> None:
         self.memory.write(FB_ADDR, struct.pack("<I" if size == 4 else "<H", word) * count)
 
@@ -224,7 +229,7 @@ def autotest_init(ge: Ge, scissor_small: bool = True) -> None:
     ge.depth_mask(0)
 
 
-SECTION = re.compile(r"^\[[a-z]\] (.*):$")
+SECTION = re.compile(r"^\[[a-z]\] (.*?):?$")
 LINE = re.compile(r"^\[[a-z]\] (.*): (.*)$")
 
 
@@ -234,11 +239,11 @@ def expected_lines(pspautotests: Path, test: str) -> dict:
     out = {}
     section = ""
     for line in (pspautotests / "tests" / f"{test}.expected").read_text().splitlines():
-        heading = SECTION.match(line)
-        if heading:
-            section = heading.group(1)
-            continue
         m = LINE.match(line)
         if m:
             out.setdefault((section, m.group(1)), m.group(2))
+            continue
+        heading = SECTION.match(line)
+        if heading:
+            section = heading.group(1)
     return out

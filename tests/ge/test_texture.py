@@ -393,3 +393,130 @@ def test_mip_levels_and_lod_modes_match_psp(pspautotests):
                 got = f"{ge.fb_word() & 0xFFFFFF:06x}"
                 ge.fill_fb(0)
                 assert got == expected[(section, title)], (section, title)
+
+
+# ---------------------------------------------------------------- gpu/filtering
+
+
+PRECISION_TEXELS = [0xFFFFFFFF, 0xFF000000, 0xFFFFFFFF, 0xFFFFFFFF,
+                    0xFF0000FF, 0xFF00FF00, 0xFFFFFFFF, 0xFFFFFFFF] + [0xFFFFFFFF] * 8
+
+
+def magnify_sprite(w, h, xoff, yoff, subx=0.0, suby=0.0):
+    """testTexMagnify's two through-mode vertices ((u, v), (x, y)): uv (0, 0)-(2, 2) plus
+    the offset, the screen corners swapped for negative sizes (the orientations)."""
+    uv0, uv1 = (xoff, yoff), (2.0 + xoff, 2.0 + yoff)
+    x0, x1 = (subx, w + subx) if w >= 0 else (-w + subx, subx)
+    y0, y1 = (suby, h + suby) if h >= 0 else (-h + suby, suby)
+    return (uv0, (x0, y0)), (uv1, (x1, y1))
+
+
+def sprite_uv(sprite, px, py):
+    """The raster's texture coordinate (texels) at pixel (px, py)'s centre, or None when
+    the sprite does not cover it (covered: min <= centre < max on each axis). The test's
+    stand-in for ge-core's sprite raster: linear between the corners, and a sprite
+    flipped on one axis only maps rotated (u runs down the screen, v across), as the PSP
+    draws it (the expected output of these orientations shows it)."""
+    ((u0, v0), (x0, y0)), ((u1, v1), (x1, y1)) = sprite
+    cx, cy = px + 0.5, py + 0.5
+    if not (min(x0, x1) <= cx < max(x0, x1) and min(y0, y1) <= cy < max(y0, y1)):
+        return None
+    fx = (cx - min(x0, x1)) / abs(x1 - x0)
+    fy = (cy - min(y0, y1)) / abs(y1 - y0)
+    if (x0 < x1) == (y0 < y1):  # TL -> BR, or BR -> TL from the other corner
+        if x0 > x1:
+            (u0, v0), (u1, v1) = (u1, v1), (u0, v0)
+        return u0 + fx * (u1 - u0), v0 + fy * (v1 - v0)
+    if x0 < x1:  # BL -> TR
+        return u1 + fy * (u0 - u1), v0 + fx * (v1 - v0)
+    return u0 + fy * (u1 - u0), v1 + fx * (v0 - v1)  # TR -> BL
+
+
+def precision_readout(ge, sprite):
+    """displayBuffer of the precision programs: pixel (0, 0), then the first pixel down
+    column 0 and along row 0 that differs from it (drawn on a 0x44444444 buffer)."""
+    ge.clear_fb(0x44444444)
+
+    def pixel(px, py):
+        uv = sprite_uv(sprite, px, py)
+        if uv is not None:
+            ge.draw_pixel(px, py, 0xFFFFFFFF, u=uv[0] / 2, v=uv[1] / 2)
+        return ge.fb_word(px, py)
+
+    tl = pixel(0, 0)
+    left = next(((y, c) for y in range(1, 272) if (c := pixel(0, y)) != tl), (-1, 0))
+    top = next(((x, c) for x in range(1, 480) if (c := pixel(x, 0)) != tl), (-1, 0))
+    return f"COLOR={tl:08x}, left={left[0]}, {left[1]:08x}, top={top[0]}, {top[1]:08x}"
+
+
+@pytest.mark.parametrize("name, filt", [("precisionlinear2d", gu.LINEAR), ("precisionnearest2d", gu.NEAREST)])
+def test_filter_precision_matches_psp(pspautotests, name, filt):
+    """A 2x2 texture magnified on through-mode sprites (clamped): where each texel starts
+    and the 1/16-step bilinear weights, in every orientation, with texel offsets and
+    1/16-pixel screen offsets. The raster is stood in for by pixel-centre sampling."""
+    expected = gu.expected_lines(pspautotests, f"gpu/filtering/{name}")
+    ge = Ge()
+    gu.autotest_init(ge)
+    ge.enable("TEXTURE_2D")
+    ge.tex_mode(gu.PSM_8888)
+    ge.tex_func(gu.TFX_REPLACE, gu.TCC_RGBA)
+    ge.tex_filter(filt, filt)
+    ge.write_words(gu.TEX_ADDR, PRECISION_TEXELS)
+    ge.tex_image(0, 2, 2, 4, gu.TEX_ADDR)
+    ge.tex_wrap(gu.CLAMP, gu.CLAMP)
+    ge.vertex_type(through=True)
+    cases = [
+        ("Orientations", "  TL -> BR", (256, 256, 0, 0)), ("Orientations", "  BR -> TL", (-256, -256, 0, 0)),
+        ("Orientations", "  TR -> BL", (-256, 256, 0, 0)), ("Orientations", "  BL -> TR", (256, -256, 0, 0)),
+        ("Orientations", "  TL -> BR (small)", (2, 2, 0, 0)),
+        ("Offsets", "  One texel", (256, 256, 1, 1)), ("Offsets", "  Half texel", (256, 256, 0.5, 0.5)),
+        ("Offsets", "  Negative half texel", (256, 256, -0.5, -0.5)),
+        ("Offsets", "  Half texel (small)", (2, 2, 0.5, 0.5)),
+    ]
+    for i in range(16):
+        cases += [("Pos X offsets", f"  Pos X offset {i}", (2, 2, 0, 0, -i / 16, 0)),
+                  ("Pos X offsets", f"  Pos X offset (256x) {i}", (512, 512, 0, 0, -i / 16, 0)),
+                  ("Pos Y offsets", f"  Pos Y offset {i}", (2, 2, 0, 0, 0, -i / 16)),
+                  ("Pos Y offsets", f"  Pos Y offset (256x) {i}", (512, 512, 0, 0, 0, -i / 16))]
+    mismatches = []
+    for section, title, args in cases:
+        got = precision_readout(ge, magnify_sprite(*args))
+        if got != expected[(section, title)]:
+            mismatches.append(f"{title}: {got} != {expected[(section, title)]}")
+    assert not mismatches, "\n".join(mismatches)
+
+
+def test_mip_blend_by_lod_slope_matches_psp(pspautotests):
+    """filtering/mipmaplinear (slope mode, w = 1): level = log2(2 * slope) with 4 bits of
+    fraction taken from the float's mantissa, the two levels blended in 1/16 steps."""
+    import struct
+    expected = gu.expected_lines(pspautotests, "gpu/filtering/mipmaplinear")
+    ge = Ge()
+    gu.autotest_init(ge)
+    ge.enable("TEXTURE_2D")
+    ge.tex_func(gu.TFX_REPLACE, gu.TCC_RGBA)
+    level1 = gu.TEX_ADDR + 0x100
+    ge.fill_fb(0x44444444)
+    cases = [("Common", "  Even", 0xFF0000FF, 0xFF00FF00, 0.0),
+             ("Common", "  One level offset", 0xFF0000FF, 0xFF00FF00, 1.0)]
+    for off in [1.0625, 1.001953125, 1.0009765625, 1.00048828125, 1.000244140625, 1.0001220703125,
+                0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625, 0.001953125]:
+        cases.append(("Offsets", f"  Offset {off:f}", 0xFF0000FF, 0xFF00FF00, off))
+    for i in range(256):
+        bits = struct.unpack("<I", struct.pack("<f", (i / 256.0) / 2.0))[0]
+        cases.append(("Offsets", f"  Blend at {i} - {bits >> 23:02x} / {bits & 0x07FFFFFF:08x}",
+                      0xFFFDFEFF, 0, i / 256.0))
+    cases += [("Half blends", f"  {i} * half", 0xFF000000 | i * 0x010101, 0, 0.5) for i in range(256)]
+    for section, title, c1, c2, slope in cases:
+        ge.tex_filter(gu.NEAREST_MIPMAP_LINEAR, gu.NEAREST_MIPMAP_LINEAR)
+        ge.tex_mode(gu.PSM_8888, 1)
+        ge.tex_level_raw(gu.TEXTURE_SLOPE)
+        ge.tex_slope(slope)
+        ge.write_words(gu.TEX_ADDR, [c1] * 16)
+        ge.write_words(level1, [c2] * 16)
+        ge.tex_image(0, 2, 2, 4, gu.TEX_ADDR)
+        ge.tex_image(1, 1, 1, 4, level1)
+        ge.draw_pixel(0, 0, 0xFFFFFFFF, u=0.25, v=0.25, w=1.0)
+        got = f"COLOR={ge.fb_word():08x}"
+        ge.fill_fb(0x44444444)
+        assert got == expected[(section, title)], (section, title)
