@@ -520,3 +520,171 @@ def test_mip_blend_by_lod_slope_matches_psp(pspautotests):
         got = f"COLOR={ge.fb_word():08x}"
         ge.fill_fb(0x44444444)
         assert got == expected[(section, title)], (section, title)
+
+
+# ---------------------------------------------------------------- independent references
+
+
+def numpy_expand(fmt, p):
+    """RGBA8888 words of 16-bit texels, written from the format definitions."""
+    p = p.astype(np.uint32)
+    if fmt == gu.PSM_5650:
+        r, g, b, a = p & 31, (p >> 5) & 63, (p >> 11) & 31, np.full_like(p, 255)
+        r, g, b = (r << 3) | (r >> 2), (g << 2) | (g >> 4), (b << 3) | (b >> 2)
+    elif fmt == gu.PSM_5551:
+        r, g, b, a = p & 31, (p >> 5) & 31, (p >> 10) & 31, (p >> 15) * 255
+        r, g, b = (r << 3) | (r >> 2), (g << 3) | (g >> 2), (b << 3) | (b >> 2)
+    else:
+        r, g, b, a = (p & 15) * 17, ((p >> 4) & 15) * 17, ((p >> 8) & 15) * 17, (p >> 12) * 17
+    return r | (g << 8) | (b << 16) | (a << 24)
+
+
+def sample_grid(ge, width, height):
+    """Nearest samples at every texel centre of level 0."""
+    return np.array([[ge.texel((x + 0.5) / width, (y + 0.5) / height) for x in range(width)]
+                     for y in range(height)], dtype=np.uint32)
+
+
+@pytest.mark.parametrize("fmt", [gu.PSM_5650, gu.PSM_5551, gu.PSM_4444])
+def test_16bit_texels_expand_like_the_format_definition(fmt):
+    rng = np.random.default_rng(fmt)
+    texels = rng.integers(0, 65536, size=(16, 32), dtype=np.uint16)
+    ge = Ge()
+    ge.memory.write(gu.TEX_ADDR, texels.tobytes())
+    ge.tex_mode(fmt)
+    ge.tex_image(0, 32, 16, 32, gu.TEX_ADDR)
+    np.testing.assert_array_equal(sample_grid(ge, 32, 16), numpy_expand(fmt, texels))
+
+
+def swizzle(data, row_bytes):
+    """A linear image (rows of `row_bytes`) in the GE's swizzled layout: 16-byte x 8-row
+    blocks stored block after block, left to right, then the next band of 8 rows."""
+    rows = data.reshape(-1, row_bytes)
+    h = rows.shape[0]
+    blocks = rows.reshape(h // 8, 8, row_bytes // 16, 16).transpose(0, 2, 1, 3)
+    return blocks.reshape(-1)
+
+
+@pytest.mark.parametrize("fmt, bits", [(gu.PSM_8888, 32), (gu.PSM_5650, 16), (gu.PSM_T8, 8), (gu.PSM_T4, 4)])
+def test_swizzled_textures_read_like_their_linear_image(fmt, bits):
+    width, height, bufw = 32, 16, 64  # buffer wider than the texture
+    row_bytes = bufw * bits // 8
+    rng = np.random.default_rng(bits)
+    data = rng.integers(0, 256, size=height * row_bytes, dtype=np.uint8)
+    ge = Ge()
+    ge.write_words(CLUT_ADDR, [0xFF000000 | (i * 0x010203) for i in range(256)])
+    ge.clut_load(32, CLUT_ADDR)
+    ge.clut_mode(gu.PSM_8888, 0, 0xFF, 0)
+    ge.memory.write(gu.TEX_ADDR, data.tobytes())
+    ge.tex_mode(fmt, 0, 0, 0)
+    ge.tex_image(0, width, height, bufw, gu.TEX_ADDR)
+    linear = sample_grid(ge, width, height)
+    ge.memory.write(gu.TEX_ADDR, swizzle(data, row_bytes).tobytes())
+    ge.tex_mode(fmt, 0, 0, 1)
+    np.testing.assert_array_equal(sample_grid(ge, width, height), linear)
+
+
+def numpy_dxt(fmt, blocks, width, height):
+    """RGBA8888 of a DXT texture from its blocks (row-major, width/4 per row), written from
+    the PSP's block layout: 4 index rows, colour 0, colour 1 (565, channels shifted, not
+    replicated); DXT3 alpha 4 bits (x16); DXT5 alpha 8-step/6-step ramps in 8.8 fixed point."""
+    out = np.zeros((height, width), dtype=np.uint32)
+    size = 8 if fmt == gu.PSM_DXT1 else 16
+    for n in range(len(blocks) // size):
+        b = blocks[n * size:(n + 1) * size]
+        c0, c1 = int(b[4]) | int(b[5]) << 8, int(b[6]) | int(b[7]) << 8
+        rgb = [((c >> 8) & 0xF8, (c >> 3) & 0xFC, (c << 3) & 0xF8) for c in (c0, c1)]
+        if c0 > c1:
+            rgb += [tuple((2 * x + y) // 3 for x, y in zip(rgb[0], rgb[1])),
+                    tuple((x + 2 * y) // 3 for x, y in zip(rgb[0], rgb[1]))]
+        else:
+            rgb += [tuple((x + y) // 2 for x, y in zip(rgb[0], rgb[1])), (0, 0, 0)]
+        if fmt == gu.PSM_DXT5:
+            a0, a1 = int(b[14]), int(b[15])
+            ramp = [a0, a1]
+            if a0 > a1:
+                ramp += [((a0 * ((7 - k) << 8)) // 7 + (a1 * (k << 8)) // 7 + 31) >> 8 for k in range(1, 7)]
+            else:
+                ramp += [((a0 * ((5 - k) << 8)) // 5 + (a1 * (k << 8)) // 5 + 31) >> 8 for k in range(1, 5)]
+                ramp += [0, 255]
+            abits = int.from_bytes(bytes(b[8:14]), "little")
+        bx, by = n % (width // 4), n // (width // 4)
+        for y in range(4):
+            for x in range(4):
+                index = (int(b[y]) >> (2 * x)) & 3
+                r, g, bl = rgb[index]
+                if fmt == gu.PSM_DXT1:
+                    a = 0 if (index == 3 and c0 <= c1) else 255
+                elif fmt == gu.PSM_DXT3:
+                    a = ((int(b[8 + 2 * y]) | int(b[9 + 2 * y]) << 8) >> (4 * x) & 15) << 4
+                else:
+                    a = ramp[(abits >> (12 * y + 3 * x)) & 7]
+                out[by * 4 + y, bx * 4 + x] = r | g << 8 | bl << 16 | a << 24
+    return out
+
+
+@pytest.mark.parametrize("fmt", [gu.PSM_DXT1, gu.PSM_DXT3, gu.PSM_DXT5])
+def test_dxt_textures_decode_like_a_numpy_decoder(fmt):
+    width, height = 16, 8
+    size = 8 if fmt == gu.PSM_DXT1 else 16
+    rng = np.random.default_rng(fmt)
+    blocks = rng.integers(0, 256, size=(width // 4) * (height // 4) * size, dtype=np.uint8)
+    blocks[4:8] = [0x00, 0x10, 0x00, 0x80]  # block 0: colour 0 < colour 1 (3 colours + black)
+    ge = Ge()
+    ge.memory.write(gu.TEX_ADDR, blocks.tobytes())
+    ge.tex_mode(fmt)
+    ge.tex_image(0, width, height, width, gu.TEX_ADDR)
+    np.testing.assert_array_equal(sample_grid(ge, width, height), numpy_dxt(fmt, blocks, width, height))
+
+
+def test_wrap_and_clamp_per_axis():
+    """Repeat wraps by the size (a power of two); clamp pins to the edge texels; each axis
+    on its own (TEXWRAP bit 0 for u, bit 8 for v)."""
+    ge = Ge()
+    ge.write_words(gu.TEX_ADDR, [y * 16 + x for y in range(8) for x in range(16)])
+    ge.tex_mode(gu.PSM_8888)
+    ge.tex_image(0, 16, 8, 16, gu.TEX_ADDR)
+    ge.tex_wrap(gu.REPEAT, gu.CLAMP)
+    assert ge.texel(-0.25 + 0.5 / 16, 1.5) == 7 * 16 + 12  # u wraps to 12, v clamps to 7
+    assert ge.texel(2.0 + 0.5 / 16, -3.0) == 0
+    ge.tex_wrap(gu.CLAMP, gu.REPEAT)
+    assert ge.texel(-0.25, 1.0 + 2.5 / 8) == 2 * 16
+    assert ge.texel(1.75, 0.5 / 8) == 15
+
+
+def test_texels_outside_memory_read_as_zero():
+    ge = Ge()
+    ge.tex_mode(gu.PSM_8888)
+    ge.tex_image(0, 16, 16, 16, 0x0BFFFFC0)  # the last 64 bytes of 64 MiB RAM, then nothing
+    ge.write_words(0x0BFFFFC0, [0xAABBCCDD] * 16)
+    assert ge.texel(0.5 / 16, 0.5 / 16) == 0xAABBCCDD
+    assert ge.texel(0.5 / 16, 1.5 / 16) == 0
+
+
+def test_clut4_mip_levels_can_use_their_own_palettes():
+    """With mipmaps and TEXMODE bit 8 (multi-CLUT), CLUT4 level n reads entries 16n..;
+    without it every level shares the first 16."""
+    ge = Ge()
+    ge.write_words(CLUT_ADDR, [0xFF000000 | i for i in range(64)])
+    ge.clut_load(8, CLUT_ADDR)
+    ge.clut_mode(gu.PSM_8888, 0, 0xFF, 0)
+    ge.memory.write(gu.TEX_ADDR, bytes([0x33] * 64))
+    ge.tex_filter(gu.NEAREST_MIPMAP_NEAREST, gu.NEAREST)
+    ge.tex_level_raw(gu.TEXTURE_CONST | (0x10 << 16))  # bias +1: level 1
+    ge.tex_image(0, 8, 8, 32, gu.TEX_ADDR)
+    ge.tex_image(1, 4, 4, 32, gu.TEX_ADDR)
+    ge.tex_mode(gu.PSM_T4, 1, 1)
+    assert ge.texel(0.1, 0.1) == 0xFF000000 | (16 + 3)
+    ge.tex_mode(gu.PSM_T4, 1, 0)
+    assert ge.texel(0.1, 0.1) == 0xFF000000 | 3
+
+
+def test_log2_fixed4_is_exponent_plus_top_mantissa_bits():
+    """The GE's LOD measure: exact at powers of two, linear in between, truncated."""
+    assert texture.log2_fixed4(1.0) == 0
+    assert texture.log2_fixed4(4.0) == 32
+    assert texture.log2_fixed4(0.25) == -32
+    assert texture.log2_fixed4(1.5) == 8  # true log2 would give 9.36
+    assert texture.log2_fixed4(3.0) == 16 + 8
+    assert texture.log2_fixed4(1.0 + 1.0 / 17) == 0
+    assert texture.log2_fixed4(0.0) == -127 * 16
