@@ -178,6 +178,30 @@ def prepare(cmds):
     return frag
 
 
+@njit(cache=True)
+def fog_depth(cmds, view_z):
+    """The fog factor of a vertex at view-space depth `view_z` (ge-core's vertex stage
+    calls this; the raster interpolates it and `process` takes it as `fog`):
+    (view_z + FOG1) * FOG2, FOG1 the fog end and FOG2 1 / (end - start) as sceGuFog sets
+    them; 1 or more = no fog, 0 or less = all fog colour. Exponent-255 arguments count as
+    huge numbers (not inf/NaN); the result is bounded so interpolating it stays finite."""
+    end = regs.float24_finite(cmds[regs.FOG1])
+    slope = regs.float24_finite(cmds[regs.FOG2])
+    f = (view_z + end) * slope
+    if f != f:
+        return 0.0
+    return min(max(f, -262144.0), 262144.0)
+
+
+@njit(cache=True, inline="always")
+def fog8(fog):
+    """The 8-bit fog weight of the primitive colour: floor(fog * 256) in 0..255."""
+    f = fog * 256.0
+    if not f > 0.0:
+        return 0
+    return 255 if f >= 255.0 else int(f)
+
+
 # ---------------------------------------------------------------- tests
 
 
@@ -424,8 +448,7 @@ def process_prepared(mem, ram_size, frag, x, y, z, rgba, spec_rgb, fog):
             return 0
         if frag[F_FOG]:
             # fog factor as 8 bits, then a blend that rounds up like TEXFUNC blend
-            f = fog * 256.0
-            f8 = 0 if not f > 0.0 else (255 if f >= 255.0 else int(f))
+            f8 = fog8(fog)
             fc = frag[F_FOG_COLOR]
             r = (r * f8 + (fc & 0xFF) * (255 - f8) + 255) >> 8
             g = (g * f8 + ((fc >> 8) & 0xFF) * (255 - f8) + 255) >> 8

@@ -202,6 +202,18 @@ def float24(word):
     return -value if bits & 0x800000 else value
 
 
+@njit(cache=True)
+def float24_finite(word):
+    """`float24` with exponent 255 read as an ordinary (huge) number, not inf/NaN: how
+    the GE itself treats such arguments where it computes with them (fog)."""
+    bits = np.int64(word) & 0xFFFFFF
+    exponent = (bits >> 15) & 0xFF
+    if exponent != 0xFF:
+        return float24(bits)
+    value = math.ldexp(float((bits & 0x7FFF) | 0x8000), exponent - 142)
+    return -value if bits & 0x800000 else value
+
+
 @njit(cache=True, inline="always")
 def is_through(cmds):
     """Through mode: vertices are screen coordinates (no transform, no fog, no depth range)."""

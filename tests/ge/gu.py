@@ -31,6 +31,7 @@ ADD, SUBTRACT, REVERSE_SUBTRACT, MIN, MAX, ABS = range(6)
 OTHER_COLOR, ONE_MINUS_OTHER_COLOR, SRC_ALPHA, ONE_MINUS_SRC_ALPHA = 0, 1, 2, 3
 DST_ALPHA, ONE_MINUS_DST_ALPHA, DOUBLE_SRC_ALPHA, ONE_MINUS_DOUBLE_SRC_ALPHA = 4, 5, 6, 7
 DOUBLE_DST_ALPHA, ONE_MINUS_DOUBLE_DST_ALPHA, FIX = 8, 9, 10
+SRC_COLOR, ONE_MINUS_SRC_COLOR, DST_COLOR, ONE_MINUS_DST_COLOR = 0, 1, 0, 1
 NEVER, ALWAYS, EQUAL, NOTEQUAL, LESS, LEQUAL, GREATER, GEQUAL = range(8)
 KEEP, ZERO, REPLACE, INVERT, INCR, DECR = range(6)
 
@@ -227,6 +228,37 @@ def autotest_init(ge: Ge, scissor_small: bool = True) -> None:
     ge.depth_buffer(512 * 272 * 4, 512)
     ge.depth_range(65535, 0)
     ge.depth_mask(0)
+
+
+def program_calls(pspautotests: Path, source: str, function: str) -> list:
+    """(section, title, [arguments]) of each `function("title", ...)` call in a program's
+    main(), in order, with the checkpointNext heading it falls under. Arguments are
+    evaluated: hex/decimal/float literals, true/false, and GU_ names (pspgu.h values,
+    from this module); the programs' drawing is then replayed by the tests."""
+    text = (pspautotests / "tests" / source).read_text()
+    text = text[text.index("int main"):]
+    calls = []
+    section = ""
+    pattern = re.compile(r'(checkpointNext\("(.*?):?"\))|(\b' + function + r'\("([^"]*)",([^;]*)\);)')
+    for m in pattern.finditer(text):
+        if m.group(1):
+            section = m.group(2)
+            continue
+        args = [a.strip() for a in m.group(5).split(",")]
+        calls.append((section, m.group(4), [c_value(a) for a in args]))
+    return calls
+
+
+def c_value(token: str):
+    if token in ("true", "false"):
+        return token == "true"
+    if token.startswith("GU_"):
+        return globals()[token[3:]]
+    token = token.rstrip("fF") if not token.startswith("0x") else token
+    try:
+        return int(token, 0)
+    except ValueError:
+        return float(token)
 
 
 SECTION = re.compile(r"^\[[a-z]\] (.*?):?$")
