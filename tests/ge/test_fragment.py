@@ -84,3 +84,57 @@ def test_fog_depth_rules():
     ge.send(regs.FOG1, 0x7F8000)  # +inf as an IEEE single
     ge.sendf(regs.FOG2, 0.25)
     assert fragment.fog_depth(ge.cmds, -1e6) == 262144.0
+
+
+def format_dither_row(title, row, fmt, words):
+    """printRow of gpu/dither: 16-bit pixels and the program's own (unreplicated) expansion."""
+    def expand(c):
+        if fmt == gu.PSM_5650:
+            return ((c & 0x1F) << 3) | ((c & 0x07E0) << 5) | ((c & 0xF800) << 8)
+        if fmt == gu.PSM_5551:
+            return ((c & 0x1F) << 3) | ((c & 0x03E0) << 6) | ((c & 0x7C00) << 9) | ((c & 0x8000) << 16)
+        return ((c & 0xF) << 4) | ((c & 0xF0) << 8) | ((c & 0xF00) << 12) | ((c & 0xF000) << 16)
+    if fmt == gu.PSM_8888:
+        return f"  {title} {row}", " ".join(f"{w:08x}" for w in words)
+    return f"  {title} {row}", " ".join(f"{w:04x}" for w in words) + " / " + " ".join(f"{expand(w):08x}" for w in words)
+
+
+def test_dither_matches_psp(pspautotests):
+    """gpu/dither: DITH0-3's signed 4-bit values added to RGB before the clamp and the
+    truncation to 565/5551/4444/8888, by x & 3 and y & 3 of the screen position; with
+    stencil, write masks, a logic op and clear mode on top."""
+    import re
+    source = (pspautotests / "tests" / "gpu" / "dither" / "dither.cpp").read_text()
+    main = source[source.index("int main"):]
+    matrices = {name: [int(v, 16) for v in values.split(",") if v.strip()]
+                for name, values in re.findall(r"ScePspIVector4 (\w+) = \{([^}]*)\}", main)}
+    expected = gu.expected_lines(pspautotests, "gpu/dither/dither")
+    draws = re.findall(r'draw\("([^"]*)", &(\w+), (GU_PSM_\w+)((?:, [^,)]+)*)\);', main)
+    assert len(draws) == 39
+    for title, matrix, psm, rest in draws:
+        args = [gu.c_value(a.strip()) for a in rest.split(",")[1:]]
+        xoff, yoff, stencil, cmask, logic, clear = (args + [0, 0, False, 0, False, False][len(args):])
+        fmt = gu.c_value(psm)
+        ge = Ge()
+        ge.draw_buffer(fmt, 0, 512)
+        ge.vertex_type(through=True)
+        ge.enable("DITHER")
+        if stencil:
+            ge.enable("STENCIL_TEST")
+            ge.stencil_func(gu.ALWAYS, 0xF0, 0xFF)
+            ge.stencil_op(gu.REPLACE, gu.REPLACE, gu.REPLACE)
+        ge.pixel_mask(cmask)
+        if logic:
+            ge.enable("COLOR_LOGIC_OP")
+            ge.logical_op(1)  # GU_AND
+        ge.clear_fb(0x77777777 if logic else 0)
+        ge.send(regs.CLEARMODE, 0xFFFF if clear else 0)
+        for y, row in enumerate(matrices[matrix]):
+            ge.send(regs.DITH0 + y, row)
+        for y in range(4):
+            words = []
+            for x in range(4):
+                ge.draw_pixel(xoff + x, yoff + y, 0xFF1FF088)
+                words.append(ge.fb_word(xoff + x, yoff + y) if fmt == gu.PSM_8888 else ge.fb_half(xoff + x, yoff + y))
+            key, value = format_dither_row(title, y, fmt, words)
+            assert value == expected[(title, key)], key
