@@ -230,13 +230,14 @@ def autotest_init(ge: Ge, scissor_small: bool = True) -> None:
     ge.depth_mask(0)
 
 
-def program_calls(pspautotests: Path, source: str, function: str) -> list:
-    """(section, title, [arguments]) of each `function("title", ...)` call in a program's
-    main(), in order, with the checkpointNext heading it falls under. Arguments are
-    evaluated: hex/decimal/float literals, true/false, and GU_ names (pspgu.h values,
-    from this module); the programs' drawing is then replayed by the tests."""
+def program_calls(pspautotests: Path, source: str, function: str, start: str = "int main") -> list:
+    """(section, title, [arguments]) of each `function("title", ...)` call in a program
+    from `start` (its main() unless told), in order, with the checkpointNext heading it
+    falls under. Arguments are evaluated: hex/decimal/float literals, true/false and GU_
+    names (pspgu.h values, from this module); other names stay strings. The tests then
+    replay the programs' drawing."""
     text = (pspautotests / "tests" / source).read_text()
-    text = text[text.index("int main"):]
+    text = text[text.index(start):]
     calls = []
     section = ""
     pattern = re.compile(r'(checkpointNext\("(.*?):?"\))|(\b' + function + r'\("([^"]*)",([^;]*)\);)')
@@ -254,11 +255,14 @@ def c_value(token: str):
         return token == "true"
     if token.startswith("GU_"):
         return globals()[token[3:]]
-    token = token.rstrip("fF") if not token.startswith("0x") else token
+    number = token.rstrip("fF") if not token.startswith("0x") else token
     try:
-        return int(token, 0)
+        return int(number, 0)
     except ValueError:
-        return float(token)
+        try:
+            return float(number)
+        except ValueError:
+            return token
 
 
 SECTION = re.compile(r"^\[[a-z]\] (.*?):?$")

@@ -138,3 +138,240 @@ def test_dither_matches_psp(pspautotests):
                 words.append(ge.fb_word(xoff + x, yoff + y) if fmt == gu.PSM_8888 else ge.fb_half(xoff + x, yoff + y))
             key, value = format_dither_row(title, y, fmt, words)
             assert value == expected[(title, key)], key
+
+
+def test_depth_functions_match_psp(pspautotests):
+    """depth/precision, through mode: the buffer cleared to a depth by clear mode, then a
+    sprite at z 0x1234 under each depth function (z func stored) draws or not."""
+    expected = gu.expected_lines(pspautotests, "gpu/depth/precision")
+    calls = gu.program_calls(pspautotests, "gpu/depth/precision.cpp", "testDepthBox", "void testDepthPrecision")
+    assert len(calls) == 13  # testDepthPrecision's body, replayed for "Through mode"
+    ge = Ge()
+    ge.draw_buffer(gu.PSM_8888, 0, 512)
+    ge.depth_buffer(512 * 272 * 4, 512)
+    ge.depth_mask(0)
+    ge.send(regs.MINZ, 0)
+    ge.send(regs.MAXZ, 65535)
+    ge.enable("DEPTH_TEST")
+    ge.write_words(gu.TEX_ADDR, [0x000000FF, 0x000000FF, 0, 0, 0x000000FF, 0x000000FF, 0, 0])
+    for _, title, (through, init_z, zfunc) in calls:
+        ge.vertex_type(through=True)
+        ge.clear_mode(1 | 4)  # sceGuClear(GU_DEPTH_BUFFER_BIT | GU_COLOR_BUFFER_BIT)
+        ge.draw_pixel(0, 0, 0, z=init_z)
+        ge.clear_mode_off()
+        ge.enable("TEXTURE_2D")
+        ge.tex_mode(gu.PSM_8888)
+        ge.tex_func(gu.TFX_DECAL, gu.TCC_RGB)
+        ge.tex_image(0, 2, 2, 4, gu.TEX_ADDR)
+        ge.depth_func(zfunc)
+        ge.draw_pixel(0, 0, 0xFFFFFFFF, u=0.25, v=0.25, z=0x1234)
+        ge.disable("TEXTURE_2D")
+        assert f"{ge.fb_word() & 0xFF:02x}" == expected[("Through mode", title)], title
+
+
+# ---------------------------------------------------------------- the rules, hand-computed
+
+
+def spec_ge(psm=gu.PSM_8888, through=True):
+    ge = Ge()
+    ge.draw_buffer(psm, 0, 512)
+    ge.depth_buffer(0x88000, 512)
+    ge.depth_range(0, 65535)
+    ge.vertex_type(through=through)
+    return ge
+
+
+COMPARE = {gu.NEVER: lambda a, b: False, gu.ALWAYS: lambda a, b: True,
+           gu.EQUAL: lambda a, b: a == b, gu.NOTEQUAL: lambda a, b: a != b,
+           gu.LESS: lambda a, b: a < b, gu.LEQUAL: lambda a, b: a <= b,
+           gu.GREATER: lambda a, b: a > b, gu.GEQUAL: lambda a, b: a >= b}
+
+
+@pytest.mark.parametrize("func", range(8))
+def test_alpha_test_compares_masked_alpha_with_masked_ref(func):
+    ge = spec_ge()
+    ge.enable("ALPHA_TEST")
+    for alpha in (0x00, 0x3F, 0x40, 0x41, 0xC0, 0xFF):
+        ge.alpha_func(func, 0x40, 0x7F)
+        written = ge.draw_pixel(0, 0, (alpha << 24) | 0x123456)
+        assert written == COMPARE[func](alpha & 0x7F, 0x40 & 0x7F), (func, alpha)
+
+
+def test_color_test_compares_masked_rgb():
+    ge = spec_ge()
+    ge.enable("COLOR_TEST")
+    ge.color_func(gu.EQUAL, 0x00AB00CD, 0x00FF00FF)
+    assert ge.draw_pixel(0, 0, 0xFF12AB34) == 0  # masked 0x00120034 (r, b) vs 0x00AB00CD
+    assert ge.draw_pixel(0, 0, 0xFFAB77CD) == 1  # green is masked out
+    ge.color_func(gu.NOTEQUAL, 0x00AB00CD, 0x00FF00FF)
+    assert ge.draw_pixel(0, 0, 0x00AB55CD) == 0
+    ge.color_func(gu.NEVER, 0, 0)
+    assert ge.draw_pixel(0, 0, 0) == 0
+
+
+def test_depth_range_rejects_outside_minz_maxz_except_in_through_mode():
+    ge = spec_ge(through=False)
+    ge.send(regs.MINZ, 100)
+    ge.send(regs.MAXZ, 200)
+    assert [ge.draw_pixel(0, 0, -1, z=z) for z in (99, 100, 200, 201)] == [0, 1, 1, 0]
+    ge.vertex_type(through=True)
+    assert ge.draw_pixel(0, 0, -1, z=99) == 1
+
+
+def test_depth_write_needs_the_depth_test_and_no_write_disable():
+    ge = spec_ge()
+
+    def depth():
+        return int.from_bytes(ge.memory.read(0x04088000, 2), "little")
+
+    ge.draw_pixel(0, 0, -1, z=0x1111)
+    assert depth() == 0  # depth test off: no write
+    ge.enable("DEPTH_TEST")
+    ge.depth_func(gu.ALWAYS)
+    ge.draw_pixel(0, 0, -1, z=0x2222)
+    assert depth() == 0x2222
+    ge.depth_mask(1)
+    ge.draw_pixel(0, 0, -1, z=0x3333)
+    assert depth() == 0x2222
+
+
+@pytest.mark.parametrize("psm, stored, ops", [
+    # (format, stencil read back as 8 bits, [(op, result)])
+    (gu.PSM_8888, 0x80, [(gu.KEEP, 0x80), (gu.ZERO, 0), (gu.REPLACE, 0x5A), (gu.INVERT, 0x7F),
+                         (gu.INCR, 0x81), (gu.DECR, 0x7F)]),
+    (gu.PSM_4444, 0x88, [(gu.KEEP, 0x88), (gu.ZERO, 0), (gu.REPLACE, 0x55), (gu.INVERT, 0x77),
+                         (gu.INCR, 0x99), (gu.DECR, 0x77)]),
+    (gu.PSM_5551, 0xFF, [(gu.KEEP, 0xFF), (gu.ZERO, 0), (gu.REPLACE, 0x00), (gu.INVERT, 0x00),
+                         (gu.INCR, 0xFF), (gu.DECR, 0x00)]),
+])
+def test_stencil_ops_per_format(psm, stored, ops):
+    """Each op as zpass (pixel written: the colour keeps its bits, alpha = the new
+    stencil), as sfail (only the stencil bits change) and saturation at the ends."""
+    raw = {gu.PSM_8888: stored << 24, gu.PSM_4444: (stored >> 4) << 12, gu.PSM_5551: (stored >> 7) << 15}[psm]
+
+    def stencil_of(ge):
+        if psm == gu.PSM_8888:
+            return ge.fb_word() >> 24
+        half = ge.fb_half()
+        return (half >> 12) * 17 if psm == gu.PSM_4444 else (0xFF if half & 0x8000 else 0)
+
+    for op, result in ops:
+        for fail in (False, True):
+            ge = spec_ge(psm)
+            if psm == gu.PSM_8888:
+                ge.fill_fb(raw | 0x123456)
+            else:
+                ge.fill_fb(raw | 0x0123, size=2)
+            ge.enable("STENCIL_TEST")
+            ge.stencil_func(gu.NEVER if fail else gu.ALWAYS, 0x5A, 0xFF)
+            ge.stencil_op(op if fail else gu.KEEP, gu.KEEP, gu.KEEP if fail else op)
+            ge.draw_pixel(0, 0, 0xFF000000)
+            assert stencil_of(ge) == result, (op, fail)
+            colour = ge.fb_word() & 0xFFFFFF if psm == gu.PSM_8888 else ge.fb_half() & 0x0FFF
+            assert colour == ((0x123456 if psm == gu.PSM_8888 else 0x0123) if fail else 0), (op, fail)
+    ge = spec_ge(psm)
+    ge.fill_fb(0xFF000000 if psm == gu.PSM_8888 else 0xF000 if psm == gu.PSM_4444 else 0x8000,
+               size=4 if psm == gu.PSM_8888 else 2)
+    ge.enable("STENCIL_TEST")
+    ge.stencil_func(gu.ALWAYS, 0, 0xFF)
+    ge.stencil_op(gu.KEEP, gu.KEEP, gu.INCR)
+    ge.draw_pixel(0, 0, 0)
+    assert stencil_of(ge) == 0xFF  # saturates
+
+
+def test_stencil_test_compares_masked_ref_with_masked_stencil():
+    """ref & mask OP stencil & mask, the reference on the left (ref < stencil for LESS)."""
+    for func in range(8):
+        for stored in (0x10, 0x33, 0x50):
+            ge = spec_ge()
+            ge.fill_fb(stored << 24)
+            ge.enable("STENCIL_TEST")
+            ge.stencil_func(func, 0x33, 0x3F)
+            ge.stencil_op(gu.KEEP, gu.KEEP, gu.KEEP)
+            assert ge.draw_pixel(0, 0, 0) == COMPARE[func](0x33 & 0x3F, stored & 0x3F), (func, stored)
+
+
+def test_stencil_with_depth_fail_runs_zfail_and_without_stencil_keeps_alpha():
+    ge = spec_ge()
+    ge.fill_fb(0x40000000)
+    ge.memory.write(0x04088000, (0x8000).to_bytes(2, "little"))
+    ge.enable("DEPTH_TEST")
+    ge.depth_func(gu.LESS)
+    ge.enable("STENCIL_TEST")
+    ge.stencil_func(gu.ALWAYS, 0x77, 0xFF)
+    ge.stencil_op(gu.ZERO, gu.REPLACE, gu.INVERT)
+    assert ge.draw_pixel(0, 0, 0xFF00FF00, z=0x9000) == 0
+    assert ge.fb_word() == 0x77000000
+    assert ge.draw_pixel(0, 0, 0xFF00FF00, z=0x1000) == 1
+    assert ge.fb_word() == 0x8800FF00
+    ge.disable("STENCIL_TEST")
+    assert ge.draw_pixel(0, 0, 0x12345678, z=0x0800) == 1
+    assert ge.fb_word() == 0x88345678  # alpha is the stored stencil
+
+
+LOGIC = [lambda s, d: 0, lambda s, d: s & d, lambda s, d: s & ~d, lambda s, d: s,
+         lambda s, d: ~s & d, lambda s, d: d, lambda s, d: s ^ d, lambda s, d: s | d,
+         lambda s, d: ~(s | d), lambda s, d: ~(s ^ d), lambda s, d: ~d, lambda s, d: s | ~d,
+         lambda s, d: ~s, lambda s, d: ~s | d, lambda s, d: ~(s & d), lambda s, d: -1]
+
+
+@pytest.mark.parametrize("op", range(16))
+def test_logic_ops_act_on_rgb(op):
+    """GU_CLEAR..GU_SET on the colour bits; alpha is the stencil as without a logic op."""
+    rng = np.random.default_rng(op)
+    ge = spec_ge()
+    ge.enable("COLOR_LOGIC_OP")
+    ge.logical_op(op)
+    for src, dst in rng.integers(0, 1 << 32, size=(8, 2), dtype=np.uint64):
+        src, dst = int(src), int(dst)
+        ge.fill_fb(dst)
+        ge.draw_pixel(0, 0, src)
+        assert ge.fb_word() == (dst & 0xFF000000) | (LOGIC[op](src, dst) & 0xFFFFFF)
+
+
+def test_write_masks_keep_the_masked_bits_in_every_format():
+    for psm, old, mask, new, expected in [
+        (gu.PSM_8888, 0x11223344, 0x00F0F00F, 0xFFAABBCC, 0x112A3BC4),  # mask bits set = kept
+        (gu.PSM_5650, 0xFFFF, 0x000000F8, 0xFF000000, 0x001F),  # red kept (top 5 bits of r)
+        (gu.PSM_4444, 0xFFFF, 0x0000F0F0, 0xFF000000, 0xF0FF),  # stencil off: alpha kept too
+    ]:
+        ge = spec_ge(psm)
+        if psm == gu.PSM_8888:
+            ge.fill_fb(old)
+        else:
+            ge.fill_fb(old, size=2)
+        ge.pixel_mask(mask)
+        ge.draw_pixel(0, 0, new)
+        assert (ge.fb_word() if psm == gu.PSM_8888 else ge.fb_half()) == expected, psm
+
+
+def test_clear_mode_writes_only_the_chosen_parts():
+    """CLEARMODE flags: 1 colour, 2 stencil (the vertex alpha), 4 depth; no tests, no
+    blending, no fog; the depth range still applies outside through mode."""
+    for flags, fb, depth in [(1, 0x11ABCDEF, 0x5555), (2, 0x66445566, 0x5555),
+                             (4, 0x11445566, 0x2468), (7, 0x66ABCDEF, 0x2468)]:
+        ge = spec_ge()
+        ge.fill_fb(0x11445566)
+        ge.memory.write(0x04088000, (0x5555).to_bytes(2, "little"))
+        ge.enable("ALPHA_TEST")
+        ge.alpha_func(gu.NEVER, 0, 0xFF)
+        ge.enable("BLEND")
+        ge.blend_func(gu.ADD, gu.FIX, gu.FIX, 0, 0)
+        ge.clear_mode(flags)
+        assert ge.draw_pixel(0, 0, 0x66ABCDEF, z=0x2468) == 1
+        assert ge.fb_word() == fb, flags
+        assert int.from_bytes(ge.memory.read(0x04088000, 2), "little") == depth, flags
+
+
+def test_secondary_colour_is_added_and_clamped():
+    ge = spec_ge()
+    ge.draw_pixel(0, 0, 0xFF80F010, spec=0x00202030)
+    assert ge.fb_word() & 0xFFFFFF == 0xA0FF40
+
+
+def test_frame_buffer_address_and_stride():
+    ge = spec_ge(gu.PSM_5551)
+    ge.draw_buffer(gu.PSM_5551, 0x44000, 256)
+    ge.draw_pixel(3, 2, 0xFF0000FF)
+    addr = 0x04044000 + (2 * 256 + 3) * 2
+    assert int.from_bytes(ge.memory.read(addr, 2), "little") == 0x001F
