@@ -269,17 +269,26 @@ SECTION = re.compile(r"^\[[a-z]\] (.*?):?$")
 LINE = re.compile(r"^\[[a-z]\] (.*): (.*)$")
 
 
-def expected_lines(pspautotests: Path, test: str) -> dict:
-    """{(section, title): printed value} of a pspautotests .expected file: a section is
-    the last checkpointNext heading ("Doubling:" -> "Doubling"); titles keep their indent."""
-    out = {}
+def expected_list(pspautotests: Path, test: str) -> list:
+    """[(section, title, printed value)] of a pspautotests .expected file, in order: a
+    section is the last checkpointNext heading ("Doubling:" -> "Doubling"); titles keep
+    their indent."""
+    out = []
     section = ""
     for line in (pspautotests / "tests" / f"{test}.expected").read_text().splitlines():
         m = LINE.match(line)
         if m:
-            out.setdefault((section, m.group(1)), m.group(2))
+            out.append((section, m.group(1), m.group(2)))
             continue
         heading = SECTION.match(line)
         if heading:
             section = heading.group(1)
+    return out
+
+
+def expected_lines(pspautotests: Path, test: str) -> dict:
+    """{(section, title): printed value} of `expected_list` (the first of equal keys)."""
+    out = {}
+    for section, title, value in expected_list(pspautotests, test):
+        out.setdefault((section, title), value)
     return out

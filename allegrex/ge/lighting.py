@@ -1,0 +1,249 @@
+"""Vertex lighting: material colours and their sources, emissive and global ambient, four
+lights (directional, point, spot) with ambient/diffuse/specular colours, attenuation,
+spot exponent and cutoff, the light kinds (diffuse, diffuse + specular, powered diffuse)
+and the light mode (separate specular colour).
+
+Entry points (numba; ge-core's vertex stage calls them when LIGHTINGENABLE is on):
+- `prepare(cmds) -> float64[LIGHT_WORDS]`: the lighting settings decoded once per draw.
+- `light_vertex_prepared(lp, pos, normal, color, has_color) -> (primary, secondary)`.
+- `light_vertex(cmds, pos, normal, color, has_color=True)`: the same from `cmds`.
+
+Space: `pos` and `normal` are in WORLD space (the world matrix applied, the view matrix
+not), as the PSP gives light positions and directions: the half vector for specular uses
+(0, 0, 1) as the eye direction in that space, as the PSP does. The normal need not be
+unit length (it is normalized here; a zero normal counts as (0, 0, 1)); REVERSENORMAL is
+ge-core's to apply before calling. `color` is the vertex colour (RGBA8888); `has_color`
+says whether the vertex format has one: without it MATERIALUPDATE is ignored (ge-core
+passes the material ambient colour and alpha as `color` then, as the unlit path uses).
+
+Result: primary RGBA8888 and secondary RGB (the specular sum when LIGHTMODE selects a
+separate specular colour, else 0 with specular added into primary), each channel clamped.
+
+Light and material floats with exponent 255 count as huge numbers, not inf/NaN (gpu/
+commands/light: an "infinite" spot direction lights like (1, 1, 1), a "NaN" exponent
+like a huge one). Powers (specular and spot exponents, powered diffuse) are
+2 ** (e * log2 v) with log2 and exp2 piecewise linear between powers of two: fitted to
+that program's output, where exact pow misses 8 boxes it now matches. Arithmetic, as
+PPSSPP's software renderer states the GE's rounding: colours become 9-bit factors 2c+1;
+material x light terms scale by ceil(512 * weight + 1) (at most 512) and shift by 19; the
+global ambient term is (material * ambient) >> 10. 30 of the program's 211 boxes still
+differ by a step or so (tests/ge/test_lighting.py lists them).
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from allegrex.ge import regs
+
+# light kinds (LIGHTTYPEn bits 0-1) and types (bits 8-9; 3 acts as spot)
+KIND_DIFFUSE, KIND_BOTH, KIND_POWERED = 0, 1, 2
+TYPE_DIRECTIONAL, TYPE_POINT, TYPE_SPOT = 0, 1, 2
+
+# Packed form (prepare): global fields, then LW per light.
+G_MATERIAL_UPDATE = 0
+G_SEPARATE_SPECULAR = 1
+G_SPECULAR_EXP = 2
+G_EMISSIVE = 3  # RGB (alpha 0)
+G_MAT_AMBIENT = 4  # RGBA: MATERIALAMBIENT + MATERIALALPHA
+G_MAT_DIFFUSE = 5
+G_MAT_SPECULAR = 6
+G_AMBIENT = 7  # global ambient RGBA
+G_LIGHTS = 8
+L_ENABLED, L_KIND, L_TYPE = 0, 1, 2
+L_X, L_Y, L_Z = 3, 4, 5  # position, or the (normalized) direction of a directional light
+L_DX, L_DY, L_DZ = 6, 7, 8  # spot direction (normalized)
+L_KA, L_KB, L_KC = 9, 10, 11
+L_SPOT_EXP, L_SPOT_CUTOFF = 12, 13
+L_AMBIENT, L_DIFFUSE, L_SPECULAR = 14, 15, 16  # RGB
+LW = 17
+LIGHT_WORDS = G_LIGHTS + 4 * LW
+
+
+@njit(cache=True)
+def unit_or_001(x, y, z):
+    """(x, y, z) normalized and its length; a zero vector becomes (0, 0, 1)."""
+    length = math.sqrt(x * x + y * y + z * z)
+    if length == 0.0:
+        return 0.0, 0.0, 1.0, 0.0
+    return x / length, y / length, z / length, length
+
+
+@njit(cache=True)
+def nonnegative(value):
+    """Exponents: <= 0 count as 0."""
+    return value if value > 0.0 else 0.0
+
+
+@njit(cache=True)
+def prepare_into(cmds, lp):
+    """Fill `lp` (float64[LIGHT_WORDS]) with the lighting settings of `cmds`."""
+    lp[:] = 0.0
+    lp[G_MATERIAL_UPDATE] = np.int64(cmds[regs.MATERIALUPDATE]) & 7
+    lp[G_SEPARATE_SPECULAR] = np.int64(cmds[regs.LIGHTMODE]) & 1
+    lp[G_SPECULAR_EXP] = nonnegative(regs.float24_finite(cmds[regs.MATERIALSPECULARCOEF]))
+    lp[G_EMISSIVE] = np.int64(cmds[regs.MATERIALEMISSIVE]) & 0xFFFFFF
+    lp[G_MAT_AMBIENT] = (np.int64(cmds[regs.MATERIALAMBIENT]) & 0xFFFFFF) | ((np.int64(cmds[regs.MATERIALALPHA]) & 0xFF) << 24)
+    lp[G_MAT_DIFFUSE] = np.int64(cmds[regs.MATERIALDIFFUSE]) & 0xFFFFFF
+    lp[G_MAT_SPECULAR] = np.int64(cmds[regs.MATERIALSPECULAR]) & 0xFFFFFF
+    lp[G_AMBIENT] = (np.int64(cmds[regs.AMBIENTCOLOR]) & 0xFFFFFF) | ((np.int64(cmds[regs.AMBIENTALPHA]) & 0xFF) << 24)
+    for n in range(4):
+        base = G_LIGHTS + n * LW
+        ltype = np.int64(cmds[regs.LIGHTTYPE0 + n])
+        lp[base + L_ENABLED] = np.int64(cmds[regs.LIGHTENABLE0 + n]) & 1
+        lp[base + L_KIND] = ltype & 3
+        kind_type = (ltype >> 8) & 3
+        lp[base + L_TYPE] = TYPE_SPOT if kind_type >= TYPE_SPOT else kind_type
+        x = regs.float24_finite(cmds[regs.LX0 + 3 * n])
+        y = regs.float24_finite(cmds[regs.LX0 + 3 * n + 1])
+        z = regs.float24_finite(cmds[regs.LX0 + 3 * n + 2])
+        if kind_type == TYPE_DIRECTIONAL:
+            x, y, z, _ = unit_or_001(x, y, z)
+        lp[base + L_X] = x
+        lp[base + L_Y] = y
+        lp[base + L_Z] = z
+        dx = regs.float24_finite(cmds[regs.LDX0 + 3 * n])
+        dy = regs.float24_finite(cmds[regs.LDX0 + 3 * n + 1])
+        dz = regs.float24_finite(cmds[regs.LDX0 + 3 * n + 2])
+        length = math.sqrt(dx * dx + dy * dy + dz * dz)
+        if length != 0.0:  # a zero spot direction lights nothing (unless the exponent is 0)
+            dx, dy, dz = dx / length, dy / length, dz / length
+        lp[base + L_DX] = dx
+        lp[base + L_DY] = dy
+        lp[base + L_DZ] = dz
+        lp[base + L_KA] = regs.float24_finite(cmds[regs.LKA0 + 3 * n])
+        lp[base + L_KB] = regs.float24_finite(cmds[regs.LKA0 + 3 * n + 1])
+        lp[base + L_KC] = regs.float24_finite(cmds[regs.LKA0 + 3 * n + 2])
+        lp[base + L_SPOT_EXP] = nonnegative(regs.float24_finite(cmds[regs.LKS0 + n]))
+        lp[base + L_SPOT_CUTOFF] = regs.float24_finite(cmds[regs.LKO0 + n])
+        lp[base + L_AMBIENT] = np.int64(cmds[regs.LAC0 + 3 * n]) & 0xFFFFFF
+        lp[base + L_DIFFUSE] = np.int64(cmds[regs.LAC0 + 3 * n + 1]) & 0xFFFFFF
+        lp[base + L_SPECULAR] = np.int64(cmds[regs.LAC0 + 3 * n + 2]) & 0xFFFFFF
+
+
+@njit(cache=True)
+def prepare(cmds):
+    """The packed lighting settings (float64[LIGHT_WORDS]) for one draw."""
+    lp = np.zeros(LIGHT_WORDS, dtype=np.float64)
+    prepare_into(cmds, lp)
+    return lp
+
+
+@njit(cache=True, inline="always")
+def factor(c, shift):
+    """A colour channel as the lighting unit's 9-bit factor 2c + 1."""
+    return ((c >> shift) & 0xFF) * 2 + 1
+
+
+@njit(cache=True)
+def light_pow(v, e):
+    """v ** e as the GE takes it: e <= 0 gives 1 (even for v <= 0); v <= 0 stays v;
+    otherwise 2 ** (e * log2 v) with both taken piecewise linear between powers of two
+    (the float's exponent plus its mantissa as the fraction)."""
+    if e <= 0.0:
+        return 1.0
+    if not v > 0.0:
+        return v
+    m, ex = math.frexp(v)
+    y = e * ((ex - 1) + (2.0 * m - 1.0))
+    if y < -1000.0:
+        return 0.0
+    if y > 1000.0:
+        return math.inf
+    whole = math.floor(y)
+    return math.ldexp(1.0 + (y - whole), int(whole))
+
+
+@njit(cache=True, inline="always")
+def weight512(w):
+    """A light term's weight as ceil(512 * w + 1), at most 512."""
+    scaled = 512.0 * w + 1.0
+    if scaled != scaled:
+        return 0
+    return 512 if scaled >= 512.0 else int(math.ceil(scaled))
+
+
+@njit(cache=True, inline="always")
+def add_scaled(acc, light_color, material, scale):
+    """acc += (light factor * material factor * scale) >> 19, per RGBA channel; the
+    light colours have no alpha (factor 1)."""
+    for ch in range(4):
+        shift = 8 * ch
+        acc[ch] += (factor(light_color, shift) * factor(material, shift) * scale) >> 19
+
+
+@njit(cache=True)
+def pack_clamped(acc):
+    out = 0
+    for ch in range(4):
+        v = acc[ch]
+        v = 0 if v < 0 else (255 if v > 255 else v)
+        out |= v << (8 * ch)
+    return out
+
+
+@njit(cache=True)
+def light_vertex_prepared(lp, pos, normal, color, has_color):
+    """(primary RGBA8888, secondary RGB) of one vertex; see the module docstring."""
+    c = np.int64(color)
+    update = np.int64(lp[G_MATERIAL_UPDATE]) if has_color else 0
+    mat_ambient = c if update & 1 else np.int64(lp[G_MAT_AMBIENT])
+    mat_diffuse = c if update & 2 else np.int64(lp[G_MAT_DIFFUSE])
+    mat_specular = c if update & 4 else np.int64(lp[G_MAT_SPECULAR])
+    emissive = np.int64(lp[G_EMISSIVE])
+    ambient = np.int64(lp[G_AMBIENT])
+    spec_exp = lp[G_SPECULAR_EXP]
+
+    primary = np.zeros(4, dtype=np.int64)
+    specular = np.zeros(4, dtype=np.int64)
+    for ch in range(4):
+        shift = 8 * ch
+        primary[ch] = ((emissive >> shift) & 0xFF) + ((factor(mat_ambient, shift) * factor(ambient, shift)) >> 10)
+
+    px, py, pz = float(pos[0]), float(pos[1]), float(pos[2])
+    nx, ny, nz, _ = unit_or_001(float(normal[0]), float(normal[1]), float(normal[2]))
+    for n in range(4):
+        base = G_LIGHTS + n * LW
+        if lp[base + L_ENABLED] == 0.0:
+            continue
+        kind = np.int64(lp[base + L_KIND])
+        ltype = np.int64(lp[base + L_TYPE])
+        lx, ly, lz = lp[base + L_X], lp[base + L_Y], lp[base + L_Z]
+        attspot = 1.0
+        if ltype != TYPE_DIRECTIONAL:
+            lx, ly, lz, d = unit_or_001(lx - px, ly - py, lz - pz)
+            att = 1.0 / (lp[base + L_KA] + lp[base + L_KB] * d + lp[base + L_KC] * d * d)
+            attspot = 0.0 if not att > 0.0 else min(att, 1.0)
+        if ltype == TYPE_SPOT:
+            raw = lp[base + L_DX] * lx + lp[base + L_DY] * ly + lp[base + L_DZ] * lz
+            spot = 0.0
+            if raw >= lp[base + L_SPOT_CUTOFF]:
+                spot = light_pow(raw, lp[base + L_SPOT_EXP])
+                if spot != spot:
+                    spot = 0.0
+            attspot *= spot
+        add_scaled(primary, np.int64(lp[base + L_AMBIENT]), mat_ambient, weight512(attspot))
+        diffuse = lx * nx + ly * ny + lz * nz
+        if kind == KIND_POWERED:
+            diffuse = light_pow(diffuse, spec_exp)
+        if diffuse > 0.0:
+            add_scaled(primary, np.int64(lp[base + L_DIFFUSE]), mat_diffuse, weight512(attspot * diffuse))
+        if kind == KIND_BOTH and diffuse >= 0.0:
+            hx, hy, hz, _ = unit_or_001(lx, ly, lz + 1.0)
+            spec = light_pow(hx * nx + hy * ny + hz * nz, spec_exp)
+            if spec > 0.0:
+                add_scaled(specular, np.int64(lp[base + L_SPECULAR]), mat_specular, weight512(attspot * spec))
+
+    if lp[G_SEPARATE_SPECULAR] != 0.0:
+        specular[3] = 0
+        return np.uint32(pack_clamped(primary)), np.uint32(pack_clamped(specular) & 0xFFFFFF)
+    for ch in range(3):
+        primary[ch] += specular[ch]
+    return np.uint32(pack_clamped(primary)), np.uint32(0)
+
+
+@njit(cache=True)
+def light_vertex(cmds, pos, normal, color, has_color=True):
+    """`light_vertex_prepared` straight from `cmds` (decodes the settings every call)."""
+    return light_vertex_prepared(prepare(cmds), pos, normal, color, has_color)
