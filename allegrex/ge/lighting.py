@@ -165,22 +165,15 @@ def weight512(w):
 
 
 @njit(cache=True, inline="always")
-def add_scaled(acc, light_color, material, scale):
-    """acc += (light factor * material factor * scale) >> 19, per RGBA channel; the
+def scaled(light_color, material, scale, shift):
+    """One channel of a light term: (light factor * material factor * scale) >> 19; the
     light colours have no alpha (factor 1)."""
-    for ch in range(4):
-        shift = 8 * ch
-        acc[ch] += (factor(light_color, shift) * factor(material, shift) * scale) >> 19
+    return (factor(light_color, shift) * factor(material, shift) * scale) >> 19
 
 
-@njit(cache=True)
-def pack_clamped(acc):
-    out = 0
-    for ch in range(4):
-        v = acc[ch]
-        v = 0 if v < 0 else (255 if v > 255 else v)
-        out |= v << (8 * ch)
-    return out
+@njit(cache=True, inline="always")
+def clamp255(v):
+    return 0 if v < 0 else (255 if v > 255 else v)
 
 
 @njit(cache=True)
@@ -195,11 +188,12 @@ def light_vertex_prepared(lp, pos, normal, color, has_color):
     ambient = np.int64(lp[G_AMBIENT])
     spec_exp = lp[G_SPECULAR_EXP]
 
-    primary = np.zeros(4, dtype=np.int64)
-    specular = np.zeros(4, dtype=np.int64)
-    for ch in range(4):
-        shift = 8 * ch
-        primary[ch] = ((emissive >> shift) & 0xFF) + ((factor(mat_ambient, shift) * factor(ambient, shift)) >> 10)
+    # primary r, g, b, a and specular r, g, b
+    r = (emissive & 0xFF) + ((factor(mat_ambient, 0) * factor(ambient, 0)) >> 10)
+    g = ((emissive >> 8) & 0xFF) + ((factor(mat_ambient, 8) * factor(ambient, 8)) >> 10)
+    b = ((emissive >> 16) & 0xFF) + ((factor(mat_ambient, 16) * factor(ambient, 16)) >> 10)
+    a = (factor(mat_ambient, 24) * factor(ambient, 24)) >> 10
+    sr = sg = sb = 0
 
     px, py, pz = float(pos[0]), float(pos[1]), float(pos[2])
     nx, ny, nz, _ = unit_or_001(float(normal[0]), float(normal[1]), float(normal[2]))
@@ -223,24 +217,38 @@ def light_vertex_prepared(lp, pos, normal, color, has_color):
                 if spot != spot:
                     spot = 0.0
             attspot *= spot
-        add_scaled(primary, np.int64(lp[base + L_AMBIENT]), mat_ambient, weight512(attspot))
+        light = np.int64(lp[base + L_AMBIENT])
+        scale = weight512(attspot)
+        r += scaled(light, mat_ambient, scale, 0)
+        g += scaled(light, mat_ambient, scale, 8)
+        b += scaled(light, mat_ambient, scale, 16)
+        a += scaled(light, mat_ambient, scale, 24)
         diffuse = lx * nx + ly * ny + lz * nz
         if kind == KIND_POWERED:
             diffuse = light_pow(diffuse, spec_exp)
         if diffuse > 0.0:
-            add_scaled(primary, np.int64(lp[base + L_DIFFUSE]), mat_diffuse, weight512(attspot * diffuse))
+            light = np.int64(lp[base + L_DIFFUSE])
+            scale = weight512(attspot * diffuse)
+            r += scaled(light, mat_diffuse, scale, 0)
+            g += scaled(light, mat_diffuse, scale, 8)
+            b += scaled(light, mat_diffuse, scale, 16)
+            a += scaled(light, mat_diffuse, scale, 24)
         if kind == KIND_BOTH and diffuse >= 0.0:
             hx, hy, hz, _ = unit_or_001(lx, ly, lz + 1.0)
             spec = light_pow(hx * nx + hy * ny + hz * nz, spec_exp)
             if spec > 0.0:
-                add_scaled(specular, np.int64(lp[base + L_SPECULAR]), mat_specular, weight512(attspot * spec))
+                light = np.int64(lp[base + L_SPECULAR])
+                scale = weight512(attspot * spec)
+                sr += scaled(light, mat_specular, scale, 0)
+                sg += scaled(light, mat_specular, scale, 8)
+                sb += scaled(light, mat_specular, scale, 16)
 
-    if lp[G_SEPARATE_SPECULAR] != 0.0:
-        specular[3] = 0
-        return np.uint32(pack_clamped(primary)), np.uint32(pack_clamped(specular) & 0xFFFFFF)
-    for ch in range(3):
-        primary[ch] += specular[ch]
-    return np.uint32(pack_clamped(primary)), np.uint32(0)
+    if lp[G_SEPARATE_SPECULAR] == 0.0:
+        r, g, b = r + sr, g + sg, b + sb
+        sr = sg = sb = 0
+    primary = clamp255(r) | (clamp255(g) << 8) | (clamp255(b) << 16) | (clamp255(a) << 24)
+    secondary = clamp255(sr) | (clamp255(sg) << 8) | (clamp255(sb) << 16)
+    return np.uint32(primary), np.uint32(secondary)
 
 
 @njit(cache=True)

@@ -4,12 +4,14 @@ functions that combine a texel with the primitive's colour.
 
 Entry points (numba; ge-core's rasterizer calls them):
 - `load_clut(mem, ram_size, cmds, clut)`: LOADCLUT.
-- `prepare(cmds) -> int32[TEX_WORDS]`: the texture settings decoded once per primitive
-  (format, levels with address/buffer width/size, CLUT mode, wrap, filters, LOD mode).
-- `sample_prepared(mem, ram_size, tex, clut, u, v, lod, w) -> RGBA8888`: one filtered
-  texel. `u`, `v` are normalized (1.0 = the level-0 width/height); `lod` is log2 of
-  level-0 texels per pixel as the raster measured it (PSP rule: the larger of |du/dx|
-  and |dv/dy|, each in level-0 texels); `w` is the pixel's clip-space w (1.0 in through
+- `prepare(cmds, clut) -> int32[TEX_WORDS]`: the texture settings decoded once per
+  primitive (format, levels with address/buffer width/size, CLUT mode, wrap, filters,
+  LOD mode) and, for CLUT formats, the CLUT decoded to RGBA8888 (so prepare after the
+  last LOADCLUT before the primitive).
+- `sample_prepared(mem, ram_size, tex, u, v, lod, w) -> RGBA8888`: one filtered texel.
+  `u`, `v` are normalized (1.0 = the level-0 width/height); `lod` is log2 of level-0
+  texels per pixel as the raster measured it (PSP rule: the larger of |du/dx| and
+  |dv/dy|, each in level-0 texels); `w` is the pixel's clip-space w (1.0 in through
   mode), used only by TEXLEVEL's slope mode (level = log2(2 * w * TEXLODSLOPE)).
 - `sample(mem, ram_size, cmds, clut, u, v, lod, w=1.0)`: the same from `cmds` directly
   (allocates the packed form on every call: for tests and one-off use).
@@ -26,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from allegrex.ge import regs
-from allegrex.ge.colors import from4444, from5551, from5650
+from allegrex.ge.colors import from16, from4444, from5551, from5650
 from allegrex.memory import translate
 
 # TEXFORMAT values
@@ -62,7 +64,8 @@ P_LOD_SLOPE = 15  # TEXLODSLOPE's raw 24-bit float
 P_LEVELS = 16
 L_ADDR, L_BUFW, L_WSHIFT, L_HSHIFT = 0, 1, 2, 3
 LEVEL_WORDS = 4
-TEX_WORDS = P_LEVELS + 8 * LEVEL_WORDS
+P_PALETTE = P_LEVELS + 8 * LEVEL_WORDS  # the CLUT decoded to RGBA8888 (512 entries)
+TEX_WORDS = P_PALETTE + 512
 
 BITS_PER_TEXEL = np.array([16, 16, 16, 32, 4, 8, 16, 32, 4, 8, 8, 0, 0, 0, 0, 0], dtype=np.int64)
 
@@ -86,23 +89,28 @@ def load_clut(mem, ram_size, cmds, clut):
 
 
 @njit(cache=True, inline="always")
-def clut_color(clut, tex, index, level):
+def clut_color(tex, index, level):
     """The palette colour for a raw texel index: CLUTFORMAT's shift, mask and start
-    (start wraps inside the 1024-byte CLUT), per-level palettes for CLUT4."""
-    fmt = tex[P_CLUT_FMT]
+    (start wraps inside the 1024-byte CLUT), per-level palettes for CLUT4; from the
+    palette `prepare` decoded."""
     i = ((index >> tex[P_CLUT_SHIFT]) & tex[P_CLUT_MASK]) | tex[P_CLUT_START]
     if tex[P_CLUT_PER_LEVEL]:
         i += level * 16
-    if fmt == 3:
-        i = (i & 0xFF) * 4
-        return np.int64(clut[i]) | (np.int64(clut[i + 1]) << 8) | (np.int64(clut[i + 2]) << 16) | (np.int64(clut[i + 3]) << 24)
-    i = (i & 0x1FF) * 2
-    p = np.int64(clut[i]) | (np.int64(clut[i + 1]) << 8)
-    if fmt == 0:
-        return from5650(p)
-    if fmt == 1:
-        return from5551(p)
-    return from4444(p)
+    i &= 0xFF if tex[P_CLUT_FMT] == 3 else 0x1FF
+    return np.int64(tex[P_PALETTE + i]) & 0xFFFFFFFF
+
+
+@njit(cache=True)
+def decode_palette(clut, clut_fmt, tex):
+    """The CLUT as RGBA8888 entries into tex[P_PALETTE:]: 256 of 8888 or 512 of 16-bit."""
+    if clut_fmt == 3:
+        for i in range(256):
+            c = np.int64(clut[4 * i]) | (np.int64(clut[4 * i + 1]) << 8) | (np.int64(clut[4 * i + 2]) << 16) | (np.int64(clut[4 * i + 3]) << 24)
+            tex[P_PALETTE + i] = np.int32(np.uint32(c))
+    else:
+        for i in range(512):
+            c = from16(clut_fmt, np.int64(clut[2 * i]) | (np.int64(clut[2 * i + 1]) << 8))
+            tex[P_PALETTE + i] = np.int32(np.uint32(c))
 
 
 # ---------------------------------------------------------------- memory
@@ -192,54 +200,82 @@ def dxt5_alpha(mem, ram_size, block, x, y):
 
 
 @njit(cache=True)
-def fetch(mem, ram_size, tex, clut, level, u, v):
-    """RGBA8888 of texel (u, v) (already wrapped or clamped) of mip `level`."""
+def fetch_dxt(mem, ram_size, fmt, addr, bufw, u, v):
+    """RGBA8888 of texel (u, v) of a DXT1/3/5 texture: 4x4 blocks, bufw / 4 per row."""
+    if fmt > TF_DXT5:
+        return 0
+    block_bytes = 8 if fmt == TF_DXT1 else 16
+    block = addr + ((v >> 2) * (bufw >> 2) + (u >> 2)) * block_bytes
+    x = u & 3
+    y = v & 3
+    rgb, transparent = dxt_color(mem, ram_size, block, x, y)
+    if fmt == TF_DXT1:
+        return rgb if transparent else rgb | 0xFF000000
+    if fmt == TF_DXT3:
+        alpha = (read_le(mem, ram_size, block + 8 + 2 * y, 2) >> (4 * x)) & 0xF
+        return rgb | (alpha << 28)
+    return rgb | (dxt5_alpha(mem, ram_size, block, x, y) << 24)
+
+
+@njit(cache=True, inline="always")
+def clut_index(mem, ram_size, fmt, swizzle, addr, bufw, u, v):
+    """The raw palette index of texel (u, v) of a CLUT4/8/16/32 texture."""
+    if fmt == TF_CLUT4:
+        taddr = addr + texel_byte_offset(u, v, bufw, 4, swizzle)
+        return (read_le(mem, ram_size, taddr, 1) >> ((u & 1) * 4)) & 0xF
+    if fmt == TF_CLUT8:
+        return read_le(mem, ram_size, addr + texel_byte_offset(u, v, bufw, 8, swizzle), 1)
+    if fmt == TF_CLUT16:
+        return read_le(mem, ram_size, addr + texel_byte_offset(u, v, bufw, 16, swizzle), 2)
+    return read_le(mem, ram_size, addr + texel_byte_offset(u, v, bufw, 32, swizzle), 4)
+
+
+@njit(cache=True)
+def fetch_clut(mem, ram_size, tex, level, addr, bufw, u, v):
+    """RGBA8888 of texel (u, v) of a CLUT4/8/16/32 texture: the index, then the CLUT."""
+    index = clut_index(mem, ram_size, tex[P_FMT], tex[P_SWIZZLE], addr, bufw, u, v)
+    return clut_color(tex, index, level)
+
+
+@njit(cache=True)
+def fetch_clut4(mem, ram_size, tex, level, xa, xb, ya, yb):
+    """The 2x2 texels of a bilinear sample of a CLUT texture (one format dispatch)."""
+    fmt = tex[P_FMT]
+    swizzle = tex[P_SWIZZLE]
+    base = P_LEVELS + level * LEVEL_WORDS
+    addr = tex[base + L_ADDR]
+    bufw = tex[base + L_BUFW]
+    return (clut_color(tex, clut_index(mem, ram_size, fmt, swizzle, addr, bufw, xa, ya), level),
+            clut_color(tex, clut_index(mem, ram_size, fmt, swizzle, addr, bufw, xb, ya), level),
+            clut_color(tex, clut_index(mem, ram_size, fmt, swizzle, addr, bufw, xa, yb), level),
+            clut_color(tex, clut_index(mem, ram_size, fmt, swizzle, addr, bufw, xb, yb), level))
+
+
+@njit(cache=True, inline="always")
+def fetch(mem, ram_size, tex, level, u, v):
+    """RGBA8888 of texel (u, v) (already wrapped or clamped) of mip `level`. Direct
+    colours are decoded here; CLUT and DXT formats in their own functions (kept out of
+    line so the common path stays small)."""
     fmt = tex[P_FMT]
     base = P_LEVELS + level * LEVEL_WORDS
     addr = tex[base + L_ADDR]
     bufw = tex[base + L_BUFW]
-    if fmt >= TF_DXT1:
-        if fmt > TF_DXT5:
-            return 0
-        block_bytes = 8 if fmt == TF_DXT1 else 16
-        block = addr + ((v >> 2) * (bufw >> 2) + (u >> 2)) * block_bytes
-        x = u & 3
-        y = v & 3
-        rgb, transparent = dxt_color(mem, ram_size, block, x, y)
-        if fmt == TF_DXT1:
-            return rgb if transparent else rgb | 0xFF000000
-        if fmt == TF_DXT3:
-            alpha = (read_le(mem, ram_size, block + 8 + 2 * y, 2) >> (4 * x)) & 0xF
-            return rgb | (alpha << 28)
-        return rgb | (dxt5_alpha(mem, ram_size, block, x, y) << 24)
-    bits = BITS_PER_TEXEL[fmt]
-    taddr = addr + texel_byte_offset(u, v, bufw, bits, tex[P_SWIZZLE])
     if fmt == TF_8888:
-        return read_le(mem, ram_size, taddr, 4)
+        return read_le(mem, ram_size, addr + texel_byte_offset(u, v, bufw, 32, tex[P_SWIZZLE]), 4)
     if fmt < TF_8888:
-        p = read_le(mem, ram_size, taddr, 2)
-        if fmt == TF_5650:
-            return from5650(p)
-        if fmt == TF_5551:
-            return from5551(p)
-        return from4444(p)
-    if fmt == TF_CLUT4:
-        index = (read_le(mem, ram_size, taddr, 1) >> ((u & 1) * 4)) & 0xF
-    elif fmt == TF_CLUT8:
-        index = read_le(mem, ram_size, taddr, 1)
-    elif fmt == TF_CLUT16:
-        index = read_le(mem, ram_size, taddr, 2)
-    else:
-        index = read_le(mem, ram_size, taddr, 4)
-    return clut_color(clut, tex, index, level)
+        return from16(fmt, read_le(mem, ram_size, addr + texel_byte_offset(u, v, bufw, 16, tex[P_SWIZZLE]), 2))
+    if fmt <= TF_CLUT32:
+        return fetch_clut(mem, ram_size, tex, level, addr, bufw, u, v)
+    return fetch_dxt(mem, ram_size, fmt, addr, bufw, u, v)
 
 
 # ---------------------------------------------------------------- settings
 
 
 @njit(cache=True)
-def prepare_into(cmds, tex):
-    """Fill `tex` (int32[TEX_WORDS]) with the texture settings of `cmds`."""
+def prepare_into(cmds, clut, tex):
+    """Fill `tex` (int32[TEX_WORDS]) with the texture settings of `cmds` and, for CLUT
+    formats, the palette in `clut` decoded."""
     fmt = np.int64(cmds[regs.TEXFORMAT]) & 0xF
     texmode = np.int64(cmds[regs.TEXMODE])
     texfilter = np.int64(cmds[regs.TEXFILTER])
@@ -255,6 +291,8 @@ def prepare_into(cmds, tex):
     tex[P_CLUT_MASK] = (clutformat >> 8) & 0xFF
     start = ((clutformat >> 16) & 0x1F) << 4
     tex[P_CLUT_START] = start & (0xFF if clutformat & 3 == 3 else 0x1FF)
+    if TF_CLUT4 <= fmt <= TF_CLUT32:
+        decode_palette(clut, clutformat & 3, tex)
     texwrap = np.int64(cmds[regs.TEXWRAP])
     tex[P_CLAMP_S] = texwrap & 1
     tex[P_CLAMP_T] = (texwrap >> 8) & 1
@@ -285,10 +323,10 @@ def prepare_into(cmds, tex):
 
 
 @njit(cache=True)
-def prepare(cmds):
+def prepare(cmds, clut):
     """The packed texture settings (int32[TEX_WORDS]) for one primitive."""
     tex = np.zeros(TEX_WORDS, dtype=np.int32)
-    prepare_into(cmds, tex)
+    prepare_into(cmds, clut, tex)
     return tex
 
 
@@ -360,18 +398,18 @@ def wrap_coord(c, size_shift, clamp):
 
 
 @njit(cache=True)
-def sample_level_nearest(mem, ram_size, tex, clut, level, u, v):
+def sample_level_nearest(mem, ram_size, tex, level, u, v):
     base = P_LEVELS + level * LEVEL_WORDS
     ws = tex[base + L_WSHIFT]
     hs = tex[base + L_HSHIFT]
     x = texel_fixed8(u, ws) >> 8
     y = texel_fixed8(v, hs) >> 8
-    return fetch(mem, ram_size, tex, clut, level,
+    return fetch(mem, ram_size, tex, level,
                  wrap_coord(x, ws, tex[P_CLAMP_S]), wrap_coord(y, hs, tex[P_CLAMP_T]))
 
 
 @njit(cache=True)
-def sample_level_linear(mem, ram_size, tex, clut, level, u, v):
+def sample_level_linear(mem, ram_size, tex, level, u, v):
     """Bilinear: the 2x2 texels around (u, v) - half a texel, each wrapped or clamped on
     its own, weighted in 1/16 steps per axis, truncated: (top*(16-fv) + bottom*fv) >> 8."""
     base = P_LEVELS + level * LEVEL_WORDS
@@ -389,10 +427,29 @@ def sample_level_linear(mem, ram_size, tex, clut, level, u, v):
     xb = wrap_coord(x0 + 1, ws, cs)
     ya = wrap_coord(y0, hs, ct)
     yb = wrap_coord(y0 + 1, hs, ct)
-    tl = fetch(mem, ram_size, tex, clut, level, xa, ya)
-    tr = fetch(mem, ram_size, tex, clut, level, xb, ya)
-    bl = fetch(mem, ram_size, tex, clut, level, xa, yb)
-    br = fetch(mem, ram_size, tex, clut, level, xb, yb)
+    fmt = tex[P_FMT]
+    if fmt <= TF_8888:  # direct colours: one dispatch for the four texels
+        base = P_LEVELS + level * LEVEL_WORDS
+        addr = tex[base + L_ADDR]
+        bufw = tex[base + L_BUFW]
+        swizzle = tex[P_SWIZZLE]
+        if fmt == TF_8888:
+            tl = read_le(mem, ram_size, addr + texel_byte_offset(xa, ya, bufw, 32, swizzle), 4)
+            tr = read_le(mem, ram_size, addr + texel_byte_offset(xb, ya, bufw, 32, swizzle), 4)
+            bl = read_le(mem, ram_size, addr + texel_byte_offset(xa, yb, bufw, 32, swizzle), 4)
+            br = read_le(mem, ram_size, addr + texel_byte_offset(xb, yb, bufw, 32, swizzle), 4)
+        else:
+            tl = from16(fmt, read_le(mem, ram_size, addr + texel_byte_offset(xa, ya, bufw, 16, swizzle), 2))
+            tr = from16(fmt, read_le(mem, ram_size, addr + texel_byte_offset(xb, ya, bufw, 16, swizzle), 2))
+            bl = from16(fmt, read_le(mem, ram_size, addr + texel_byte_offset(xa, yb, bufw, 16, swizzle), 2))
+            br = from16(fmt, read_le(mem, ram_size, addr + texel_byte_offset(xb, yb, bufw, 16, swizzle), 2))
+    elif fmt <= TF_CLUT32:
+        tl, tr, bl, br = fetch_clut4(mem, ram_size, tex, level, xa, xb, ya, yb)
+    else:
+        tl = fetch(mem, ram_size, tex, level, xa, ya)
+        tr = fetch(mem, ram_size, tex, level, xb, ya)
+        bl = fetch(mem, ram_size, tex, level, xa, yb)
+        br = fetch(mem, ram_size, tex, level, xb, yb)
     out = 0
     for shift in range(0, 32, 8):
         top = ((tl >> shift) & 0xFF) * (16 - fu) + ((tr >> shift) & 0xFF) * fu
@@ -402,46 +459,55 @@ def sample_level_linear(mem, ram_size, tex, clut, level, u, v):
 
 
 @njit(cache=True, inline="always")
-def sample_level(mem, ram_size, tex, clut, level, u, v, linear):
+def sample_level(mem, ram_size, tex, level, u, v, linear):
     if linear:
-        return sample_level_linear(mem, ram_size, tex, clut, level, u, v)
-    return sample_level_nearest(mem, ram_size, tex, clut, level, u, v)
+        return sample_level_linear(mem, ram_size, tex, level, u, v)
+    return sample_level_nearest(mem, ram_size, tex, level, u, v)
 
 
 @njit(cache=True)
-def sample_prepared(mem, ram_size, tex, clut, u, v, lod, w):
+def sample_between_levels(mem, ram_size, tex, level, frac, u, v, linear):
+    """Mip-linear: level and level + 1 blended by `frac` sixteenths, truncated."""
+    c = sample_level(mem, ram_size, tex, level, u, v, linear)
+    c1 = sample_level(mem, ram_size, tex, level + 1, u, v, linear)
+    out = 0
+    for shift in range(0, 32, 8):
+        mixed = (((c1 >> shift) & 0xFF) * frac + ((c >> shift) & 0xFF) * (16 - frac)) >> 4
+        out |= mixed << shift
+    return out
+
+
+@njit(cache=True)
+def sample_prepared(mem, ram_size, tex, u, v, lod, w):
     """The filtered texel (RGBA8888) at normalized (u, v); see the module docstring.
     Levels: detail <= 0 or no mipmaps -> level 0 with the magnify filter; otherwise
     the minify filter at level detail/16 (clamped to the max level), rounded to the
     nearest level, or with the mip-linear filter blended with the next level by the
     4 fraction bits: (next*f + this*(16-f)) >> 4."""
-    detail = level_detail(tex, lod, w)
     maxlevel = tex[P_MAXLEVEL]
     level = 0
     frac = 0
-    if detail > 0 and maxlevel > 0:
-        level16 = min(detail, maxlevel * 16)
-        if tex[P_MIP_LINEAR]:
-            frac = level16 & 15
-        else:
-            level16 += 8
-        level = level16 >> 4
-    linear = tex[P_MIN_LINEAR] if detail > 0 else tex[P_MAG_LINEAR]
-    c = sample_level(mem, ram_size, tex, clut, level, u, v, linear)
+    if maxlevel == 0 and tex[P_MIN_LINEAR] == tex[P_MAG_LINEAR]:
+        linear = tex[P_MAG_LINEAR]  # the level of detail changes nothing: skip it
+    else:
+        detail = level_detail(tex, lod, w)
+        if detail > 0 and maxlevel > 0:
+            level16 = min(detail, maxlevel * 16)
+            if tex[P_MIP_LINEAR]:
+                frac = level16 & 15
+            else:
+                level16 += 8
+            level = level16 >> 4
+        linear = tex[P_MIN_LINEAR] if detail > 0 else tex[P_MAG_LINEAR]
     if frac:
-        c1 = sample_level(mem, ram_size, tex, clut, level + 1, u, v, linear)
-        out = 0
-        for shift in range(0, 32, 8):
-            mixed = (((c1 >> shift) & 0xFF) * frac + ((c >> shift) & 0xFF) * (16 - frac)) >> 4
-            out |= mixed << shift
-        c = out
-    return np.uint32(c)
+        return np.uint32(sample_between_levels(mem, ram_size, tex, level, frac, u, v, linear))
+    return np.uint32(sample_level(mem, ram_size, tex, level, u, v, linear))
 
 
 @njit(cache=True)
 def sample(mem, ram_size, cmds, clut, u, v, lod, w=1.0):
     """`sample_prepared` straight from `cmds` (decodes the settings on every call)."""
-    return sample_prepared(mem, ram_size, prepare(cmds), clut, u, v, lod, w)
+    return sample_prepared(mem, ram_size, prepare(cmds, clut), u, v, lod, w)
 
 
 # ---------------------------------------------------------------- texture function
