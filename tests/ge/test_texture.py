@@ -688,3 +688,65 @@ def test_log2_fixed4_is_exponent_plus_top_mantissa_bits():
     assert texture.log2_fixed4(3.0) == 16 + 8
     assert texture.log2_fixed4(1.0 + 1.0 / 17) == 0
     assert texture.log2_fixed4(0.0) == -127 * 16
+
+
+def test_texture_sizes_match_psp(pspautotests):
+    """textures/size: 1..32768-texel wide and tall textures of every format on a 256x256
+    sprite (clamped): texel coordinates use the full size, clamping stops at texel 511;
+    rows past the data read whatever the buffer holds (the program's earlier textures,
+    replayed in order). Pixel centres map to texels as in the filtering tests."""
+    import struct
+    expected = gu.expected_list(pspautotests, "gpu/textures/size")
+    ge = Ge()
+    gu.autotest_init(ge)
+    ge.enable("TEXTURE_2D")
+    ge.tex_func(gu.TFX_REPLACE, gu.TCC_RGBA)
+    ge.tex_filter(gu.NEAREST, gu.NEAREST)
+    ge.tex_level_raw(gu.TEXTURE_CONST)
+    ge.tex_wrap(gu.CLAMP, gu.CLAMP)
+    texbuf, clut_addr = gu.TEX_ADDR, gu.TEX_ADDR + 32768 * 16
+    got = []
+    for section, axis in (("Texture widths", "w"), ("Texture heights", "h")):
+        for fmt, fname in ((gu.PSM_8888, "8888"), (gu.PSM_4444, "4444"), (gu.PSM_T8, "CLUT8"), (gu.PSM_T4, "CLUT4")):
+            for through in (False, True):
+                for shift in range(16):
+                    wf, hf = (shift, 0) if axis == "w" else (0, shift)
+                    w, h = 1 << wf, 1 << hf
+                    if fmt == gu.PSM_8888:
+                        bufw = max(w, 4)
+                        ge.memory.write(texbuf, b"".join(struct.pack("<I", 0xFFF00000 | i) for i in range(w * h)))
+                    elif fmt == gu.PSM_4444:
+                        bufw = max(w, 8)
+                        ge.memory.write(texbuf, b"".join(struct.pack("<H", 0xF000 | (i & 0xFFF)) for i in range(w * h)))
+                    elif fmt == gu.PSM_T8:
+                        bufw = max(w, 16)
+                        ge.memory.write(texbuf, bytes((i % w) & 0xFF for i in range(w * h)))
+                    else:
+                        bufw = max(w, 32)
+                        ge.memory.write(texbuf, bytes((i & 0xF) | (((i + 1) << 4) & 0xF0) for i in range(0, w * h, 2)))
+                    if fmt in (gu.PSM_T8, gu.PSM_T4):
+                        ge.write_words(clut_addr, [0xFF000000 | i for i in range(256)])
+                        ge.clut_load(32, clut_addr)
+                        ge.clut_mode(gu.PSM_8888, 0, 0xFF, 0)
+                    ge.tex_mode(fmt)
+                    ge.send(regs.TEXADDR0, texbuf & 0xFFFFFF)
+                    ge.send(regs.TEXBUFWIDTH0, ((texbuf & 0xFF000000) >> 8) | bufw)
+                    ge.send(regs.TEXSIZE0, (hf << 8) | wf)
+                    ge.vertex_type(through)
+                    ge.clear_fb(0)
+                    pixels = {}
+                    # The sprite spans the texture over 256 pixels, sampled at pixel centres.
+                    # In transform mode its top edge, y = 32767/32768 of the viewport's 128,
+                    # lands at 0.0039 px, which the raster's 1/16-pixel positions round to 1/16.
+                    top = 0.0 if through else 1 / 16
+                    for name, (x, y) in (("TL", (0, 0)), ("TC", (127, 0)), ("TR", (255, 0)),
+                                         ("CL", (0, 127)), ("BL", (0, 255)), ("BR", (255, 255))):
+                        ge.draw_pixel(x, y, 0xFFFFFFFF, u=(x + 0.5) / 256, v=(y + 0.5 - top) / (256 - top), z=0x8000)
+                        pixels[name] = f"{ge.fb_word(x, y):06x}"
+                    title = f"  Texture {axis}={1 << shift} {fname} {'through' if through else 'transform'}"
+                    if hf == 0:
+                        value = f"TL={pixels['TL']} TC={pixels['TC']}, TR={pixels['TR']}, BR={pixels['BR']}"
+                    else:
+                        value = f"TL={pixels['TL']} CL={pixels['CL']}, BL={pixels['BL']}, BR={pixels['BR']}"
+                    got.append((section, title, value))
+    assert got == expected
