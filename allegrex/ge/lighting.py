@@ -22,12 +22,12 @@ separate specular colour, else 0 with specular added into primary), each channel
 Light and material floats with exponent 255 count as huge numbers, not inf/NaN (gpu/
 commands/light: an "infinite" spot direction lights like (1, 1, 1), a "NaN" exponent
 like a huge one). Powers (specular and spot exponents, powered diffuse) are
-2 ** (e * log2 v) with log2 and exp2 piecewise linear between powers of two: fitted to
-that program's output, where exact pow misses 8 boxes it now matches. Arithmetic, as
-PPSSPP's software renderer states the GE's rounding: colours become 9-bit factors 2c+1;
-material x light terms scale by ceil(512 * weight + 1) (at most 512) and shift by 19; the
-global ambient term is (material * ambient) >> 10. 30 of the program's 211 boxes still
-differ by a step or so (tests/ge/test_lighting.py lists them).
+2 ** (e * log2 v) with log2 and exp2 piecewise linear between powers of two. A light term
+is (light * material * floor(256 * weight)) >> 16 with each colour channel c taken as
+c + (c >> 7); the global ambient term is ((2m + 1)(2a + 1)) >> 10 (PPSSPP's software
+renderer's rounding). Both light rules are read off gpu/commands/light's output: the
+tests replay its 211 boxes and 196 match exactly (PPSSPP's 9-bit factor rounding and an
+exact pow give 173); the 15 left are listed in tests/ge/test_lighting.py.
 """
 
 import math
@@ -156,19 +156,22 @@ def light_pow(v, e):
 
 
 @njit(cache=True, inline="always")
-def weight512(w):
-    """A light term's weight as ceil(512 * w + 1), at most 512."""
-    scaled = 512.0 * w + 1.0
-    if scaled != scaled:
+def weight256(w):
+    """A light term's weight in 8 fraction bits: floor(256 * w), 0 to 256."""
+    scaled = 256.0 * w
+    if scaled != scaled or scaled <= 0.0:
         return 0
-    return 512 if scaled >= 512.0 else int(math.ceil(scaled))
+    return 256 if scaled >= 256.0 else int(scaled)
 
 
 @njit(cache=True, inline="always")
-def scaled(light_color, material, scale, shift):
-    """One channel of a light term: (light factor * material factor * scale) >> 19; the
-    light colours have no alpha (factor 1)."""
-    return (factor(light_color, shift) * factor(material, shift) * scale) >> 19
+def scaled(light_color, material, weight, shift):
+    """One channel of a light term: light x material x weight with each colour channel
+    taken as c + (c >> 7) (0..256) and the weight in 256ths, >> 16. The light colours
+    have no alpha (0)."""
+    l = (light_color >> shift) & 0xFF
+    m = (material >> shift) & 0xFF
+    return ((l + (l >> 7)) * (m + (m >> 7)) * weight) >> 16
 
 
 @njit(cache=True, inline="always")
@@ -218,7 +221,7 @@ def light_vertex_prepared(lp, pos, normal, color, has_color):
                     spot = 0.0
             attspot *= spot
         light = np.int64(lp[base + L_AMBIENT])
-        scale = weight512(attspot)
+        scale = weight256(attspot)
         r += scaled(light, mat_ambient, scale, 0)
         g += scaled(light, mat_ambient, scale, 8)
         b += scaled(light, mat_ambient, scale, 16)
@@ -228,7 +231,7 @@ def light_vertex_prepared(lp, pos, normal, color, has_color):
             diffuse = light_pow(diffuse, spec_exp)
         if diffuse > 0.0:
             light = np.int64(lp[base + L_DIFFUSE])
-            scale = weight512(attspot * diffuse)
+            scale = weight256(attspot * diffuse)
             r += scaled(light, mat_diffuse, scale, 0)
             g += scaled(light, mat_diffuse, scale, 8)
             b += scaled(light, mat_diffuse, scale, 16)
@@ -238,7 +241,7 @@ def light_vertex_prepared(lp, pos, normal, color, has_color):
             spec = light_pow(hx * nx + hy * ny + hz * nz, spec_exp)
             if spec > 0.0:
                 light = np.int64(lp[base + L_SPECULAR])
-                scale = weight512(attspot * spec)
+                scale = weight256(attspot * spec)
                 sr += scaled(light, mat_specular, scale, 0)
                 sg += scaled(light, mat_specular, scale, 8)
                 sb += scaled(light, mat_specular, scale, 16)
