@@ -210,7 +210,9 @@ def light_vertex_prepared(lp, pos, normal, color, has_color):
         attspot = 1.0
         if ltype != TYPE_DIRECTIONAL:
             lx, ly, lz, d = unit_or_001(lx - px, ly - py, lz - pz)
-            att = 1.0 / (lp[base + L_KA] + lp[base + L_KB] * d + lp[base + L_KC] * d * d)
+            denominator = lp[base + L_KA] + lp[base + L_KB] * d + lp[base + L_KC] * d * d
+            # all-zero constants (the state after sceGuInit) divide by zero: full light
+            att = 1.0 / denominator if denominator != 0.0 else math.inf
             attspot = 0.0 if not att > 0.0 else min(att, 1.0)
         if ltype == TYPE_SPOT:
             raw = lp[base + L_DX] * lx + lp[base + L_DY] * ly + lp[base + L_DZ] * lz

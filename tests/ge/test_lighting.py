@@ -312,3 +312,18 @@ def test_light_terms_count_colour_channels_as_c_plus_c_over_128():
     ge.send(regs.MATERIALDIFFUSE, 0xFFFFFF)
     ge.send(regs.LAC0 + 1, 0xFFFFFF)
     assert lit(ge, normal=(0.0, np.sqrt(1 - 0.75 ** 2), 0.75))[0] & 0xFF == 192
+
+
+def test_odd_light_settings_never_fail():
+    """Zero attenuation constants (1/0: full light), NaN/inf positions, zero vectors."""
+    ge = Ge()
+    ge.send(regs.MATERIALDIFFUSE, 0xFFFFFF)
+    ge.enable("LIGHT0")
+    ge.send(regs.LIGHTTYPE0, POINT << 8)
+    ge.sendf(regs.LX0 + 2, 1.0)
+    ge.send(regs.LAC0 + 1, 0xFFFFFF)
+    assert lit(ge)[0] & 0xFFFFFF == 0xFFFFFF
+    for op in (regs.LX0, regs.LDX0, regs.LKA0):
+        ge.send(op, 0x7FC000)  # NaN as an IEEE single
+    ge.send(regs.LIGHTTYPE0, SPOT << 8)
+    lit(ge, pos=(np.nan, np.inf, 0.0), normal=(0.0, 0.0, 0.0))
