@@ -331,3 +331,22 @@ def test_patches_draw_like_the_psp_screenshot(pspautotests, name):
         need = 1.0 if prim >= 2 else 0.5 if prim == 1 else 0.95
         report.append((x0, y0, round(float(iou), 3), round(float(diff), 2)))
         assert iou >= need and diff <= 12, report
+
+
+def test_random_patches_never_fail():
+    """Any counts, edge types, divisions and primitive kinds, fewer points than the counts
+    ask for, NaN coordinates: arrays come back, indices inside the vertex array."""
+    rng = np.random.default_rng(9)
+    for _ in range(60):
+        cu, cv = int(rng.integers(0, 12)), int(rng.integers(0, 12))
+        n = max(cu * cv - int(rng.integers(0, 2)) * 3, 0)
+        pos, color, uv = (rng.uniform(-100, 100, (n, 3)).astype(np.float32),
+                          rng.uniform(0, 255, (n, 4)).astype(np.float32), rng.uniform(0, 1, (n, 2)).astype(np.float32))
+        if n:
+            pos[0, 0] = np.nan
+        word = (int(rng.choice([regs.BEZIER, regs.SPLINE])) << 24) | (int(rng.integers(0, 16)) << 16) | (cv << 8) | cu
+        cmds = patch_cmds(int(rng.integers(0, 128)), int(rng.integers(0, 128)), int(rng.integers(0, 4)), int(rng.integers(0, 2)))
+        out_pos, out_col, out_uv, out_nrm, indices, prim = curves.tessellate(word, cmds, pos, color, uv, bool(rng.integers(0, 2)))
+        assert out_pos.shape[0] == out_col.shape[0] == out_uv.shape[0] == out_nrm.shape[0] <= curves.MAX_VERTICES
+        assert indices.size == 0 or 0 <= indices.min() and indices.max() < out_pos.shape[0]
+        assert prim in (curves.PRIM_POINTS, curves.PRIM_LINES, curves.PRIM_TRIANGLES)

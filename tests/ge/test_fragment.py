@@ -375,3 +375,17 @@ def test_frame_buffer_address_and_stride():
     ge.draw_pixel(3, 2, 0xFF0000FF)
     addr = 0x04044000 + (2 * 256 + 3) * 2
     assert int.from_bytes(ge.memory.read(addr, 2), "little") == 0x001F
+
+
+def test_random_settings_never_fail():
+    """Any command words, any depth and colour, NaN fog: the pixel is stored or not."""
+    rng = np.random.default_rng(8)
+    ge = Ge()
+    for _ in range(300):
+        ge.cmds[:] = (np.arange(256, dtype=np.uint32) << 24) | rng.integers(0, 1 << 24, 256, dtype=np.uint32)
+        x, y = int(rng.integers(0, 480)), int(rng.integers(0, 272))
+        for fog in (rng.uniform(-2, 2), np.nan, np.inf):
+            written = fragment.process(ge.mem, ge.ram_size, ge.cmds, x, y, int(rng.integers(0, 65536)),
+                                       int(rng.integers(0, 1 << 32)), int(rng.integers(0, 1 << 24)), fog)
+            assert written in (0, 1)
+        assert np.isfinite(fragment.fog_depth(ge.cmds, rng.uniform(-1e6, 1e6)))
