@@ -29,7 +29,7 @@ def frame(mem, ram_size, cmds, tex, frag):
     written = 0
     for y in range(H):
         for x in range(W):
-            texel = texture.sample_prepared(mem, ram_size, tex, x / 480.0, y / 272.0, -1.0, 1.0)
+            texel = texture.sample_prepared(mem, ram_size, tex, x / 480.0, y / 272.0, -1.0)
             color = texture.combine(cmds, 0xC08080FF, texel)
             written += fragment.process_prepared(mem, ram_size, frag, x, y, 1000 + x, color, 0, 1.0)
     return written

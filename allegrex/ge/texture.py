@@ -8,13 +8,14 @@ Entry points (numba; ge-core's rasterizer calls them):
   primitive (format, levels with address/buffer width/size, CLUT mode, wrap, filters,
   LOD mode) and, for CLUT formats, the CLUT decoded to RGBA8888 (so prepare after the
   last LOADCLUT before the primitive).
-- `sample_prepared(mem, ram_size, tex, u, v, lod, w) -> RGBA8888`: one filtered texel.
-  `u`, `v` are normalized (1.0 = the level-0 width/height); `lod` is log2 of level-0
-  texels per pixel as the raster measured it (PSP rule: the larger of |du/dx| and
-  |dv/dy|, each in level-0 texels); `w` is the pixel's clip-space w (1.0 in through
-  mode), used only by TEXLEVEL's slope mode (level = log2(2 * w * TEXLODSLOPE)).
-- `sample(mem, ram_size, cmds, clut, u, v, lod, w=1.0)`: the same from `cmds` directly
-  (allocates the packed form on every call: for tests and one-off use).
+- `sample_prepared(mem, ram_size, tex, u, v, lod) -> RGBA8888`: one filtered texel.
+  `u`, `v` are normalized (1.0 = the level-0 width/height). `lod` is the GE's level of
+  detail as the raster measures it, in levels: `gelog2` of the larger of |du/dx| and
+  |dv/dy| in level-0 texels (TEXLEVEL auto), or `gelog2(2 * w * TEXLODSLOPE)` with the
+  pixel's clip w (slope mode); the sampler ignores it in const mode and adds the bias.
+- `sample(mem, ram_size, cmds, clut, u, v, lod)`: the same from `cmds` directly
+  (allocates and decodes the packed form on every call: for tests and one-off use).
+- `gelog2(x)`: the GE's log2 (exponent plus 4 mantissa bits, in 1/16 steps).
 - `combine(cmds, prim_rgba, tex_rgba) -> RGBA8888`: TEXFUNC.
 
 Colours are RGBA8888 with red in the low byte. A texel whose address is outside guest
@@ -60,7 +61,6 @@ P_MIP_LINEAR = 11
 P_MAG_LINEAR = 12
 P_LOD_MODE = 13
 P_LOD_BIAS = 14  # signed, 4 fraction bits
-P_LOD_SLOPE = 15  # TEXLODSLOPE's raw 24-bit float
 P_LEVELS = 16
 L_ADDR, L_BUFW, L_WSHIFT, L_HSHIFT = 0, 1, 2, 3
 LEVEL_WORDS = 4
@@ -303,7 +303,6 @@ def prepare_into(cmds, clut, tex):
     tex[P_LOD_MODE] = texlevel & 3
     bias = (texlevel >> 16) & 0xFF
     tex[P_LOD_BIAS] = bias - 256 if bias >= 128 else bias
-    tex[P_LOD_SLOPE] = np.int64(cmds[regs.TEXLODSLOPE]) & 0xFFFFFF
     bits = BITS_PER_TEXEL[fmt]
     # buffer width: 11 bits, aligned down to 16 bytes; 0 means 16 bytes' worth
     align = (128 // bits) if bits else 1
@@ -349,23 +348,22 @@ def log2_fixed4(x):
 
 
 @njit(cache=True)
-def level_detail(tex, lod, w):
-    """TEXLEVEL's level selector for one pixel: log2 of texels per pixel with 4 fraction
-    bits, from the raster's measure (auto), 0 (const) or 2 * w * TEXLODSLOPE (slope),
-    plus the signed bias."""
-    mode = tex[P_LOD_MODE]
-    if mode == LOD_AUTO:
-        if lod > 128.0:
-            detail = 128 * 16
-        elif lod < -127.0:
-            detail = -127 * 16
-        else:
-            detail = log2_fixed4(2.0 ** lod)
-    elif mode == LOD_SLOPE:
-        detail = log2_fixed4(2.0 * w * regs.float24(tex[P_LOD_SLOPE]))
-    else:
-        detail = 0
-    return detail + tex[P_LOD_BIAS]
+def gelog2(x):
+    """The GE's log2 of a level-of-detail measure, in levels (multiples of 1/16)."""
+    return log2_fixed4(x) / 16.0
+
+
+@njit(cache=True)
+def level_detail(tex, lod):
+    """TEXLEVEL's level selector for one pixel in 16ths of a level: the raster's measure
+    (auto and slope modes) or 0 (const mode, and the unused mode 3), plus the bias."""
+    if tex[P_LOD_MODE] & 1:
+        return tex[P_LOD_BIAS]
+    if not lod > -128.0:  # also NaN
+        return -128 * 16 + tex[P_LOD_BIAS]
+    if lod > 128.0:
+        return 128 * 16 + tex[P_LOD_BIAS]
+    return int(math.floor(lod * 16.0)) + tex[P_LOD_BIAS]
 
 
 # ---------------------------------------------------------------- filtering
@@ -478,7 +476,7 @@ def sample_between_levels(mem, ram_size, tex, level, frac, u, v, linear):
 
 
 @njit(cache=True)
-def sample_prepared(mem, ram_size, tex, u, v, lod, w):
+def sample_prepared(mem, ram_size, tex, u, v, lod):
     """The filtered texel (RGBA8888) at normalized (u, v); see the module docstring.
     Levels: detail <= 0 or no mipmaps -> level 0 with the magnify filter; otherwise
     the minify filter at level detail/16 (clamped to the max level), rounded to the
@@ -490,7 +488,7 @@ def sample_prepared(mem, ram_size, tex, u, v, lod, w):
     if maxlevel == 0 and tex[P_MIN_LINEAR] == tex[P_MAG_LINEAR]:
         linear = tex[P_MAG_LINEAR]  # the level of detail changes nothing: skip it
     else:
-        detail = level_detail(tex, lod, w)
+        detail = level_detail(tex, lod)
         if detail > 0 and maxlevel > 0:
             level16 = min(detail, maxlevel * 16)
             if tex[P_MIP_LINEAR]:
@@ -505,9 +503,9 @@ def sample_prepared(mem, ram_size, tex, u, v, lod, w):
 
 
 @njit(cache=True)
-def sample(mem, ram_size, cmds, clut, u, v, lod, w=1.0):
+def sample(mem, ram_size, cmds, clut, u, v, lod):
     """`sample_prepared` straight from `cmds` (decodes the settings on every call)."""
-    return sample_prepared(mem, ram_size, prepare(cmds, clut), u, v, lod, w)
+    return sample_prepared(mem, ram_size, prepare(cmds, clut), u, v, lod)
 
 
 # ---------------------------------------------------------------- texture function

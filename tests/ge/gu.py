@@ -209,15 +209,15 @@ class Ge:
         self.memory.write(FB_ADDR, struct.pack("<I" if size == 4 else "<H", word) * count)
 
     # --- one pixel through the pipeline ---
-    def texel(self, u: float, v: float, lod: float = 0.0, w: float = 1.0) -> int:
-        return int(texture.sample(self.mem, self.ram_size, self.cmds, self.clut, u, v, lod, w))
+    def texel(self, u: float, v: float, lod: float = 0.0) -> int:
+        return int(texture.sample(self.mem, self.ram_size, self.cmds, self.clut, u, v, lod))
 
     def draw_pixel(self, x: int, y: int, color: int, u: float = 0.0, v: float = 0.0, lod: float = 0.0,
-                   z: int = 0, fog: float = 1.0, w: float = 1.0, spec: int = 0) -> int:
+                   z: int = 0, fog: float = 1.0, spec: int = 0) -> int:
         """What the raster does for one covered pixel: texture (when enabled), then the
         fragment stage. Returns process's result (1 = written)."""
         if self.cmds[regs.TEXTUREMAPENABLE] & 1 and not self.cmds[regs.CLEARMODE] & 1:
-            color = int(texture.combine(self.cmds, color, self.texel(u, v, lod, w)))
+            color = int(texture.combine(self.cmds, color, self.texel(u, v, lod)))
         return int(fragment.process(self.mem, self.ram_size, self.cmds, x, y, z, color, spec, fog))
 
 

@@ -389,6 +389,8 @@ def test_mip_levels_and_lod_modes_match_psp(pspautotests):
                 width >>= 1
             ge.vertex_type(through=True)
             for title, lod in MIP_VERTS.items():
+                if mode == gu.TEXTURE_SLOPE:  # the raster's measure: gelog2(2 * w * slope), w = 1
+                    lod = texture.gelog2(2.0 * 1.0 * 2.0)
                 ge.draw_pixel(0, 0, 0xFFFFFFFF, lod=lod)
                 got = f"{ge.fb_word() & 0xFFFFFF:06x}"
                 ge.fill_fb(0)
@@ -487,7 +489,7 @@ def test_filter_precision_matches_psp(pspautotests, name, filt):
 
 
 def test_mip_blend_by_lod_slope_matches_psp(pspautotests):
-    """filtering/mipmaplinear (slope mode, w = 1): level = log2(2 * slope) with 4 bits of
+    """filtering/mipmaplinear (slope mode, w = 1): level = gelog2(2 * slope), 4 bits of
     fraction taken from the float's mantissa, the two levels blended in 1/16 steps."""
     import struct
     expected = gu.expected_lines(pspautotests, "gpu/filtering/mipmaplinear")
@@ -516,7 +518,8 @@ def test_mip_blend_by_lod_slope_matches_psp(pspautotests):
         ge.write_words(level1, [c2] * 16)
         ge.tex_image(0, 2, 2, 4, gu.TEX_ADDR)
         ge.tex_image(1, 1, 1, 4, level1)
-        ge.draw_pixel(0, 0, 0xFFFFFFFF, u=0.25, v=0.25, w=1.0)
+        # the raster's slope-mode measure at w = 1 (transform mode, identity matrices)
+        ge.draw_pixel(0, 0, 0xFFFFFFFF, u=0.25, v=0.25, lod=texture.gelog2(2.0 * 1.0 * slope))
         got = f"COLOR={ge.fb_word():08x}"
         ge.fill_fb(0x44444444)
         assert got == expected[(section, title)], (section, title)
@@ -679,8 +682,10 @@ def test_clut4_mip_levels_can_use_their_own_palettes():
     assert ge.texel(0.1, 0.1) == 0xFF000000 | 3
 
 
-def test_log2_fixed4_is_exponent_plus_top_mantissa_bits():
+def test_gelog2_is_exponent_plus_top_mantissa_bits():
     """The GE's LOD measure: exact at powers of two, linear in between, truncated."""
+    assert texture.gelog2(1.5) == 0.5
+    assert texture.gelog2(2.0 * 0.75) == 0.5
     assert texture.log2_fixed4(1.0) == 0
     assert texture.log2_fixed4(4.0) == 32
     assert texture.log2_fixed4(0.25) == -32
@@ -762,6 +767,6 @@ def test_random_settings_never_fail():
         ge.cmds[:] = (np.arange(256, dtype=np.uint32) << 24) | rng.integers(0, 1 << 24, 256, dtype=np.uint32)
         for u, v, lod in [(rng.uniform(-3, 3), rng.uniform(-3, 3), rng.uniform(-10, 10)),
                           (np.nan, np.inf, np.nan), (-np.inf, 1e30, 1e30)]:
-            texel = texture.sample(ge.mem, ge.ram_size, ge.cmds, ge.clut, u, v, lod, rng.uniform(-2, 2))
+            texel = texture.sample(ge.mem, ge.ram_size, ge.cmds, ge.clut, u, v, lod)
             assert 0 <= int(texel) <= 0xFFFFFFFF
         assert 0 <= int(texture.combine(ge.cmds, int(rng.integers(0, 1 << 32)), int(rng.integers(0, 1 << 32)))) <= 0xFFFFFFFF
