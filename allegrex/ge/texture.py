@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from allegrex.ge import regs
-from allegrex.ge.colors import from16, from4444, from5551, from5650
+from allegrex.ge.colors import from16
 from allegrex.memory import translate
 
 # TEXFORMAT values
@@ -357,7 +357,7 @@ def gelog2(x):
 def level_detail(tex, lod):
     """TEXLEVEL's level selector for one pixel in 16ths of a level: the raster's measure
     (auto and slope modes) or 0 (const mode, and the unused mode 3), plus the bias."""
-    if tex[P_LOD_MODE] & 1:
+    if tex[P_LOD_MODE] == LOD_CONST or tex[P_LOD_MODE] == 3:
         return tex[P_LOD_BIAS]
     if not lod > -128.0:  # also NaN
         return -128 * 16 + tex[P_LOD_BIAS]

@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from allegrex.ge import curves, regs, texture
+from allegrex.ge import curves, regs
 from tests.ge import gu
 from tests.ge.gu import Ge
 

@@ -3,7 +3,6 @@
 the pixel the program reads there) and against hand-computed cases."""
 
 import numpy as np
-import pytest
 
 from allegrex.ge import lighting, regs
 from tests.ge import gu
