@@ -22,12 +22,14 @@ separate specular colour, else 0 with specular added into primary), each channel
 Light and material floats with exponent 255 count as huge numbers, not inf/NaN (gpu/
 commands/light: an "infinite" spot direction lights like (1, 1, 1), a "NaN" exponent
 like a huge one). Powers (specular and spot exponents, powered diffuse) are
-2 ** (e * log2 v) with log2 and exp2 piecewise linear between powers of two. A light term
-is (light * material * floor(256 * weight)) >> 16 with each colour channel c taken as
-c + (c >> 7); the global ambient term is ((2m + 1)(2a + 1)) >> 10 (PPSSPP's software
-renderer's rounding). Both light rules are read off gpu/commands/light's output: the
-tests replay its 211 boxes and 196 match exactly (PPSSPP's 9-bit factor rounding and an
-exact pow give 173); the 15 left are listed in tests/ge/test_lighting.py.
+2 ** (e * log2 v) with log2 and exp2 piecewise linear between powers of two. Vector
+lengths (normalizing, the light distance) come from the squared length cut to a 24-bit
+float. A light term is (light * material * floor(256 * weight)) >> 16 with each colour
+channel c taken as c + (c >> 7); the global ambient term is ((2m + 1)(2a + 1)) >> 10
+(PPSSPP's software renderer's rounding). These light rules are read off
+gpu/commands/light's output: the tests replay its 211 boxes and 202 match exactly
+(PPSSPP's rounding with an exact pow and exact lengths gives 173); the 9 left are listed
+in tests/ge/test_lighting.py.
 """
 
 import math
@@ -63,10 +65,17 @@ LIGHT_WORDS = G_LIGHTS + 4 * LW
 
 @njit(cache=True)
 def unit_or_001(x, y, z):
-    """(x, y, z) normalized and its length; a zero vector becomes (0, 0, 1)."""
-    length = math.sqrt(x * x + y * y + z * z)
-    if length == 0.0:
+    """(x, y, z) normalized and its length; a zero vector becomes (0, 0, 1). The length
+    is the square root of the squared length cut to a 24-bit float (16 significant
+    bits), as the GE's lighting shows: a light 2.0000055 away counts as 2 away
+    (gpu/commands/light; any cut between 10 and 18 bits fits its boxes)."""
+    d2 = x * x + y * y + z * z
+    if d2 == 0.0:
         return 0.0, 0.0, 1.0, 0.0
+    m, e = math.frexp(d2)  # d2 = m * 2^e, 0.5 <= m < 1
+    length = math.sqrt(math.ldexp(math.floor(m * 65536.0) / 65536.0, e))
+    if not 0.0 < length < math.inf:  # NaN or overflowing inputs: the plain length
+        length = math.sqrt(d2)
     return x / length, y / length, z / length, length
 
 
@@ -209,8 +218,11 @@ def light_vertex_prepared(lp, pos, normal, color, has_color):
         lx, ly, lz = lp[base + L_X], lp[base + L_Y], lp[base + L_Z]
         attspot = 1.0
         if ltype != TYPE_DIRECTIONAL:
-            lx, ly, lz, d = unit_or_001(lx - px, ly - py, lz - pz)
-            denominator = lp[base + L_KA] + lp[base + L_KB] * d + lp[base + L_KC] * d * d
+            dx, dy, dz = lx - px, ly - py, lz - pz
+            lx, ly, lz, d = unit_or_001(dx, dy, dz)
+            # the quadratic term takes the exact squared distance (the light program's
+            # 1/d^2 box shows 0x3f where a cut length would give 0x40)
+            denominator = lp[base + L_KA] + lp[base + L_KB] * d + lp[base + L_KC] * (dx * dx + dy * dy + dz * dz)
             # all-zero constants (the state after sceGuInit) divide by zero: full light
             att = 1.0 / denominator if denominator != 0.0 else math.inf
             attspot = 0.0 if not att > 0.0 else min(att, 1.0)
