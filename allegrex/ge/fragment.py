@@ -135,7 +135,7 @@ def prepare_into(cmds, frag):
 
     depth_on = np.int64(cmds[regs.ZTESTENABLE]) & 1
     frag[F_DEPTH_FUNC] = np.int64(cmds[regs.ZTEST]) & 7 if depth_on else ALWAYS
-    # depth is written only with the depth test on (PPSSPP's rule, gpu/depth agrees)
+    # depth is written only with the depth test on (PPSSPP's rule; no pspautotests program tests it)
     frag[F_DEPTH_WRITE] = 1 if depth_on and not np.int64(cmds[regs.ZWRITEDISABLE]) & 1 else 0
 
     blendmode = np.int64(cmds[regs.BLENDMODE])
