@@ -128,17 +128,36 @@ class _Workspace:
             os.replace(tmp, obj)
         return obj
 
-    def compile_source(self, source: Path, flags: list, index: int) -> Path:
-        """A user source: .S files get their VFPU lines rewritten first."""
+    def compile_source(self, source: Path, flags: list, index: int, debug: bool = False) -> Path:
+        """A user source: .S files get their VFPU lines rewritten first (line for line;
+        #line names the user's file in messages), and with debug=True a .loc per line:
+        the assembler's own line table skips data words, which VFPU lines become."""
         obj = self.tmp / f"{index:03d}-{source.stem}.o"
         if source.suffix == ".S":
             rewritten = self.tmp / f"{index:03d}-{source.name}"
-            rewritten.write_text(_rewrite_vfpu(source.read_text(), source))
+            name = _c_string(str(source.resolve()))
+            text = _rewrite_vfpu(source.read_text(), source)
+            if debug:
+                text = f".file 1 {name}\n" + _with_line_directives(text)
+            rewritten.write_text(f"#line 1 {name}\n" + text)
             flags = flags + ["-I", str(source.parent)]
             toolchain.compile_object(rewritten, obj, flags, f"assembling {source}")
         else:
             toolchain.compile_object(source, obj, flags, f"compiling {source}")
         return obj
+
+
+def _with_line_directives(text: str) -> str:
+    """Assembly text with `.loc 1 N;` in front of every statement line N (file 1 is the
+    user's source), so every emitted word, .word included, has its line in .debug_line.
+    Preprocessor lines and their continuations stay as they are."""
+    out = []
+    continued = False
+    for n, line in enumerate(text.split("\n"), 1):
+        directive = continued or line.lstrip().startswith("#")
+        continued = directive and line.rstrip().endswith("\\")
+        out.append(line if directive or not line.strip() else f".loc 1 {n}; {line}")
+    return "\n".join(out)
 
 
 def _rewrite_vfpu(text: str, source: Path) -> str:
@@ -163,8 +182,22 @@ def _sdk_objects(ws: _Workspace, flags: list, tag: str) -> list:
     return [ws.compile_cached(src, flags, key) for src in sources]
 
 
-def _psp_flags(opt_flag: str, include: Path) -> list:
-    return [*toolchain.PSP_TARGET, opt_flag, *toolchain.PSP_CFLAGS, "-D__PSP__=1", "-I", str(SDK_INCLUDE), "-I", str(include)]
+def _psp_flags(opt_flag: str, include: Path, debug: bool = False) -> list:
+    cflags = [("-g" if debug and f == "-g0" else f) for f in toolchain.PSP_CFLAGS]  # -g: same code, plus DWARF
+    return [*toolchain.PSP_TARGET, opt_flag, *cflags, "-D__PSP__=1", "-I", str(SDK_INCLUDE), "-I", str(include)]
+
+
+def _linker_script(ws, debug: bool) -> Path:
+    """The SDK's linker script; for debug builds without the line that drops DWARF."""
+    if not debug:
+        return LINKER_SCRIPT
+    text = LINKER_SCRIPT.read_text()
+    kept = text.replace("*(.debug*) ", "")
+    if kept == text:
+        raise SdkError(f"{LINKER_SCRIPT} no longer discards .debug* as the debug build expects")
+    script = ws.tmp / "link-debug.ld"
+    script.write_text(kept)
+    return script
 
 
 def _c_string(text: str) -> str:
@@ -204,11 +237,13 @@ def _import_objects(ws, missing: dict, flags: list, imports, origins: dict) -> l
     return [obj]
 
 
-def _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines) -> bytes:
+def _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines, debug=False, strip_flag=None):
+    """The linked ELF's path, and with strip_flag (toolchain.STRIP_*) the path of the
+    same objects linked again with it: the same code and data, less in the file."""
     include = ws.generated_include()
-    base_flags = _psp_flags(opt_flag, include)
+    base_flags = _psp_flags(opt_flag, include, debug)
     user_flags = base_flags + _user_flags(include_dirs, defines)
-    user_objs = [ws.compile_source(p, user_flags, i) for i, p in enumerate(paths)]
+    user_objs = [ws.compile_source(p, user_flags, i, debug) for i, p in enumerate(paths)]
     sdk_flags = base_flags + toolchain.SDK_CFLAGS
     crt0 = ws.compile_cached(SDK / "crt" / "crt0.c", sdk_flags, _digest("crt0", sdk_digest(), toolchain.zig_version(), *sdk_flags))
     program = [read_symbols(o) for o in [crt0, *user_objs]]
@@ -231,10 +266,14 @@ def _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines) ->
     stub_objs = _import_objects(ws, missing, sdk_flags, imports, origins)
     objects = [crt0, *user_objs, *extra, *[o.path for o in pulled], *stub_objs]
     elf = ws.tmp / "program.elf"
-    link_flags = [*toolchain.PSP_TARGET, "-static", "-T", str(LINKER_SCRIPT), "-Wl,-e,_start",
+    link_flags = [*toolchain.PSP_TARGET, "-static", "-T", str(_linker_script(ws, debug)), "-Wl,-e,_start",
                   "-Wl,--gc-sections", "-Wl,--no-undefined"]
     toolchain.link(objects, elf, link_flags)
-    return elf.read_bytes()
+    if strip_flag is None:
+        return elf, None
+    stripped = ws.tmp / "stripped.elf"
+    toolchain.link(objects, stripped, [*link_flags, strip_flag], "linking the stripped copy")
+    return elf, stripped
 
 
 def _pack(elf: bytes, title: str, large_memory: bool) -> bytes:
@@ -247,11 +286,15 @@ def _pack(elf: bytes, title: str, large_memory: bool) -> bytes:
     return pack_eboot(elf, title, large_memory)
 
 
-def _finish(product: bytes, cached: Path, output: Path) -> Path:
+def _store(product: bytes, cached: Path) -> None:
     cached.parent.mkdir(parents=True, exist_ok=True)
     tmp = cached.with_name(f"{cached.name}.{os.getpid()}")
     tmp.write_bytes(product)
     tmp.replace(cached)
+
+
+def _finish(product: bytes, cached: Path, output: Path) -> Path:
+    _store(product, cached)
     return _deliver(cached, output)
 
 
@@ -263,32 +306,56 @@ def _deliver(cached: Path, output: Path) -> Path:
     return output
 
 
+def unstripped_path(output) -> Path:
+    """Where a debug (-g) or stripped build writes the full ELF beside its output:
+    EBOOT.PBP -> EBOOT.elf, prog.elf -> prog.debug.elf."""
+    output = Path(output)
+    return output.with_suffix(".debug.elf" if output.suffix == ".elf" else ".elf")
+
+
 def default_title(sources) -> str:
     first = Path(sources[0]).resolve()
     return first.parent.name if first.stem == "main" else first.stem
 
 
 def build(sources, output, title=None, heap_kb=None, large_memory=False, opt="-O2",
-          include_dirs=(), defines=(), elf=False) -> Path:
+          include_dirs=(), defines=(), elf=False, debug=False, strip=False) -> Path:
     """Compile and link C/assembly sources into a PSP EBOOT.PBP (or a bare ELF with
     elf=True) at `output`; returns the output path. Raises CompileError with the
     compiler's message, UnknownImportError for calls nothing provides, SdkError for
-    bad options."""
+    bad options.
+
+    debug=True (`allegrex cc -g`) compiles with DWARF (the code is the same): a bare
+    ELF keeps it; an EBOOT.PBP holds the ELF without it and the full ELF is written
+    beside the output (unstripped_path). strip=True leaves the symbol table out of the
+    output too, as a release build ships, and also writes the full ELF beside it."""
     paths = _check_sources(sources)
     opt_flag = _opt_flag(opt)
     title = title or default_title(paths)
     include_dirs, defines = tuple(map(str, include_dirs)), tuple(map(str, defines))
+    beside = (debug and not elf) or strip
+    if beside and unstripped_path(output) == Path(output):
+        raise SdkError(f"{output}: the unstripped ELF would overwrite the output; name the output otherwise")
     key = _digest("psp", CACHE_FORMAT, sdk_digest(), toolchain.zig_version(), _inputs_digest(paths, include_dirs),
-                  title, heap_kb, large_memory, opt_flag, *include_dirs, "|", *defines, elf)
-    cached = cache_root() / "builds" / key / ("program.elf" if elf else "EBOOT.PBP")
-    if cached.exists():
-        return _deliver(cached, output)
-    ws = _Workspace()
-    try:
-        image = _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines)
-        return _finish(image if elf else _pack(image, title, large_memory), cached, output)
-    finally:
-        ws.close()
+                  title, heap_kb, large_memory, opt_flag, *include_dirs, "|", *defines, elf, debug, strip)
+    folder = cache_root() / "builds" / key
+    cached, cached_full = folder / ("program.elf" if elf else "EBOOT.PBP"), folder / "unstripped.elf"
+    if not (cached.exists() and (cached_full.exists() or not beside)):
+        ws = _Workspace()
+        try:
+            strip_flag = toolchain.STRIP_ALL if strip else toolchain.STRIP_DEBUG if debug and not elf else None
+            linked, stripped = _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines, debug,
+                                             strip_flag)
+            shipped = stripped or linked
+            if beside:
+                _store(linked.read_bytes(), cached_full)
+            data = shipped.read_bytes()
+            _store(data if elf else _pack(data, title, large_memory), cached)
+        finally:
+            ws.close()
+    if beside:
+        _deliver(cached_full, unstripped_path(output))
+    return _deliver(cached, output)
 
 
 def build_host(sources, output, opt="-O2", include_dirs=(), defines=(), shared=False) -> Path:

@@ -54,5 +54,12 @@ def compile_object(source, obj, flags, what=None):
     _run(zig_command("cc", *flags, "-c", str(source), "-o", str(obj)), CompileError, what or f"compiling {source}")
 
 
+# lld flags that leave DWARF out of a link, or DWARF and the symbol table
+# (zig's objcopy cannot rewrite MIPS ELF files, so a stripped copy is linked again).
+STRIP_DEBUG = "-Wl,--strip-debug"
+STRIP_ALL = "-Wl,--strip-all"
+
+
 def link(objects, output, flags, what="linking"):
     _run(zig_command("cc", *flags, *map(str, objects), "-o", str(output)), LinkError, what)
+
