@@ -237,9 +237,10 @@ def _import_objects(ws, missing: dict, flags: list, imports, origins: dict) -> l
     return [obj]
 
 
-def _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines, debug=False, strip_flag=None):
-    """The linked ELF's path, and with strip_flag (toolchain.STRIP_*) the path of the
-    same objects linked again with it: the same code and data, less in the file."""
+def _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines, debug=False, strip=False):
+    """(the full linked ELF, the ELF to ship): for a debug or stripped build the second
+    is the same objects linked again without DWARF (the SDK's script drops it) and with
+    strip, without symbols: the same code and data, less in the file."""
     include = ws.generated_include()
     base_flags = _psp_flags(opt_flag, include, debug)
     user_flags = base_flags + _user_flags(include_dirs, defines)
@@ -266,14 +267,14 @@ def _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines, de
     stub_objs = _import_objects(ws, missing, sdk_flags, imports, origins)
     objects = [crt0, *user_objs, *extra, *[o.path for o in pulled], *stub_objs]
     elf = ws.tmp / "program.elf"
-    link_flags = [*toolchain.PSP_TARGET, "-static", "-T", str(_linker_script(ws, debug)), "-Wl,-e,_start",
-                  "-Wl,--gc-sections", "-Wl,--no-undefined"]
-    toolchain.link(objects, elf, link_flags)
-    if strip_flag is None:
-        return elf, None
-    stripped = ws.tmp / "stripped.elf"
-    toolchain.link(objects, stripped, [*link_flags, strip_flag], "linking the stripped copy")
-    return elf, stripped
+    link_flags = [*toolchain.PSP_TARGET, "-static", "-Wl,-e,_start", "-Wl,--gc-sections", "-Wl,--no-undefined"]
+    toolchain.link(objects, elf, [*link_flags, "-T", str(_linker_script(ws, debug))])
+    if not (debug or strip):
+        return elf, elf
+    shipped = ws.tmp / "shipped.elf"
+    toolchain.link(objects, shipped, [*link_flags, "-T", str(LINKER_SCRIPT), *([toolchain.STRIP_ALL] if strip else [])],
+                   "linking the stripped copy")
+    return elf, shipped
 
 
 def _pack(elf: bytes, title: str, large_memory: bool) -> bytes:
@@ -334,8 +335,6 @@ def build(sources, output, title=None, heap_kb=None, large_memory=False, opt="-O
     title = title or default_title(paths)
     include_dirs, defines = tuple(map(str, include_dirs)), tuple(map(str, defines))
     beside = (debug and not elf) or strip
-    if beside and unstripped_path(output) == Path(output):
-        raise SdkError(f"{output}: the unstripped ELF would overwrite the output; name the output otherwise")
     key = _digest("psp", CACHE_FORMAT, sdk_digest(), toolchain.zig_version(), _inputs_digest(paths, include_dirs),
                   title, heap_kb, large_memory, opt_flag, *include_dirs, "|", *defines, elf, debug, strip)
     folder = cache_root() / "builds" / key
@@ -343,10 +342,9 @@ def build(sources, output, title=None, heap_kb=None, large_memory=False, opt="-O
     if not (cached.exists() and (cached_full.exists() or not beside)):
         ws = _Workspace()
         try:
-            strip_flag = toolchain.STRIP_ALL if strip else toolchain.STRIP_DEBUG if debug and not elf else None
-            linked, stripped = _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines, debug,
-                                             strip_flag)
-            shipped = stripped or linked
+            linked, shipped = _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines, debug, strip)
+            if elf and not strip:
+                shipped = linked  # a bare -g ELF keeps its DWARF
             if beside:
                 _store(linked.read_bytes(), cached_full)
             data = shipped.read_bytes()

@@ -54,9 +54,8 @@ def compile_object(source, obj, flags, what=None):
     _run(zig_command("cc", *flags, "-c", str(source), "-o", str(obj)), CompileError, what or f"compiling {source}")
 
 
-# lld flags that leave DWARF out of a link, or DWARF and the symbol table
-# (zig's objcopy cannot rewrite MIPS ELF files, so a stripped copy is linked again).
-STRIP_DEBUG = "-Wl,--strip-debug"
+# Leaves the symbol table (and DWARF) out of a link: zig's objcopy cannot rewrite MIPS
+# ELF files, so a stripped copy is linked again.
 STRIP_ALL = "-Wl,--strip-all"
 
 
