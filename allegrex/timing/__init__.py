@@ -79,6 +79,13 @@ class Timing:
         self.clock_log.append((now_cycles, self.seconds(now_cycles), cpu_mhz, bus_mhz))
         _set_clock(self.tm, int(cpu_mhz), int(bus_mhz), now_cycles)
 
+    def set_os_tick(self, on: bool, now_cycles: int) -> None:
+        """Charge the OS's periodic interrupt work from cycle `now_cycles` on, or not
+        (a benchmark that wants every call timed alike: the interrupt's cycles also let
+        pending results complete, so a call that takes one stalls a little less)."""
+        self.tm[T_TICK_COST] = OS_TICK_COST if on else 0
+        _set_clock(self.tm, self.cpu_mhz, self.bus_mhz, now_cycles)
+
     def seconds(self, cycles: int) -> float:
         """Simulated time at cycle count `cycles`, following every clock change."""
         start, secs, cpu, _ = self.clock_log[0]
