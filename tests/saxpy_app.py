@@ -12,10 +12,11 @@ SOURCES = [APP / "main.c", APP / "saxpy.c", APP / "saxpy.S"]
 
 
 def build_saxpy(folder: Path, reps: int = 1, strip: bool = True):
-    """(EBOOT.PBP, the unstripped ELF beside it) of a -g build; the EBOOT holds no symbols
-    when strip (a release build, as third-party EBOOTs ship)."""
+    """(EBOOT.PBP, the unstripped ELF beside it) of a -g build whose main runs each
+    kernel `reps` times; the EBOOT holds no symbols when strip (a release build, as
+    third-party EBOOTs ship)."""
     eboot = build(SOURCES, Path(folder) / "EBOOT.PBP", title="saxpy", debug=True, strip=strip,
-                  defines=[f"REPS={reps}"] if reps != 1 else [])
+                  defines=[f"REPS={reps}"])
     return eboot, eboot.with_suffix(".elf")
 
 

@@ -238,6 +238,7 @@ class Program:
             m.memory.write_u32(sp + offset, v)
         regs[29], regs[31] = sp, RETURN_ADDR
         m.cpu.jump(entry)
+        m.timing.jumped()  # as a jal would: the entry's I-cache line is looked up
         if cold:
             m.timing.reset_caches()
         return m.cpu.counters.copy()
@@ -387,7 +388,12 @@ def call(path, function: str, *args, n: int = 1, warm: bool = True, symbols=None
     return Program(path, symbols, model, clock, abi, os_tick).call(function, *args, n=n, warm=warm)
 
 
-def format_result(r: Result) -> str:
+def _signed(v: int) -> int:
+    return v - (1 << 32) if v & 0x80000000 else v
+
+
+def format_result(r: Result, returns: str | None = None) -> str:
+    """The result as text; returns="int" or "float" adds the return value (v0 or $f0)."""
     s = r.summary()
     per = s["per_call"]
     lines = [f"{r.function} in {r.program}: {r.calls} {'warm' if r.warm else 'cold'} call"
@@ -399,11 +405,14 @@ def format_result(r: Result) -> str:
              "stall cycles         " + ", ".join(f"{k} {per[k]:,.1f}" for k in STALL_NAMES if per[k]) or "none",
              f"D-cache              {per['dcache_misses']:,.1f} misses, {per['dcache_hits']:,.1f} hits; "
              f"I-cache {per['icache_misses']:,.1f} misses",
-             f"returned             v0=0x{r.returned['v0']:08x} f0={r.returned['f0']:.9g}",
              f"call overhead        not counted: the caller's jal + delay slot ({CALL_OVERHEAD} cycles) "
              "and argument setup"]
     if per["hle_cycles"]:
         lines.insert(5, f"HLE cycles           {per['hle_cycles']:,.1f}")
+    if returns == "int":
+        lines.append(f"returned             {_signed(r.returned['v0'])} (v0 0x{r.returned['v0']:08x})")
+    elif returns == "float":
+        lines.append(f"returned             {r.returned['f0']:.9g} (f0)")
     lines += [f"note: {n}" for n in r.notes]
     return "\n".join(lines)
 

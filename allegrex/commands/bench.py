@@ -49,6 +49,7 @@ def add_parser(subparsers):
     k.add_argument("--abi", choices=("o32", "eabi32"), help="calling convention (default: from the ELF header)")
     k.add_argument("--no-os-tick", action="store_true",
                    help="leave out the OS's periodic interrupt work (ESTIMATE), so every call is timed alike")
+    k.add_argument("--returns", choices=("int", "float"), help="print the return value (v0, or $f0)")
     k.add_argument("--outputs", metavar="DIR", help="save every buffer after the calls as DIR/argN.npy")
     k.add_argument("--json", metavar="F", help="write the result(s) as JSON")
     return p
@@ -107,15 +108,18 @@ def run_kernel(args) -> int:
         other = prog if path == args.file else kernel.Program(path, symbols, args.model, args.clock, args.abi,
                                                               not args.no_os_tick)
         results.append(other.call(func, *values, n=args.calls, warm=not args.cold))
+    parts = []
     for r in results:
-        print(kernel.format_result(r))
+        lines = [kernel.format_result(r, args.returns)]
         for i, out in enumerate(r.outputs):
             if out is not None:
                 head = ", ".join(f"{v:.7g}" if out.dtype.kind == "f" else str(v) for v in out.ravel()[:4].tolist())
-                print(f"argument {i} after the calls: {out.dtype}[{out.size}] {head}{', ...' if out.size > 4 else ''}")
-        print()
+                lines.append(f"argument {i} after the calls: {out.dtype}[{out.size}] {head}"
+                             f"{', ...' if out.size > 4 else ''}")
+        parts.append("\n".join(lines))
     if len(results) == 2:
-        print(kernel.format_comparison(*results))
+        parts.append(kernel.format_comparison(*results))
+    print("\n\n".join(parts))
     if args.outputs:
         try:
             os.makedirs(args.outputs, exist_ok=True)

@@ -142,8 +142,8 @@ class _Workspace:
             rewritten.write_text(f"#line 1 {name}\n" + text)
             flags = flags + ["-I", str(source.parent)]
             toolchain.compile_object(rewritten, obj, flags, f"assembling {source}")
-        else:
-            toolchain.compile_object(source, obj, flags, f"compiling {source}")
+        else:  # debug: absolute names in DWARF, so a cached build finds its sources from any folder
+            toolchain.compile_object(source.resolve() if debug else source, obj, flags, f"compiling {source}")
         return obj
 
 

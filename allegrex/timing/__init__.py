@@ -128,6 +128,12 @@ class Timing:
         for lo, n in ((T_DC_TAG, 2 * CACHE_SETS * CACHE_WAYS + CACHE_SETS), (T_IC_TAG, CACHE_SETS * CACHE_WAYS),
                       (T_DRAM_ROW, DRAM_BANKS)):
             self.tm[lo:lo + n] = fresh[lo:lo + n]
+        self.jumped()
+
+    def jumped(self) -> None:
+        """The next instruction is reached by a jump from Python (Machine.cpu.jump): its
+        I-cache line is looked up even if the last instruction ran from the same line."""
+        self.tm[T_LAST_ILINE] = -1
 
 
 def charge_hle(machine, cycles: int, calls: int = 1) -> None:

@@ -1,5 +1,5 @@
 /* Runs the three saxpy kernels on the same data and checks that they agree bit for bit
-   (docs/benchmarking.md). REPS: how many times in a row each kernel runs (default 1). */
+   (docs/benchmarking.md). REPS: how many times in a row each kernel runs (default 10). */
 #include <stdio.h>
 #include <string.h>
 #include <pspsdk.h>
@@ -9,7 +9,7 @@ PSP_MODULE_INFO("saxpy", PSP_MODULE_USER, 1, 0);
 PSP_NO_CREATE_MAIN_THREAD();
 
 #ifndef REPS
-#define REPS 1
+#define REPS 10
 #endif
 #define N 1024
 
