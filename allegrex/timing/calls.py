@@ -170,8 +170,12 @@ def _pop(tm, counters, t, slot_is_syscall):
 def track_calls(tm, counters, op, word, pc, maddr, taken, t):
     """Follow calls and returns: called after profile_slot for the instruction (op, word)
     at `pc` that just retired at cycle t (maddr: rs + offset before it ran)."""
-    if tm.shape[0] <= TM_SIZE:
-        return
+    if tm.shape[0] > TM_SIZE:
+        _track(tm, counters, op, word, pc, maddr, taken, t)
+
+
+@njit(_nrt=False)  # a call, made only while tracking calls: the run loop stays small
+def _track(tm, counters, op, word, pc, maddr, taken, t):
     if tm[T_CG_HLE_EDGE] >= 0:  # the stub's syscall was served since: its charge is the edge's
         e = tm[T_CG_HLE_EDGE]
         tm[e + E_SNAP + SNAP_HLE] += counters[C.STALL_SYSCALL] - tm[T_CG_HLE_BASE]

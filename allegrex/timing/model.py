@@ -401,12 +401,21 @@ def profile_slot(tm, counters, prof, pc, start, t, misses_before):
             prof[C.PROF_STALLS, i] += t - start - 1
             prof[C.PROF_DCACHE_MISSES, i] += counters[C.DCACHE_MISSES] - misses_before
             prof[C.PROF_COUNT, i] += 1
-        for j in range(PROF_TRACKED.shape[0]):
-            v = counters[PROF_TRACKED[j]]
-            if inside:
-                prof[C.PROF_TRACKED_ROW0 + j, i] += v - tm[T_PROF_LAST + j]
-            tm[T_PROF_LAST + j] = v
+        if t - start > 1:  # it stalled (without a stall no tracked counter moves: each cycle has one cause)
+            profile_causes(tm, counters, prof, i, inside)
         tm[T_PROF_INSNS] += 1
+
+
+@njit(inline="always")
+def profile_causes(tm, counters, prof, i, inside):
+    """Charge slot i (when inside the profiled range) the growth of each PROF_TRACKED
+    counter since the last profiled instruction."""
+    for j in range(PROF_TRACKED.shape[0]):
+        d = counters[PROF_TRACKED[j]] - tm[T_PROF_LAST + j]
+        if d != 0:  # usually one cause: touch only its row
+            if inside:
+                prof[C.PROF_TRACKED_ROW0 + j, i] += d
+            tm[T_PROF_LAST + j] += d
 
 
 @njit(inline="always")  # a call per instruction (with its array arguments' refcounting) cost ~10x the model
