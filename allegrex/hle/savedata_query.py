@@ -7,7 +7,7 @@ import fnmatch
 import os
 
 from allegrex.hle import codes
-from allegrex.hle.io import _stat_bytes
+from allegrex.hle.io import stat_bytes
 from allegrex.hle.kernel import HleStop
 from allegrex.hle.registry import read_cstr
 
@@ -16,7 +16,6 @@ CLUSTER = 0x8000
 # utility/savedata/sizes and getsize); the simulated stick is larger (io.MS_FREE_CLUSTERS)
 FREE_CLUSTERS, FREE_KB = 0x7FFFF, 0xFFFFFB
 MS_FREE, MS_DATA, UTILITY_DATA, ID_LIST, SIZE_INFO = 1488, 1492, 1496, 1524, 1532
-SIZES_NO_DATA = 0x801103C7  # SIZES: the save msData names is not there
 ID_ENTRY_SIZE = 72  # SceUtilitySavedataIdListEntry: st_mode, three times, name[20]
 
 
@@ -72,7 +71,7 @@ def sizes_existing(k, params: int, host_of) -> int:
         name = read_cstr(m, data, 16) + read_cstr(m, data + 16, 20)
         host = host_of("ms0:/PSP/SAVEDATA/" + name)
         if host is None or not os.path.isdir(host):
-            return codes.signed(SIZES_NO_DATA)
+            return codes.signed(codes.SAVEDATA_SIZES_NO_DATA)
         _write_used(m, data + 36, folder_clusters(host))
     return 0
 
@@ -109,7 +108,7 @@ def list_ids(k, params: int, root_host: str | None, game: str, pattern: str, cou
         m.write_u32(info + 4, len(shown))
         return
     for i, name in enumerate(shown):
-        stat = _stat_bytes(os.stat(os.path.join(root_host, name)))
+        stat = stat_bytes(os.stat(os.path.join(root_host, name)))
         entry = table + ID_ENTRY_SIZE * i
         m.write(entry, stat[:4] + stat[16:64])
         _write_text(m, entry + 52, name[len(game):].encode("latin-1"), 20)

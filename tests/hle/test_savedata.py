@@ -3,7 +3,7 @@ parses, a load brings the bytes back, deletes remove them, and unbuilt modes sto
 
 import pytest
 
-from allegrex.hle import savedata
+from allegrex.hle import codes, savedata
 from allegrex.hle.kernel import RunOptions
 from helpers import call, make_kernel
 from loader.sfo import read_sfo
@@ -72,8 +72,8 @@ def test_load_without_a_file_name_leaves_the_buffer(kernel):
 
 def test_load_of_a_missing_save_reports_no_data(kernel):
     k, _ = kernel
-    assert _run(k, savedata.AUTOLOAD, LOADED, 64) == savedata.LOAD_NO_DATA
-    assert _run(k, savedata.READDATA, LOADED, 64) == savedata.RW_NO_DATA
+    assert _run(k, savedata.AUTOLOAD, LOADED, 64) == codes.SAVEDATA_LOAD_NO_DATA
+    assert _run(k, savedata.READDATA, LOADED, 64) == codes.SAVEDATA_RW_NO_DATA
 
 
 def test_delete_removes_the_save_folder(kernel):
@@ -82,7 +82,7 @@ def test_delete_removes_the_save_folder(kernel):
     _run(k, savedata.MAKEDATA, DATA, len(PAYLOAD))
     assert _run(k, savedata.AUTODELETE, DATA, 0) == 0
     assert not (ms0 / "PSP" / "SAVEDATA" / "TEST99901ABC").exists()
-    assert _run(k, savedata.AUTODELETE, DATA, 0) == savedata.DELETE_NO_DATA
+    assert _run(k, savedata.AUTODELETE, DATA, 0) == codes.SAVEDATA_DELETE_NO_DATA
 
 
 def test_an_unknown_mode_stops_with_its_number(kernel):
@@ -130,7 +130,7 @@ def test_list_load_takes_the_focused_save_and_writes_its_name_back(kernel):
     assert _list_request(k, savedata.LISTLOAD, names, focus=6, save_name=b"") == 0  # last with data
     assert k.memory.read(PARAMS + savedata.SAVE_NAME, 3) == b"M2\0"
     assert k.memory.read(LOADED, len(PAYLOAD)) == PAYLOAD
-    assert _list_request(k, savedata.LISTLOAD, [b"ABC", b"L3"], focus=0) == savedata.LOAD_NO_DATA
+    assert _list_request(k, savedata.LISTLOAD, [b"ABC", b"L3"], focus=0) == codes.SAVEDATA_LOAD_NO_DATA
 
 
 def test_list_save_writes_the_first_empty_slot_when_focused_there(kernel):
@@ -147,7 +147,7 @@ def test_list_delete_removes_one_save_and_reports_an_emptied_list(kernel):
     root = ms0 / "PSP" / "SAVEDATA"
     assert _list_request(k, savedata.LISTDELETE, [b"ABC", b"F1"], focus=1) == savedata.RESULT_CANCELLED
     assert not (root / "TEST99901ABC").exists() and (root / "TEST99901F1").exists()
-    assert _list_request(k, savedata.LISTDELETE, [b"ABC", b"F1"], focus=1) == savedata.DELETE_NO_DATA
+    assert _list_request(k, savedata.LISTDELETE, [b"ABC", b"F1"], focus=1) == codes.SAVEDATA_DELETE_NO_DATA
     assert not (root / "TEST99901F1").exists()
 
 
@@ -168,13 +168,13 @@ def test_secure_version_picks_the_protection_mode_and_loads_need_the_same(kernel
     k.memory.write_u32(PARAMS + savedata_secure.VERSION, 2)
     assert _run_prepared(k) == 0
     assert savedata._sfo_value(k, "ms0:/PSP/SAVEDATA/TEST99901ABC", "SAVEDATA_PARAMS")[:1] == b"\x21"
-    for version, expected in ((2, 0), (3, savedata.LOAD_DATA_BROKEN), (4, savedata_secure.LOAD_PARAM_ERROR)):
+    for version, expected in ((2, 0), (3, codes.SAVEDATA_LOAD_DATA_BROKEN), (4, codes.SAVEDATA_LOAD_PARAM)):
         _params(k, savedata.AUTOLOAD, LOADED, 64)
         k.memory.write_u32(PARAMS + savedata_secure.VERSION, version)
         assert _run_prepared(k) == expected
     _params(k, savedata.AUTOSAVE, DATA, len(PAYLOAD))
     k.memory.write(PARAMS + savedata.KEY, bytes(16))  # no key: only version 1 may save
-    assert _run_prepared(k) == savedata_secure.SAVE_PARAM_ERROR
+    assert _run_prepared(k) == codes.SAVEDATA_SAVE_PARAM
 
 
 def test_load_errors_follow_the_firmware_order(kernel):
@@ -182,11 +182,11 @@ def test_load_errors_follow_the_firmware_order(kernel):
     folder = ms0 / "PSP" / "SAVEDATA" / "TEST99901ABC"
     _make_saves(k, [b"ABC"])
     (folder / "DATA.BIN").unlink()
-    assert _run(k, savedata.LOAD, LOADED, 64) == savedata.LOAD_FILE_NOT_FOUND
-    assert _run(k, savedata.READDATA, LOADED, 64) == savedata.RW_FILE_NOT_FOUND
+    assert _run(k, savedata.LOAD, LOADED, 64) == codes.SAVEDATA_LOAD_FILE_NOT_FOUND
+    assert _run(k, savedata.READDATA, LOADED, 64) == codes.SAVEDATA_RW_FILE_NOT_FOUND
     (folder / "PARAM.SFO").unlink()
-    assert _run(k, savedata.LOAD, LOADED, 64) == savedata.LOAD_DATA_BROKEN
-    assert _run(k, savedata.ERASE, LOADED, 64) == savedata.RW_DATA_BROKEN
+    assert _run(k, savedata.LOAD, LOADED, 64) == codes.SAVEDATA_LOAD_DATA_BROKEN
+    assert _run(k, savedata.ERASE, LOADED, 64) == codes.SAVEDATA_RW_DATA_BROKEN
 
 
 def test_secure_writes_join_the_sfo_file_list_and_plain_writes_do_not(kernel):
