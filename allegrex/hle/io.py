@@ -488,9 +488,12 @@ def sceIoDopen(k, path: CStr) -> int:
         return r
     if not os.path.isdir(r.host):
         return codes.signed(codes.ERRNO_FILE_NOT_FOUND if not os.path.exists(r.host) else codes.ERRNO_NOT_A_DIRECTORY)
-    names = [".", ".."] + sorted(os.listdir(r.host))
+    names, hidden = r.listing()
+    for name in hidden:
+        k.warn_once(("hidden", r.host, name), f"sandbox: {r.guest.rstrip('/')}/{name} is a symbolic link that "
+                    "leads outside the mapped folder: not listed")
     entries = []
-    for name in names:
+    for name in [".", "..", *names]:
         try:
             st = os.stat(os.path.join(r.host, name)) if name not in (".", "..") else os.stat(r.host)
         except OSError:
@@ -635,9 +638,12 @@ def sceIoChdir(k, path: CStr) -> int:
         return 0
     try:
         device, parts = k.io.sandbox.normalise(path or "", k.io.cwd)
+        k.io.sandbox.resolve(path or "", k.io.cwd)  # refuses a symbolic link that leads outside
     except SandboxRefusal as exc:
         k.io.refuse(str(exc))
         return codes.signed(REFUSED)
+    except (Unmapped, UnknownDevice):
+        pass  # no host folder to check: the device's own answer below
     if not k.io.sandbox.has_device(device):
         return k.io.resolve(path or "")  # the device's own error
     k.io.cwd = f"{device}:/" + "/".join(parts)  # measured: the firmware does not check that the folder exists

@@ -79,11 +79,11 @@ def run(k, params: int, step: int) -> bool:
         savedata_query.sizes_free_and_planned(k, params, planned_sizes(k, params, file_name))
         return False
     elif mode == SIZES:
-        result = savedata_query.sizes_existing(k, params, lambda guest: _host(k, guest))
+        result = savedata_query.sizes_existing(k, params, lambda guest: _resolved(k, guest))
     elif mode == GETSIZE:
         result = savedata_query.getsize(k, params)
     elif mode == LIST:  # the entries one Update, their count the next (measured: utility/savedata/idlist)
-        savedata_query.list_ids(k, params, _host(k, SAVEDATA_ROOT), read_cstr(m, params + GAME_NAME, 13),
+        savedata_query.list_ids(k, params, _resolved(k, SAVEDATA_ROOT), read_cstr(m, params + GAME_NAME, 13),
                                  read_cstr(m, params + SAVE_NAME, 20), count_only=step > 0)
         if step == 0:
             return False
@@ -102,10 +102,16 @@ def planned_sizes(k, params: int, file_name: str) -> list:
     return sizes + [len(savedata_sfo(k, params, "", []))]
 
 
+def _resolved(k, guest: str):
+    """A guest path through the sandbox (sandbox.Resolved), or None when it is refused/unmapped."""
+    r = k.io.resolve(guest)
+    return None if isinstance(r, int) else r
+
+
 def _host(k, guest: str):
     """Host path of a guest path through the sandbox, or None when it is refused/unmapped."""
-    r = k.io.resolve(guest)
-    return None if isinstance(r, int) else r.host
+    r = _resolved(k, guest)
+    return None if r is None else r.host
 
 
 def _is_dir(k, guest: str) -> bool:
@@ -320,7 +326,8 @@ def list_files(k, params: int, folder: str) -> int:
     Folders and names with lower case are not listed; st_attr is left as the caller set it."""
     m = k.memory
     info = m.read_u32(params + FILE_LIST)
-    folder_host = _host(k, folder)
+    found = _resolved(k, folder)
+    folder_host = found.host if found is not None else None
     if folder_host is None or not os.path.isdir(folder_host):
         return codes.signed(codes.SAVEDATA_RW_NO_DATA)
     if not os.path.isfile(os.path.join(folder_host, SFO_NAME)):
@@ -330,7 +337,7 @@ def list_files(k, params: int, folder: str) -> int:
         return 0
     secure = secure_files(k, folder)
     groups = {"secure": [], "normal": [], "system": []}
-    for name in sorted(os.listdir(folder_host)):
+    for name in found.listing()[0]:
         host = os.path.join(folder_host, name)
         if os.path.isdir(host) or name != name.upper():
             continue

@@ -1,6 +1,9 @@
 """sceUtilitySavedata: a save lands in the --ms0 folder with a PARAM.SFO the loader's reader
 parses, a load brings the bytes back, deletes remove them, and unbuilt modes stop the run."""
 
+import io
+import os
+
 import pytest
 
 from allegrex.hle import codes, savedata
@@ -204,23 +207,44 @@ def test_size_strings_round_down_to_whole_units():
     assert [size_text(kb) for kb in (96, 1023, 1024, 0xFFFFFB)] == [b"96 KB", b"1023 KB", b"1 MB", b"15 GB"]
 
 
-def test_list_matches_wildcards_and_reports_entries_then_count(kernel):
-    k, _ = kernel
-    k.memory.write(DATA, PAYLOAD)
-    _run(k, savedata.MAKEDATA, DATA, len(PAYLOAD))
-    info, entries = 0x08A40000, 0x08A40100
+def _list_ids(k, pattern: bytes, info=0x08A40000, entries=0x08A40100):
+    """A LIST request for `pattern` run through its first Update: (the first entry's name
+    and mode words, the info block's address)."""
     k.memory.write_u32(info, 10)
     k.memory.write_u32(info + 4, 0xFFFFFFFF)
     k.memory.write_u32(info + 8, entries)
     _params(k, savedata.LIST, DATA, 0)
-    k.memory.write(PARAMS + savedata.SAVE_NAME, b"A?C\0")
+    k.memory.write(PARAMS + savedata.SAVE_NAME, pattern + b"\0")
     k.memory.write_u32(PARAMS + 1524, info)
     call(k, "sceUtility", "sceUtilitySavedataInitStart", PARAMS)
     call(k, "sceUtility", "sceUtilitySavedataGetStatus")
     call(k, "sceUtility", "sceUtilitySavedataGetStatus")
     call(k, "sceUtility", "sceUtilitySavedataUpdate", 1)
-    assert k.memory.read(entries + 52, 4) == b"ABC\0" and k.memory.read_u32(entries) == 0x11FF
+    return k.memory.read(entries + 52, 4), k.memory.read_u32(entries), info
+
+
+def test_list_matches_wildcards_and_reports_entries_then_count(kernel):
+    k, _ = kernel
+    k.memory.write(DATA, PAYLOAD)
+    _run(k, savedata.MAKEDATA, DATA, len(PAYLOAD))
+    name, mode, info = _list_ids(k, b"A?C")
+    assert name == b"ABC\0" and mode == 0x11FF
     assert k.memory.read_u32(info + 4) == 0xFFFFFFFF  # the count comes with the next Update
     call(k, "sceUtility", "sceUtilitySavedataUpdate", 1)
     assert k.memory.read_u32(info + 4) == 1
     assert call(k, "sceUtility", "sceUtilitySavedataGetStatus") == 3
+
+
+def test_saves_that_are_symbolic_links_leading_outside_are_not_listed(tmp_path):
+    """As in a directory listing (tests/hle/test_sandbox.py), a save folder that leads
+    outside the mapped folder is left out: LIST neither counts nor shows it."""
+    ms0, outside = tmp_path / "ms0", tmp_path / "elsewhere"
+    ms0.mkdir()
+    outside.mkdir()
+    k = make_kernel(RunOptions(ms0=str(ms0), stderr=io.StringIO()))
+    k.memory.write(DATA, PAYLOAD)
+    _run(k, savedata.MAKEDATA, DATA, len(PAYLOAD))
+    os.symlink(outside, ms0 / "PSP" / "SAVEDATA" / "TEST99901ABD")
+    name, _, info = _list_ids(k, b"AB?")
+    call(k, "sceUtility", "sceUtilitySavedataUpdate", 1)
+    assert name == b"ABC\0" and k.memory.read_u32(info + 4) == 1
