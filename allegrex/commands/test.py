@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from allegrex.errors import AllegrexError
 from allegrex.hle.kernel import RunOptions
+from allegrex.limits import add_time_limits
 
 DEFAULT_MAX_SECONDS = 20.0  # simulated; pspautotests programs finish in well under that
 DEFAULT_TIMEOUT = 120.0  # wall-clock, per program
@@ -37,8 +38,7 @@ def add_parser(subparsers):
     p.add_argument("path", help="a folder (searched recursively) or a single .prx")
     p.add_argument("globs", nargs="*", help="only tests whose path (relative to PATH) matches one of these")
     p.add_argument("--model", default="psp-2000")
-    p.add_argument("--max-seconds", type=float, default=DEFAULT_MAX_SECONDS)
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
+    add_time_limits(p, DEFAULT_MAX_SECONDS, DEFAULT_TIMEOUT, timeout_counts="per program, loading included")
     p.add_argument("--verbose", "-v", action="store_true", help="show the guest's stderr")
     return p
 
@@ -103,8 +103,9 @@ def run_one(prx: str, model="psp-2000", max_seconds=DEFAULT_MAX_SECONDS, timeout
         os.makedirs(host0)
         options = RunOptions(ms0=ms0, host0=host0, program_path=os.path.join(game, os.path.basename(prx)),
                              stdout=out, stderr=err)
+        loading = time.monotonic()  # the timeout counts loading the program too
         _, kernel = load_program(options.program_path, model, options)
-        stop = kernel.run(max_seconds=max_seconds, timeout=timeout)
+        stop = kernel.run(max_seconds=max_seconds, timeout=timeout, started=loading)
     return out.getvalue(), stop
 
 

@@ -16,6 +16,7 @@ from allegrex.cpu.state import A0, AT, CYCLES, GP, GPR_NAMES, HI, INSTRUCTIONS, 
 from allegrex.errors import AllegrexError, GuestMemoryError
 from allegrex.hle import codes, costs, registry
 from allegrex.hle.objects import KernelObject
+from allegrex.limits import check_seconds
 from allegrex.timing import charge_hle, counters as timing_counters
 
 SYSCALL_BASE = 0x1000  # first syscall code we hand out; codes are 20-bit fields
@@ -40,6 +41,10 @@ DEADBEEF = 0xDEADBEEF
 INTERNAL_LIBRARY = "allegrex"  # the kernel's own return stubs (thread exit, callback and handler returns)
 SYSCALL_CLOBBERED = np.array([AT, *range(A0, T7 + 1), T8, T9, HI, LO])
 INTERRUPT_STACK_TOP = 0x08010000  # kernel partition: stack for interrupt handlers (64 KiB below)
+# With a wall-clock limit, each step of the CPU is sized to take about this long at the
+# speed measured so far, so the limit is checked that often (the first step is small).
+TIMEOUT_CHECK_S = 0.1
+FIRST_TIMED_CHUNK = 100_000
 
 
 def _interrupt_returned(k) -> None:
@@ -376,9 +381,16 @@ class Kernel:
 
     # --- the run loop ---
     def run(self, max_seconds: float | None = None, timeout: float | None = None,
-            chunk: int = 4_000_000, progress=None) -> Stop:
-        """Run until something stops the program; returns why."""
-        start = wallclock.monotonic()
+            chunk: int = 4_000_000, progress=None, started: float | None = None) -> Stop:
+        """Run until something stops the program; returns why. The `timeout` wall-clock
+        seconds count from `started` (a time.monotonic() reading, default now: commands
+        pass the moment they started, so loading counts too)."""
+        for value, name in ((max_seconds, "max_seconds"), (timeout, "timeout")):
+            if value is not None:
+                check_seconds(value, name)
+        run_began = wallclock.monotonic()
+        start = run_began if started is None else started
+        first_instructions = int(self.cpu.counters[INSTRUCTIONS])
         max_cycles = None
         self.threads.reschedule()
         while self.stop is None:
@@ -397,6 +409,9 @@ class Kernel:
                                           + self.threads.describe_waits(), 1)
                     break
                 continue
+            if timeout is not None and wallclock.monotonic() - start > timeout:
+                self.request_stop("timeout", f"stopped at the --timeout limit ({timeout:g} wall-clock s)", 3)
+                break
             # run until the next timer deadline or the simulated-time limit, whichever is first
             limit = None
             deadline = self.timers.next_deadline() if self.intr_enabled else None
@@ -412,7 +427,8 @@ class Kernel:
                 limit = max_cycles if limit is None else min(limit, max_cycles)
             if limit is not None:
                 limit = max(limit, cycles + 1)
-            event = self.machine.step(chunk, max_cycles=limit)
+            budget = chunk if timeout is None else self._timed_budget(chunk, first_instructions, run_began)
+            event = self.machine.step(budget, max_cycles=limit)
             kind = event.kind
             if kind == "syscall":
                 self.on_syscall(event.code)
@@ -424,12 +440,20 @@ class Kernel:
                 self.request_stop("halt", f"the CPU halted at 0x{int(event.pc):08x}", 1)
             self.fire_timers()
             self.threads.reschedule()
-            if timeout is not None and wallclock.monotonic() - start > timeout:
-                self.request_stop("timeout", f"stopped at the --timeout limit ({timeout:g} wall-clock s)", 3)
             if progress is not None:
                 progress(self)
         self.io.flush_all()
         return self.stop
+
+    def _timed_budget(self, chunk: int, first_instructions: int, run_began: float) -> int:
+        """Instructions for the next step under a wall-clock limit: what the speed measured
+        since run_began runs in TIMEOUT_CHECK_S (at most `chunk`), so the limit is checked
+        that often. The simulation does not depend on where steps end."""
+        done = int(self.cpu.counters[INSTRUCTIONS]) - first_instructions
+        elapsed = wallclock.monotonic() - run_began
+        if done == 0 or elapsed <= 0:
+            return FIRST_TIMED_CHUNK
+        return min(chunk, max(FIRST_TIMED_CHUNK, int(done / elapsed * TIMEOUT_CHECK_S)))
 
     def fault_report(self, event, what: str | None = None) -> str:
         if event.kind == "fault" and hasattr(self.machine, "fault"):
