@@ -92,6 +92,7 @@ class RunOptions:
     input_events: list = field(default_factory=list)  # from allegrex.hle.ctrl.parse_* helpers
     frames_dir: str | None = None
     frames_every: int = 1
+    audio_path: str | None = None  # WAV file for what the speaker plays (allegrex run --audio)
     strict: bool = False
     epoch: int = DEFAULT_EPOCH
     has_display: bool = False  # answer to the pspautotests emulator devctl
@@ -198,13 +199,14 @@ class Kernel:
         self.pending_interrupts: list = []
         self._trampoline_next = TRAMPOLINE_ADDR
         # library state, one object per group
-        from allegrex.hle import threads, sysmem, io, display, ctrl, utility
+        from allegrex.hle import threads, sysmem, io, display, ctrl, utility, audio
         self.sysmem = sysmem.SysMem(self)
         self.threads = threads.ThreadManager(self)
         self.io = io.IoManager(self)
         self.display = display.Display(self)
         self.ctrl = ctrl.Ctrl(self)
         self.utility = utility.Utility(self)
+        self.audio = audio.Audio(self)
 
     # --- object ids shared by all kernel objects ---
     def new_uid(self, obj) -> int:
@@ -476,5 +478,6 @@ class Kernel:
             "unknown_imports": [u.describe() for u in self.unknown_imports],
             "sandbox_refusals": list(self.sandbox_refusals),
             "frames_written": self.display.frames_written,
+            "audio_seconds": round(self.audio.sounding_seconds(), 6),
             "counters": timing_counters.snapshot(counters),
         }
