@@ -13,9 +13,10 @@ class WavSink:
     def __init__(self, path: str, rate: int):
         self.path = path
         try:
-            self.file = wave.open(path, "wb")
+            self.raw = open(path, "wb")
         except OSError as exc:
             raise AllegrexError(f"cannot write audio file {path}: {exc.strerror or exc}") from None
+        self.file = wave.open(self.raw, "wb")
         self.file.setnchannels(2)
         self.file.setsampwidth(2)
         self.file.setframerate(rate)
@@ -30,5 +31,6 @@ class WavSink:
     def close(self) -> None:
         try:
             self.file.close()
+            self.raw.close()
         except OSError as exc:
             raise AllegrexError(f"cannot write audio file {self.path}: {exc.strerror or exc}") from None

@@ -63,3 +63,22 @@ def test_bad_input_is_one_clear_line(tmp_path, capsys):
     assert len(err) == 1 and "not a PSP executable" in err[0]
     assert main(["run", str(tmp_path / "missing.pbp")]) == 2
     assert main(["run", str(bogus), "--press", "JUMP@1s"]) == 2
+
+
+def test_an_audio_file_that_cannot_be_written_is_one_clear_line(program, capsys, tmp_path):
+    target = tmp_path / "missing" / "out.wav"
+    assert main(["run", program(RETURN), "--audio", str(target), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot write audio file" in err[0] and "out.wav" in err[0]
+
+
+def test_a_silent_program_still_gets_a_wav_as_long_as_its_run(program, tmp_path):
+    import wave
+    wav, report = tmp_path / "out.wav", tmp_path / "r.json"
+    assert main(["run", program(LOOP_FOREVER), "--max-seconds", "0.05", "--quiet", "--audio", str(wav),
+                 "--json", str(report)]) == 3
+    data = json.loads(report.read_text())
+    with wave.open(str(wav)) as w:
+        assert w.getnframes() == data["cycles"] // data["cpu_mhz"] * 44100 // 10**6 > 0
+        assert not any(w.readframes(w.getnframes()))
+    assert data["audio_seconds"] == 0
