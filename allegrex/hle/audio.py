@@ -19,9 +19,9 @@ drops by 64 immediately), one while it runs waits for the next pass.
 The SRC channel (sceAudioSRCCh*, sceAudioOutput2*, sceVaudio) is a second hardware
 stream at its own rate (8-48 kHz; 0 = 44.1 kHz) with two buffer slots: an output takes a
 free slot (the stream plays the slots in turn, without a gap) and a blocking one then
-waits for the driver's SRC event, which the stream raises when it starts, when a slot's
-last bytes have gone to the hardware and when it runs dry. The rest count is the slot
-length times the busy slots.
+waits for the driver's SRC event, which the stream raises when it starts, when a slot has
+been played (it is free again) and when it runs dry. The rest count is the slot length
+times the busy slots.
 """
 
 from fractions import Fraction
@@ -30,6 +30,7 @@ import numpy as np
 
 from allegrex.errors import GuestMemoryError
 from allegrex.hle import codes, threads
+from allegrex.hle.codes import signed
 from allegrex.hle.registry import Ptr, Raw, alias, hle
 from allegrex.hle.speaker import RATE, US_PER_S, Speaker, clamp16, sample_index, time_us
 from allegrex.hle.threads import V0, Wait
@@ -63,10 +64,6 @@ INVALID_VOLUME = 0x8026000B
 SRC_BUSY = 0x80268002  # the SRC channel is reserved, or still plays
 SRC_FOUR_CHANNELS = 0x80000003
 KERNEL_BUSY = 0x80000021
-
-
-def signed(value: int) -> int:
-    return codes.signed(value)
 
 
 class Channel:
