@@ -28,12 +28,14 @@ from fractions import Fraction
 
 import numpy as np
 
+from allegrex.cpu.state import V0
 from allegrex.errors import GuestMemoryError
 from allegrex.hle import codes, threads
+from allegrex.hle.audio_sink import WavSink
 from allegrex.hle.codes import signed
 from allegrex.hle.registry import Ptr, Raw, alias, hle
 from allegrex.hle.speaker import RATE, US_PER_S, Speaker, clamp16, sample_index, time_us
-from allegrex.hle.threads import V0, Wait
+from allegrex.hle.threads import Wait
 
 LIB = "sceAudio"
 CHANNELS = 8
@@ -51,19 +53,6 @@ SRC_RATES = (8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000)
 # after allegrex's checkpoint, so at most ~1.5 frames with allegrex's HLE costs.
 SRC_FIFO_FRAMES = 1
 
-NOT_INITIALIZED = 0x80260001
-BUSY = 0x80260002
-INVALID_CHANNEL = 0x80260003
-PRIV_REQUIRED = 0x80260004
-NO_FREE_CHANNEL = 0x80260005
-INVALID_SIZE = 0x80260006
-INVALID_FORMAT = 0x80260007
-NOT_RESERVED = 0x80260008
-INVALID_FREQUENCY = 0x8026000A
-INVALID_VOLUME = 0x8026000B
-SRC_BUSY = 0x80268002  # the SRC channel is reserved, or still plays
-SRC_FOUR_CHANNELS = 0x80000003
-KERNEL_BUSY = 0x80000021
 
 
 class Channel:
@@ -106,11 +95,8 @@ class Audio:
 
     def __init__(self, kernel):
         self.k = kernel
-        sink = None
-        if kernel.options.audio_path:
-            from allegrex.hle.audio_sink import WavSink
-            sink = WavSink(kernel.options.audio_path, RATE)
-        self.speaker = Speaker(sink)
+        path = kernel.options.audio_path
+        self.speaker = Speaker(WavSink(path, RATE) if path else None)
         self.channels = [Channel(i) for i in range(CHANNELS)]
         self.src = SrcChannel()
         self.running = False  # the main stream's DMA
@@ -216,9 +202,9 @@ class Audio:
         """The driver's output step: the channel takes `addr` (0: nothing, but the call
         still counts) unless it is still playing."""
         if ch.length == 0:
-            return signed(NOT_INITIALIZED)
+            return signed(codes.AUDIO_NOT_INITIALIZED)
         if ch.addr is not None:
-            return signed(BUSY)
+            return signed(codes.AUDIO_BUSY)
         ch.rest = ch.length
         if left >= 0:
             ch.left = left
@@ -248,13 +234,13 @@ class Audio:
         """Output, waiting for the channel's current buffer to be taken if it has one."""
         k = self.k
         result = self.output(ch, left, right, addr)
-        if result != signed(BUSY) or ch.waiter is not None:
+        if result != signed(codes.AUDIO_BUSY) or ch.waiter is not None:
             k.cpu.regs[V0] = result & 0xFFFFFFFF
             return
         if threads.cannot_wait(k) and not k.interrupts:
             k.cpu.regs[V0] = codes.WAIT_CAN_NOT_WAIT
             return
-        wait = Wait("audio", obj=ch)
+        wait = Wait("audio")
         k.threads.block(wait)
         ch.waiter = (k.threads.current, wait, left, right, addr)
 
@@ -262,10 +248,10 @@ class Audio:
     def src_output(self, volume: int, addr: int) -> int:
         src = self.src
         if not src.rate:
-            return signed(NOT_RESERVED)
+            return signed(codes.AUDIO_NOT_RESERVED)
         if src.slots[0] is not None:
             if src.slots[1] is not None:
-                return signed(BUSY)
+                return signed(codes.AUDIO_BUSY)
             which = 1
         else:
             which = 0
@@ -290,9 +276,9 @@ class Audio:
             if self.src.event:
                 self.src.event = False
             elif threads.cannot_wait(k) and not k.interrupts:
-                result = codes.signed(codes.WAIT_CAN_NOT_WAIT)
+                result = signed(codes.WAIT_CAN_NOT_WAIT)
             else:
-                wait = Wait("audio", obj=self.src)
+                wait = Wait("audio")
                 k.threads.block(wait)
                 self.src.waiters.append((k.threads.current, wait, result))
         k.cpu.regs[V0] = result & 0xFFFFFFFF
@@ -368,7 +354,7 @@ def _buffer_refused(k, addr: int, checked: int, length: int):
     needs privileges (0x80260004). A user buffer of `length` bytes outside memory would
     make the mixer fault on a PSP: the run stops here (GuestMemoryError) instead."""
     if (addr | (addr + checked) | checked) & 0x80000000:
-        return signed(PRIV_REQUIRED)
+        return signed(codes.AUDIO_PRIV_REQUIRED)
     if addr and length and not k.memory.is_valid(addr, length):
         raise GuestMemoryError(addr, length, "audio buffer")
     return None
@@ -383,9 +369,9 @@ def _unreserved_channel(state: Audio, number: int):
     neither reserved nor playing), or (None, error)."""
     if number < 0:
         ch = next((ch for ch in reversed(state.channels) if ch.length == 0 and ch.addr is None), None)
-        return (ch, None) if ch is not None else (None, signed(NO_FREE_CHANNEL))
+        return (ch, None) if ch is not None else (None, signed(codes.AUDIO_NO_FREE_CHANNEL))
     if number >= CHANNELS or state.channels[number].length:
-        return None, signed(INVALID_CHANNEL)
+        return None, signed(codes.AUDIO_INVALID_CHANNEL)
     return state.channels[number], None
 
 
@@ -402,10 +388,10 @@ def sceAudioChReserve(k, channel: int, length: int, fmt: int) -> int:
     if ch is None:
         return error
     if length <= 0 or length % BLOCK or length > MAX_LENGTH:
-        return signed(INVALID_SIZE)
+        return signed(codes.AUDIO_INVALID_SIZE)
     mono = _format(fmt)
     if mono is None:
-        return signed(INVALID_FORMAT)
+        return signed(codes.AUDIO_INVALID_FORMAT)
     ch.length, ch.mono, ch.left, ch.right = length, mono, 0, 0
     return ch.number
 
@@ -414,11 +400,11 @@ def sceAudioChReserve(k, channel: int, length: int, fmt: int) -> int:
 def sceAudioChRelease(k, channel: int) -> int:
     ch = _channel(k, channel)
     if ch is None:
-        return signed(INVALID_CHANNEL)
+        return signed(codes.AUDIO_INVALID_CHANNEL)
     if not ch.length:
-        return signed(NOT_RESERVED)
+        return signed(codes.AUDIO_NOT_RESERVED)
     if ch.waiter is not None:
-        return signed(BUSY)
+        return signed(codes.AUDIO_BUSY)
     ch.length = 0  # a buffer still playing plays to its end
     return 0
 
@@ -427,13 +413,13 @@ def sceAudioChRelease(k, channel: int) -> int:
 def sceAudioSetChannelDataLen(k, channel: int, length: int) -> int:
     ch = _channel(k, channel)
     if ch is None:
-        return signed(INVALID_CHANNEL)
+        return signed(codes.AUDIO_INVALID_CHANNEL)
     if length <= 0 or length % BLOCK or length > MAX_LENGTH:
-        return signed(INVALID_SIZE)
+        return signed(codes.AUDIO_INVALID_SIZE)
     if ch.waiter is not None:
-        return signed(BUSY)
+        return signed(codes.AUDIO_BUSY)
     if not ch.length:
-        return signed(NOT_INITIALIZED)
+        return signed(codes.AUDIO_NOT_INITIALIZED)
     ch.length = length
     return 0
 
@@ -441,10 +427,10 @@ def sceAudioSetChannelDataLen(k, channel: int, length: int) -> int:
 @hle(LIB)
 def sceAudioChangeChannelVolume(k, channel: int, left: int, right: int) -> int:
     if left > MAX_VOLUME or right > MAX_VOLUME:
-        return signed(INVALID_VOLUME)
+        return signed(codes.AUDIO_INVALID_VOLUME)
     ch = _channel(k, channel)
     if ch is None:
-        return signed(INVALID_CHANNEL)
+        return signed(codes.AUDIO_INVALID_CHANNEL)
     if left >= 0:  # a negative volume leaves that side as it is
         ch.left = left
     if right >= 0:
@@ -456,14 +442,14 @@ def sceAudioChangeChannelVolume(k, channel: int, left: int, right: int) -> int:
 def sceAudioChangeChannelConfig(k, channel: int, fmt: int) -> int:
     ch = _channel(k, channel)
     if ch is None:
-        return signed(INVALID_CHANNEL)
+        return signed(codes.AUDIO_INVALID_CHANNEL)
     if ch.waiter is not None or ch.addr is not None:  # ESTIMATE: not while a buffer plays
-        return signed(BUSY)
+        return signed(codes.AUDIO_BUSY)
     if not ch.length:
-        return signed(NOT_RESERVED)
+        return signed(codes.AUDIO_NOT_RESERVED)
     mono = _format(fmt)
     if mono is None:
-        return signed(INVALID_FORMAT)
+        return signed(codes.AUDIO_INVALID_FORMAT)
     ch.mono = mono
     return 0
 
@@ -474,7 +460,7 @@ def sceAudioGetChannelRestLen(k, channel: int) -> int:
     sceaudio/output reads one, output2/frequency the other)."""
     ch = _channel(k, channel)
     if ch is None:
-        return signed(INVALID_CHANNEL)
+        return signed(codes.AUDIO_INVALID_CHANNEL)
     return ch.rest if ch.addr is not None else 0
 
 
@@ -484,10 +470,10 @@ alias(LIB, "sceAudioGetChannelRestLength", sceAudioGetChannelRestLen)
 def _checked_output(k, channel: int, buf: int, volume_ok: bool):
     """(channel, None) ready for the output step, or (None, error)."""
     if not volume_ok:
-        return None, signed(INVALID_VOLUME)
+        return None, signed(codes.AUDIO_INVALID_VOLUME)
     ch = _channel(k, channel)
     if ch is None:
-        return None, signed(INVALID_CHANNEL)
+        return None, signed(codes.AUDIO_INVALID_CHANNEL)
     refused = _buffer_refused(k, buf, ch.length * 4, ch.length * ch.bytes_per_frame())
     return (None, refused) if refused is not None else (ch, None)
 
@@ -528,19 +514,19 @@ def sceAudioOutputPannedBlocking(k, channel: int, left: int, right: int, buf: Pt
 def sceAudioOneshotOutput(k, channel: int, length: int, fmt: int, left: int, right: int, buf: Ptr) -> int:
     """Play one buffer of any length on a channel that is not reserved."""
     if left > MAX_VOLUME or right > MAX_VOLUME:
-        return signed(INVALID_VOLUME)
+        return signed(codes.AUDIO_INVALID_VOLUME)
     state = audio(k)
     ch, error = _unreserved_channel(state, channel)
     if ch is None:
         return error
     if length <= 0:
-        return signed(INVALID_SIZE)
+        return signed(codes.AUDIO_INVALID_SIZE)
     mono = _format(fmt)
     refused = _buffer_refused(k, buf, length * 4, length * (2 if mono else 4))
     if refused is not None:
         return refused
     if mono is None:
-        return signed(INVALID_FORMAT)
+        return signed(codes.AUDIO_INVALID_FORMAT)
     ch.left, ch.right, ch.mono, ch.rest = left, right, mono, length
     state.play(ch, buf)
     return ch.number
@@ -551,17 +537,17 @@ def src_reserve(k, frames: int, rate: int, channels: int) -> int:
     if channels not in (2, 4):
         return signed(codes.INVALID_SIZE)
     if channels == 4:
-        return signed(SRC_FOUR_CHANNELS)
-    total = codes.signed((frames * channels) & 0xFFFFFFFF)  # the count is checked as a 32-bit word
+        return signed(codes.NOT_IMPLEMENTED)
+    total = signed((frames * channels) & 0xFFFFFFFF)  # the count is checked as a 32-bit word
     if not SRC_MIN_FRAMES <= int(total / 2) <= SRC_MAX_FRAMES:
         return signed(codes.INVALID_SIZE)
     if rate == 0:
         rate = RATE
     elif rate not in SRC_RATES:
-        return signed(INVALID_FREQUENCY)
+        return signed(codes.AUDIO_INVALID_FREQUENCY)
     src = audio(k).src
     if src.rate:
-        return signed(SRC_BUSY)
+        return signed(codes.AUDIO_SRC_BUSY)
     src.rate, src.frames = rate, frames & 0xFFFF  # kept as a 16-bit count
     return 0
 
@@ -576,9 +562,9 @@ def sceAudioSRCChRelease(k) -> int:
     state = audio(k)
     src = state.src
     if not src.rate:
-        return signed(NOT_RESERVED)
+        return signed(codes.AUDIO_NOT_RESERVED)
     if any(src.slots):
-        return signed(SRC_BUSY)
+        return signed(codes.AUDIO_SRC_BUSY)
     state._src_event()
     src.rate = 0
     return 0
@@ -587,7 +573,7 @@ def sceAudioSRCChRelease(k) -> int:
 @hle(LIB)
 def sceAudioSRCOutputBlocking(k, volume: int, buf: Ptr) -> Raw:
     if (volume & 0xFFFFFFFF) > MAX_SRC_VOLUME:  # unsigned: negative volumes are refused
-        k.cpu.regs[V0] = INVALID_VOLUME
+        k.cpu.regs[V0] = codes.AUDIO_INVALID_VOLUME
         return
     state = audio(k)
     refused = _buffer_refused(k, buf, state.src.frames * 4, state.src.frames * 4)
@@ -609,10 +595,10 @@ alias(LIB, "sceAudioOutput2OutputBlocking", sceAudioSRCOutputBlocking)
 @hle(LIB)
 def sceAudioOutput2ChangeLength(k, frames: int) -> int:
     if not SRC_MIN_FRAMES <= frames <= SRC_MAX_FRAMES:
-        return signed(INVALID_SIZE)
+        return signed(codes.AUDIO_INVALID_SIZE)
     src = audio(k).src
     if not src.rate:
-        return signed(NOT_RESERVED)
+        return signed(codes.AUDIO_NOT_RESERVED)
     src.frames = frames  # the next outputs; slots already queued keep their length
     return 0
 
@@ -621,7 +607,7 @@ def sceAudioOutput2ChangeLength(k, frames: int) -> int:
 def sceAudioOutput2GetRestSample(k) -> int:
     src = audio(k).src
     if not src.rate:
-        return signed(NOT_RESERVED)
+        return signed(codes.AUDIO_NOT_RESERVED)
     return src.frames * sum(slot is not None for slot in src.slots)
 
 
@@ -629,7 +615,6 @@ def sceAudioOutput2GetRestSample(k) -> int:
 VLIB = "sceVaudio"
 VAUDIO_CHANNELS = 2
 VAUDIO_GRAIN, VAUDIO_MIN, VAUDIO_MAX = 256, 256, 2048
-VAUDIO_BAD_CHANNELS = 0x80000108
 # ESTIMATE: a reservation yields the CPU for about as long as the shortest delay does
 # (sceaudio/reserve shows it reschedules; its length is unmeasured)
 VAUDIO_RESERVE_US = threads.SHORT_DELAY_US
@@ -652,7 +637,7 @@ def sceVaudioChReserve(k, frames: int, rate: int, channels: int) -> Raw:
     state = audio(k).vaudio
     regs = k.cpu.regs
     if state.reserved or state.broken:
-        regs[V0] = KERNEL_BUSY
+        regs[V0] = codes.BUSY
         return
     if not VAUDIO_MIN <= frames <= VAUDIO_MAX:
         regs[V0] = codes.INVALID_SIZE
@@ -664,7 +649,7 @@ def sceVaudioChReserve(k, frames: int, rate: int, channels: int) -> Raw:
         if channels == 4:  # measured: never returns
             _wait_forever(k)
             return
-        regs[V0] = VAUDIO_BAD_CHANNELS
+        regs[V0] = codes.INVALID_FORMAT
         return
     if threads.cannot_wait(k) and not k.interrupts:
         regs[V0] = codes.WAIT_CAN_NOT_WAIT
@@ -678,7 +663,7 @@ def sceVaudioChReserve(k, frames: int, rate: int, channels: int) -> Raw:
             return
         if rate not in SRC_RATES and rate != 0:
             state.broken = True
-            result = signed(INVALID_FREQUENCY)
+            result = signed(codes.AUDIO_INVALID_FREQUENCY)
         else:
             result = src_reserve(k, frames, rate, VAUDIO_CHANNELS)
             state.reserved = result == 0

@@ -18,6 +18,7 @@ adapter plugged in, the battery full. Each value and where it comes from:
 | BatteryUpdateInfo | 0 | it only asks the battery thread to refresh (uOFW power.c) |
 """
 
+from allegrex.hle import codes
 from allegrex.hle.registry import Ptr, hle
 
 LIB = "scePower"
@@ -26,7 +27,6 @@ CAPACITY_MAH = 1200
 VOLT_MV = 4150
 TEMP_C = 28
 ELEC_MA = 0
-INNER_TEMP_ERROR = 0x802B0010
 # what a power callback is told (PSP_POWER_CB_* bits): on AC power, battery present, its percentage
 CB_AC_POWER, CB_BATTERY_EXIST = 0x1000, 0x80
 CALLBACK_STATE = CB_AC_POWER | CB_BATTERY_EXIST | LIFE_PERCENT
@@ -100,7 +100,7 @@ def scePowerGetBatteryElec(k, current: Ptr) -> int:
 
 @hle(LIB)
 def scePowerGetInnerTemp(k) -> int:
-    return INNER_TEMP_ERROR - (1 << 32)
+    return codes.signed(codes.POWER_0010)
 
 
 @hle(LIB)

@@ -7,7 +7,7 @@ import wave
 import numpy as np
 import pytest
 
-from allegrex.hle import audio
+from allegrex.hle import codes
 from allegrex.hle.kernel import RunOptions
 from helpers import call, make_kernel
 
@@ -54,7 +54,7 @@ def test_a_channel_holds_one_buffer_and_a_blocking_output_waits_for_its_last_blo
     assert ch == 7  # the highest free channel
     assert call(k, LIB, "sceAudioOutput", ch, 0x8000, BUF) == 0x1040
     assert call(k, LIB, "sceAudioGetChannelRestLength", ch) == 0x1000  # the stopped mixer took 64 at once
-    assert call(k, LIB, "sceAudioOutput", ch, 0x8000, BUF) == s32(audio.BUSY)  # "Twice"
+    assert call(k, LIB, "sceAudioOutput", ch, 0x8000, BUF) == s32(codes.AUDIO_BUSY)  # "Twice"
     result, took = blocking(k, "sceAudioOutputBlocking", ch, 0x8000, BUF)
     assert result == 0x1040
     assert took == pytest.approx(0x1000 / 44100 * 1e6, abs=ONE_SAMPLE_US)  # "about the right time for 44.1kHz"
@@ -77,13 +77,13 @@ def test_output2_rest_counts_busy_slots_and_release_waits_for_them():
     result, took = blocking(k, "sceAudioOutput2OutputBlocking", 0x7FFF, BUF)
     assert result == 64 and took < CALL_US  # the stream starts: its event is set at once
     assert call(k, LIB, "sceAudioOutput2GetRestSample") == 64
-    assert call(k, LIB, "sceAudioOutput2Release") == s32(audio.SRC_BUSY)
+    assert call(k, LIB, "sceAudioOutput2Release") == s32(codes.AUDIO_SRC_BUSY)
     advance(k, 1000)
     assert call(k, LIB, "sceAudioOutput2GetRestSample") == 64  # output2/rest: 0 only after 13XX us
     advance(k, 450)
     assert call(k, LIB, "sceAudioOutput2GetRestSample") == 0
     assert call(k, LIB, "sceAudioOutput2Release") == 0
-    assert call(k, LIB, "sceAudioOutput2GetRestSample") == s32(audio.NOT_RESERVED)
+    assert call(k, LIB, "sceAudioOutput2GetRestSample") == s32(codes.AUDIO_NOT_RESERVED)
 
 
 def test_the_src_channel_queues_a_second_slot_and_waits_for_the_first():
@@ -101,7 +101,7 @@ def test_the_src_channel_queues_a_second_slot_and_waits_for_the_first():
                                      (64000, False), (-1, False)])
 def test_src_rates(rate, ok):
     k = make_kernel()  # audio/output2/reserve: these frequencies and no others
-    assert call(k, LIB, "sceAudioSRCChReserve", 64, rate, 2) == (0 if ok else s32(audio.INVALID_FREQUENCY))
+    assert call(k, LIB, "sceAudioSRCChReserve", 64, rate, 2) == (0 if ok else s32(codes.AUDIO_INVALID_FREQUENCY))
 
 
 # --- mixing (the driver's arithmetic: sample * volume / 128 summed, >> 8, clamped) ---
@@ -169,19 +169,19 @@ def test_the_src_channel_is_resampled_to_44100(tmp_path):
 # --- bad arguments ---
 def test_reserve_errors():
     k = make_kernel()  # values printed by sceaudio/reserve on a PSP
-    assert call(k, LIB, "sceAudioChReserve", 8, 1024, 0) == s32(audio.INVALID_CHANNEL)
-    assert call(k, LIB, "sceAudioChReserve", 0, 96, 0) == s32(audio.INVALID_SIZE)
-    assert call(k, LIB, "sceAudioChReserve", 0, 1024, 1) == s32(audio.INVALID_FORMAT)
+    assert call(k, LIB, "sceAudioChReserve", 8, 1024, 0) == s32(codes.AUDIO_INVALID_CHANNEL)
+    assert call(k, LIB, "sceAudioChReserve", 0, 96, 0) == s32(codes.AUDIO_INVALID_SIZE)
+    assert call(k, LIB, "sceAudioChReserve", 0, 1024, 1) == s32(codes.AUDIO_INVALID_FORMAT)
     for ch in range(8):
         assert call(k, LIB, "sceAudioChReserve", ch, 64, 0) == ch
-    assert call(k, LIB, "sceAudioChReserve", -1, 64, 0) == s32(audio.NO_FREE_CHANNEL)
-    assert call(k, LIB, "sceAudioChReserve", 3, 64, 0) == s32(audio.INVALID_CHANNEL)  # already reserved
+    assert call(k, LIB, "sceAudioChReserve", -1, 64, 0) == s32(codes.AUDIO_NO_FREE_CHANNEL)
+    assert call(k, LIB, "sceAudioChReserve", 3, 64, 0) == s32(codes.AUDIO_INVALID_CHANNEL)  # already reserved
 
 
 def test_a_buffer_in_kernel_memory_needs_privileges_and_one_outside_memory_stops_the_run():
     k = make_kernel()
     ch = call(k, LIB, "sceAudioChReserve", 0, 64, 0)
-    assert call(k, LIB, "sceAudioOutput", ch, 0x8000, 0x88100000) == s32(audio.PRIV_REQUIRED)
+    assert call(k, LIB, "sceAudioOutput", ch, 0x8000, 0x88100000) == s32(codes.AUDIO_PRIV_REQUIRED)
     call(k, LIB, "sceAudioOutput", ch, 0x8000, 0x0C000000)  # past the PSP-2000's 64 MiB
     assert k.stop.kind == "fault" and "audio buffer" in k.stop.message and "0c000000" in k.stop.message.lower()
 

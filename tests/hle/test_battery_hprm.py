@@ -4,7 +4,7 @@ and the remote port's."""
 
 import pytest
 
-from allegrex.hle import battery
+from allegrex.hle import battery, codes
 from helpers import call, make_kernel
 
 PTR = 0x09000000
@@ -16,7 +16,7 @@ PTR = 0x09000000
     ("scePowerIsSuspendRequired", 0), ("scePowerIsBatteryCharging", 0), ("scePowerGetBatteryChargingStatus", 0),
     ("scePowerGetBatteryLifePercent", 100), ("scePowerGetBatteryFullCapacity", 1200),
     ("scePowerGetBatteryRemainCapacity", 1200), ("scePowerGetBatteryVolt", 4150), ("scePowerGetBatteryTemp", 28),
-    ("scePowerGetInnerTemp", battery.INNER_TEMP_ERROR - (1 << 32)), ("scePowerBatteryUpdateInfo", 0),
+    ("scePowerGetInnerTemp", codes.signed(codes.POWER_0010)), ("scePowerBatteryUpdateInfo", 0),
 ])
 def test_battery_answers(name, answer):
     assert call(make_kernel(), "scePower", name) == answer
