@@ -104,6 +104,34 @@ def test_src_rates(rate, ok):
     assert call(k, LIB, "sceAudioSRCChReserve", 64, rate, 2) == (0 if ok else s32(codes.AUDIO_INVALID_FREQUENCY))
 
 
+def test_vaudio_shares_the_src_channel_and_yields_while_reserving():
+    k = make_kernel()  # sceaudio/reserve on a PSP: [r] marks the calls that rescheduled
+    caller, start = k.threads.current, k.now_us()
+    call(k, "sceVaudio", "sceVaudioChReserve", 256, 48000, 2)
+    assert k.threads.current is None  # it waits
+    assert wait_for(k, caller) == 0 and k.now_us() - start >= 200
+    assert call(k, "sceVaudio", "sceVaudioChReserve", 256, 48000, 2) == s32(codes.BUSY)  # "Twice", no wait
+    assert call(k, LIB, "sceAudioOutput2Reserve", 64) == s32(codes.AUDIO_SRC_BUSY)
+    assert call(k, "sceVaudio", "sceVaudioChRelease") == 0
+    assert call(k, LIB, "sceAudioOutput2Reserve", 64) == 0
+    assert call(k, "sceVaudio", "sceVaudioChRelease") == 0  # "wrong release": it frees Output2's reservation
+    assert call(k, "sceVaudio", "sceVaudioChReserve", 96, 48000, 2) == s32(codes.INVALID_SIZE)
+    assert call(k, "sceVaudio", "sceVaudioChReserve", 256, 48000, 3) == s32(codes.INVALID_FORMAT)
+    call(k, "sceVaudio", "sceVaudioChReserve", 256, 64000, 2)
+    assert wait_for(k, caller) == s32(codes.AUDIO_INVALID_FREQUENCY)
+    call(k, "sceVaudio", "sceVaudioChRelease")
+    assert call(k, "sceVaudio", "sceVaudioChReserve", 256, 48000, 2) == s32(codes.BUSY)  # busy for good
+
+
+def test_a_oneshot_plays_on_an_unreserved_channel_of_any_length():
+    k = make_kernel()
+    assert call(k, LIB, "sceAudioOneshotOutput", -1, 100, 0, 0x8000, 0x8000, BUF) == 7
+    assert call(k, LIB, "sceAudioGetChannelRestLen", 7) == 36  # the first 64 are mixed at once
+    assert call(k, LIB, "sceAudioChReserve", -1, 64, 0) == 6  # 7 is busy playing
+    advance(k, 1500)
+    assert call(k, LIB, "sceAudioGetChannelRestLen", 7) == 0
+
+
 # --- mixing (the driver's arithmetic: sample * volume / 128 summed, >> 8, clamped) ---
 def mixed(tmp_path, play):
     """Run `play(k)` on a kernel writing a WAV, let 0.1 s pass, return the frames."""
