@@ -254,7 +254,7 @@ def tone_run(tmp_path_factory):
         if line[:2] in ("A ", "B ", "C "):
             start, end = (int(v) for v in line.split(": ")[1].split())
             phases[line[0]] = (start, end)
-    return frames, json.loads(report.read_text()), phases, text.getvalue()
+    return frames, json.loads(report.read_text()), phases, text.getvalue(), elf
 
 
 def phase(frames, phases, name, margin_us=20_000):
@@ -263,14 +263,14 @@ def phase(frames, phases, name, margin_us=20_000):
 
 
 def test_the_wav_is_as_long_as_the_simulated_time(tone_run):
-    frames, report, _, _ = tone_run
+    frames, report = tone_run[:2]
     assert report["cpu_mhz"] == 222
     assert len(frames) == report["cycles"] // 222 * 44100 // 10**6
     assert report["audio_seconds"] == pytest.approx(3 * 32 * 1024 / 44100, abs=0.002)  # three phases of 32768 samples
 
 
 def test_a_stereo_tone_plays_at_its_pitch_and_levels(tone_run):
-    frames, _, phases, _ = tone_run
+    frames, _, phases = tone_run[:3]
     levels = tone_levels(phase(frames, phases, "A"), [1000])
     assert levels["left"][0] == pytest.approx(1000, abs=2) and levels["right"][0] == pytest.approx(1000, abs=2)
     assert levels["left"][1][1000] == pytest.approx(16000, rel=0.01)
@@ -278,7 +278,7 @@ def test_a_stereo_tone_plays_at_its_pitch_and_levels(tone_run):
 
 
 def test_two_channels_mix(tone_run):
-    frames, _, phases, _ = tone_run
+    frames, _, phases = tone_run[:3]
     levels = tone_levels(phase(frames, phases, "B"), [440, 3000])
     assert levels["left"][1][440] == pytest.approx(10000, rel=0.01)
     assert levels["left"][1][3000] == pytest.approx(10000, rel=0.01)  # the mono channel, full volume on the left
@@ -287,18 +287,31 @@ def test_two_channels_mix(tone_run):
 
 
 def test_an_src_channel_at_22050_keeps_the_pitch(tone_run):
-    frames, _, phases, _ = tone_run
+    frames, _, phases = tone_run[:3]
     levels = tone_levels(phase(frames, phases, "C"), [1000, 2000])
     assert levels["left"][0] == pytest.approx(1000, abs=2)  # not 2000: resampled, not replayed at 44.1 kHz
     assert levels["left"][1][1000] == pytest.approx(12000, rel=0.02)  # (linear interpolation dulls it slightly)
 
 
 def test_silence_where_no_channel_plays(tone_run):
-    frames, _, phases, _ = tone_run
+    frames, _, phases = tone_run[:3]
     for before, after in (("A", "B"), ("B", "C")):
         gap = frames[phases[before][1] * 44100 // 10**6:phases[after][0] * 44100 // 10**6]
         assert len(gap) > 4000 and not gap.any()
     assert not frames[phases["C"][1] * 44100 // 10**6:].any()
+
+
+def test_writing_the_wav_changes_no_cycle_and_a_second_run_plays_the_same(tone_run, tmp_path):
+    import contextlib
+    import io
+    import json
+    from allegrex.cli import main
+    _, report, _, _, elf = tone_run
+    again = tmp_path / "again.json"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["run", str(elf), "--quiet", "--max-seconds", "10", "--json", str(again)]) == 0
+    second = json.loads(again.read_text())
+    assert (second["cycles"], second["audio_seconds"]) == (report["cycles"], report["audio_seconds"])
 
 
 def test_bad_arguments_get_the_psp_codes(tone_run):
