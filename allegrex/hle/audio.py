@@ -1,5 +1,5 @@
-"""sceAudio and sceVaudio: the eight PCM channels and the SRC channel, paced by simulated
-time as the PSP's audio driver paces them.
+"""sceAudio: the eight PCM channels and the SRC channel, paced by simulated time as the
+PSP's audio driver paces them (sceVaudio, which shares the SRC channel, is vaudio.py).
 
 Facts come from the audio driver as reverse-engineered by uOFW (src/audio/audio.c: the
 mixer thread, the channel and SRC structures, the argument checks) and from what
@@ -103,7 +103,6 @@ class Audio:
         self.next_pass = 0  # output index of the mixer's next pass
         self.timer = None
         self.timer_us = None
-        self.vaudio = VaudioState()
 
     # --- time ---
     def now_position(self) -> Fraction:
@@ -609,73 +608,3 @@ def sceAudioOutput2GetRestSample(k) -> int:
     if not src.rate:
         return signed(codes.AUDIO_NOT_RESERVED)
     return src.frames * sum(slot is not None for slot in src.slots)
-
-
-# --- sceVaudio: the SRC channel for the PSP's music player ---
-VLIB = "sceVaudio"
-VAUDIO_CHANNELS = 2
-VAUDIO_GRAIN, VAUDIO_MIN, VAUDIO_MAX = 256, 256, 2048
-# ESTIMATE: a reservation yields the CPU for about as long as the shortest delay does
-# (sceaudio/reserve shows it reschedules; its length is unmeasured)
-VAUDIO_RESERVE_US = threads.SHORT_DELAY_US
-
-
-class VaudioState:
-    def __init__(self):
-        self.reserved = False
-        self.broken = False  # a refused frequency: the library answers busy from then on
-
-
-def _wait_forever(k) -> None:
-    """What the PSP does with some arguments (sceaudio/reserve: 'makes the thread never wake')."""
-    k.cpu.regs[V0] = 0
-    k.threads.block(Wait("vaudio"))
-
-
-@hle(VLIB)
-def sceVaudioChReserve(k, frames: int, rate: int, channels: int) -> Raw:
-    state = audio(k).vaudio
-    regs = k.cpu.regs
-    if state.reserved or state.broken:
-        regs[V0] = codes.BUSY
-        return
-    if not VAUDIO_MIN <= frames <= VAUDIO_MAX:
-        regs[V0] = codes.INVALID_SIZE
-        return
-    if frames % VAUDIO_GRAIN:  # measured: 257, 384, 2047 never return
-        _wait_forever(k)
-        return
-    if channels != VAUDIO_CHANNELS:
-        if channels == 4:  # measured: never returns
-            _wait_forever(k)
-            return
-        regs[V0] = codes.INVALID_FORMAT
-        return
-    if threads.cannot_wait(k) and not k.interrupts:
-        regs[V0] = codes.WAIT_CAN_NOT_WAIT
-        return
-    wait = Wait("vaudio")
-    k.threads.block(wait)
-    thread = k.threads.current
-
-    def reserve():
-        if thread.wait is not wait:
-            return
-        if rate not in SRC_RATES and rate != 0:
-            state.broken = True
-            result = signed(codes.AUDIO_INVALID_FREQUENCY)
-        else:
-            result = src_reserve(k, frames, rate, VAUDIO_CHANNELS)
-            state.reserved = result == 0
-        k.threads.wake(thread, result)
-
-    wait.timer = k.timers.add(k.now_us() + VAUDIO_RESERVE_US, reserve)
-
-
-@hle(VLIB)
-def sceVaudioChRelease(k) -> int:
-    audio(k).vaudio.reserved = False
-    return sceAudioSRCChRelease(k)  # measured: it releases the SRC channel even when Output2 reserved it
-
-
-alias(VLIB, "sceVaudioOutputBlocking", sceAudioSRCOutputBlocking)
