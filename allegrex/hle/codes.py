@@ -102,6 +102,7 @@ NO_ASYNC_OP = 0x8002032A
 CACHE_ALIGNMENT = 0x8002044C  # invalidating part of a cache line would lose its other bytes
 
 # generic errors
+NOT_IMPLEMENTED = 0x80000003  # (sceAudioSRCChReserve with 4 channels)
 ALREADY = 0x80000020  # (power callbacks: the slot is taken)
 BUSY = 0x80000021  # a device is still busy with the previous request
 OUT_OF_MEMORY = 0x80000022  # (power callbacks: every slot is taken)
@@ -116,8 +117,22 @@ INVALID_FORMAT = 0x80000108
 INVALID_VALUE = 0x800001FE
 INVALID_ARGUMENT = 0x800001FF
 
-# power (volatile memory)
+# power (volatile memory, battery)
+POWER_0010 = 0x802B0010  # what scePowerGetInnerTemp answers (uOFW power.c; its meaning is unknown)
 VOLATILE_MEM_IN_USE = 0x802B0200  # the volatile memory is lent to somebody else
+
+# audio (the sceAudio driver; pspautotests audio/sceaudio, audio/output2)
+AUDIO_NOT_INITIALIZED = 0x80260001  # the channel is not reserved (outputs, SetChannelDataLen)
+AUDIO_BUSY = 0x80260002  # the channel still plays its buffer / both SRC slots are busy
+AUDIO_INVALID_CHANNEL = 0x80260003  # not 0-7, or reserving one already reserved
+AUDIO_PRIV_REQUIRED = 0x80260004  # a buffer reaching kernel addresses
+AUDIO_NO_FREE_CHANNEL = 0x80260005
+AUDIO_INVALID_SIZE = 0x80260006
+AUDIO_INVALID_FORMAT = 0x80260007
+AUDIO_NOT_RESERVED = 0x80260008  # (release, config; the SRC channel)
+AUDIO_INVALID_FREQUENCY = 0x8026000A
+AUDIO_INVALID_VOLUME = 0x8026000B
+AUDIO_SRC_BUSY = 0x80268002  # the SRC channel is reserved already, or still plays
 
 # registry (sceReg)
 REG_NOT_FOUND = 0x80082715

@@ -98,6 +98,7 @@ class RunOptions:
     input_events: list = field(default_factory=list)  # from allegrex.hle.ctrl.parse_* helpers
     frames_dir: str | None = None
     frames_every: int = 1
+    audio_path: str | None = None  # WAV file for what the speaker plays (allegrex run --audio)
     strict: bool = False
     epoch: int = DEFAULT_EPOCH
     has_display: bool = False  # answer to the pspautotests emulator devctl
@@ -489,5 +490,6 @@ class Kernel:
             "unknown_imports": [u.describe() for u in self.unknown_imports],
             "sandbox_refusals": list(self.sandbox_refusals),
             "frames_written": self.display.frames_written,
+            "audio_seconds": round(self.audio.sounding_seconds(), 6),
             "counters": timing_counters.snapshot(counters),
         }

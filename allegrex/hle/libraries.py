@@ -7,8 +7,9 @@ the import below and, if it has state, one line to MANAGERS (docs/contributing.m
 """
 
 # each import registers the module's functions (most are used only for that)
-from allegrex.hle import (ccc, ctrl, display, dmac, hash, intr, io, misc, modules, msgpipe, mt19937, pools, power,
-                          reg, rtc, stdio, sync, sysmem, systemparam, threads, timers, tls, umd, utility, vpl)
+from allegrex.hle import (audio, battery, ccc, ctrl, display, dmac, hash, hprm, intr, io, misc, modules, msgpipe,
+                          mt19937, pools, power, reg, rtc, stdio, sync, sysmem, systemparam, threads, timers, tls, umd,
+                          utility, vaudio, vpl)
 
 MANAGERS = {
     "sysmem": sysmem.SysMem,
@@ -24,4 +25,6 @@ MANAGERS = {
     "volatile_lock": misc.VolatileLock,
     "vblank_handlers": timers.VblankHandlers,
     "ge_sub_handlers": intr.SubHandlers,
+    "audio": audio.Audio,
+    "vaudio": vaudio.VaudioState,
 }
