@@ -198,13 +198,15 @@ class Kernel:
         self.pending_interrupts: list = []
         self._trampoline_next = TRAMPOLINE_ADDR
         # library state, one object per group
-        from allegrex.hle import threads, sysmem, io, display, ctrl, utility
+        from allegrex.hle import threads, sysmem, io, display, ctrl, utility, utility_modules, net
         self.sysmem = sysmem.SysMem(self)
         self.threads = threads.ThreadManager(self)
         self.io = io.IoManager(self)
         self.display = display.Display(self)
         self.ctrl = ctrl.Ctrl(self)
         self.utility = utility.Utility(self)
+        self.utility_modules = utility_modules.LoadedModules(self)
+        self.net = net.NetStack(self)
 
     # --- object ids shared by all kernel objects ---
     def new_uid(self, obj) -> int:
