@@ -14,6 +14,7 @@ import ipaddress
 
 from allegrex.hle import codes
 from allegrex.hle.http import Http
+from allegrex.hle.net_adhoc import Adhoc
 from allegrex.hle.io import wait_for_device
 from allegrex.hle.registry import CStr, Ptr, U32, hle
 from allegrex.hle.threads import Wait, cannot_wait
@@ -64,6 +65,7 @@ class NetStack:
         self.resolvers: set = set()
         self.next_resolver = 1
         self.http = Http()
+        self.adhoc = Adhoc()
 
     def fail(self, errno: int) -> int:
         """A socket call failed: -1, with the reason for sceNetInetGetErrno."""

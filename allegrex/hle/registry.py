@@ -149,6 +149,7 @@ def default_nid(library: str, name: str) -> int:
 # (library, nid) -> HleFunction, and library -> {name: HleFunction}
 FUNCTIONS: dict[tuple[str, int], HleFunction] = {}
 BY_NAME: dict[tuple[str, str], HleFunction] = {}
+LIBRARIES: set[str] = set()  # every library with at least one registered function
 
 _KINDS = {int: "s32", Ptr: "u32", U32: "u32", CStr: "cstr", S64: "s64", U64: "u64", F32: "f32"}
 _RESULTS = {int: "s32", U32: "s32", Ptr: "s32", S64: "64", U64: "64", F32: "f32", Raw: "raw", None: "raw",
@@ -192,6 +193,7 @@ def hle(library: str, name: str | None = None, nid: int | None = None, cost: int
                             params, result)
         FUNCTIONS[(library, entry.nid)] = entry
         BY_NAME[(library, fname)] = entry
+        LIBRARIES.add(library)
         return func
 
     return register
@@ -205,6 +207,12 @@ def alias(library: str, name: str, target: Callable, nid: int | None = None, cos
                         src.cost if cost is None else cost, src.params, src.result)
     FUNCTIONS[(library, entry.nid)] = entry
     BY_NAME[(library, name)] = entry
+    LIBRARIES.add(library)
+
+
+def has_library(library: str) -> bool:
+    load_all()
+    return library in LIBRARIES
 
 
 def lookup(library: str, nid: int) -> HleFunction | None:
