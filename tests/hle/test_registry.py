@@ -70,3 +70,11 @@ def test_every_call_costs_its_documented_cycles():
     call(k, "ThreadManForUser", "sceKernelGetThreadId")
     entry = registry.BY_NAME[("ThreadManForUser", "sceKernelGetThreadId")]
     assert int(k.cpu.counters[0]) - before == entry.cost
+
+
+def test_every_library_allegrex_answers_is_on_the_libraries_page():
+    """docs/hle-libraries.md says what a program finds: it must name every library here."""
+    from pathlib import Path
+    page = (Path(__file__).resolve().parents[2] / "docs" / "hle-libraries.md").read_text()
+    registry.load_all()
+    assert sorted(lib for lib in registry.LIBRARIES if lib not in page) == []
