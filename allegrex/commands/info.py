@@ -8,6 +8,7 @@ import os
 import loader
 from loader.image import PF_R, PF_W, PF_X, Image
 from loader.module import stub_owners
+from loader.nids import nid_for_name
 
 KERNEL_MODE = 0x1000  # module attribute bit: runs in kernel mode
 
@@ -50,8 +51,10 @@ def summarize(image: Image) -> dict:
                      for s in image.segments],
         "imports": _imports(image),
         "exports": [{"library": lib.name or "syslib", "version": lib.version, "attributes": lib.attributes,
-                     "functions": [{"nid": e.nid, "name": e.name, "addr": e.addr} for e in lib.functions],
-                     "variables": [{"nid": e.nid, "name": e.name, "addr": e.addr} for e in lib.variables]}
+                     "functions": [{"nid": e.nid, "name": _export_name(image, e), "addr": e.addr}
+                                   for e in lib.functions],
+                     "variables": [{"nid": e.nid, "name": _export_name(image, e), "addr": e.addr}
+                                   for e in lib.variables]}
                     for lib in image.exports],
         "symbols": len(image.symbols),
     }
@@ -72,6 +75,17 @@ def _imports(image: Image) -> list[dict]:
                      "overlapped": [{"nid": f.nid, "stub": f.stub_addr, "owner": owners[f.stub_addr][0].name}
                                     for f in lost]})
     return rows
+
+
+def _export_name(image: Image, entry) -> str | None:
+    """A module's own library functions are not in the NID list: the symbol at their
+    address names them when its name hashes to the NID."""
+    if entry.name:
+        return entry.name
+    found = image.symbol_at(entry.addr)
+    if found is not None and found[1] == 0 and nid_for_name(found[0].name) == entry.nid:
+        return found[0].name
+    return None
 
 
 def _symbol_name(image: Image, addr: int) -> str | None:
