@@ -9,16 +9,6 @@ from urllib.parse import urlsplit
 from allegrex.hle import codes
 from allegrex.hle.registry import CStr, Ptr, U32, U64, hle
 
-BEFORE_INIT = 0x80431001
-ALREADY_INITED = 0x80431020
-UNKNOWN_SCHEME = 0x80431061
-BEFORE_SEND = 0x80431065  # a request that was never sent has no answer to read
-INVALID_ID = 0x80431100
-INVALID_URL = 0x80433060
-UNKNOWN_METHOD = 0x8043106B
-SSL_NOT_INIT = 0x80435001
-SSL_ALREADY_INIT = 0x80435020
-SSL_INVALID_PARAMETER = 0x804351FE
 
 # Each kind of object is numbered from 1 within its own range (measured).
 TEMPLATE, CONNECTION, REQUEST = 0, 0x01000000, 0x02000000
@@ -54,15 +44,15 @@ def _check(k, oid: int, kind: str) -> int:
     """0, or the error for a call on `oid` as a `kind`."""
     h = _state(k)
     if not h.running:
-        return codes.signed(BEFORE_INIT)
-    return 0 if h.objects.get(oid) == kind else codes.signed(INVALID_ID)
+        return codes.signed(codes.HTTP_BEFORE_INIT)
+    return 0 if h.objects.get(oid) == kind else codes.signed(codes.HTTP_INVALID_ID)
 
 
 @hle(LIB)
 def sceHttpInit(k, heap_size: U32) -> int:
     h = _state(k)
     if h.running:
-        return codes.signed(ALREADY_INITED)
+        return codes.signed(codes.HTTP_ALREADY_INITED)
     h.running = True
     return 0
 
@@ -71,7 +61,7 @@ def sceHttpInit(k, heap_size: U32) -> int:
 def sceHttpEnd(k) -> int:
     h = _state(k)
     if not h.running:
-        return codes.signed(BEFORE_INIT)
+        return codes.signed(codes.HTTP_BEFORE_INIT)
     h.running = False
     h.objects.clear()
     return 0
@@ -80,24 +70,24 @@ def sceHttpEnd(k) -> int:
 @hle(LIB)
 def sceHttpCreateTemplate(k, agent: CStr, version: int, proxy: int) -> int:
     if not _state(k).running:
-        return codes.signed(BEFORE_INIT)
+        return codes.signed(codes.HTTP_BEFORE_INIT)
     return _state(k).new(TEMPLATE, "template")
 
 
 def _url_error(url: str | None) -> int:
     if url is None:
-        return codes.signed(INVALID_URL)
+        return codes.signed(codes.HTTP_INVALID_URL)
     parts = urlsplit(url)
     if parts.scheme.lower() not in SCHEMES:
-        return codes.signed(UNKNOWN_SCHEME)
-    return 0 if parts.hostname else codes.signed(INVALID_URL)
+        return codes.signed(codes.HTTP_UNKNOWN_SCHEME)
+    return 0 if parts.hostname else codes.signed(codes.HTTP_INVALID_URL)
 
 
 @hle(LIB)
 def sceHttpCreateConnection(k, template: int, host: CStr, scheme: CStr, port: int, keep_alive: int) -> int:
     error = _check(k, template, "template")
     if error == 0 and (scheme or "").lower() not in SCHEMES:
-        error = codes.signed(UNKNOWN_SCHEME)
+        error = codes.signed(codes.HTTP_UNKNOWN_SCHEME)
     return error or _state(k).new(CONNECTION, "connection")
 
 
@@ -111,7 +101,7 @@ def sceHttpCreateConnectionWithURL(k, template: int, url: CStr, keep_alive: int)
 def sceHttpCreateRequest(k, connection: int, method: int, path: CStr, length: U64) -> int:
     error = _check(k, connection, "connection")
     if error == 0 and method not in METHODS:
-        error = codes.signed(UNKNOWN_METHOD)
+        error = codes.signed(codes.HTTP_UNKNOWN_METHOD)
     return error or _state(k).new(REQUEST, "request")
 
 
@@ -119,7 +109,7 @@ def sceHttpCreateRequest(k, connection: int, method: int, path: CStr, length: U6
 def sceHttpCreateRequestWithURL(k, connection: int, method: int, url: CStr, length: U64) -> int:
     error = _check(k, connection, "connection")
     if error == 0 and method not in METHODS:
-        error = codes.signed(UNKNOWN_METHOD)
+        error = codes.signed(codes.HTTP_UNKNOWN_METHOD)
     return error or _state(k).new(REQUEST, "request")
 
 
@@ -152,7 +142,7 @@ def sceHttpSendRequest(k, request: int, data: Ptr, size: U32) -> int:
 
 
 def _unsent(k, request: int) -> int:
-    return _check(k, request, "request") or codes.signed(BEFORE_SEND)
+    return _check(k, request, "request") or codes.signed(codes.HTTP_BEFORE_SEND)
 
 
 @hle(LIB)
@@ -178,8 +168,8 @@ def sceHttpAbortRequest(k, request: int) -> int:
 def _any_object(k, oid: int) -> int:
     h = _state(k)
     if not h.running:
-        return codes.signed(BEFORE_INIT)
-    return 0 if oid in h.objects else codes.signed(INVALID_ID)
+        return codes.signed(codes.HTTP_BEFORE_INIT)
+    return 0 if oid in h.objects else codes.signed(codes.HTTP_INVALID_ID)
 
 
 def _setting(k, oid: int, value: U32) -> int:
@@ -211,12 +201,12 @@ def sceHttpDeleteHeader(k, oid: int, name: CStr) -> int:
 
 @hle(LIB)
 def sceHttpInitCache(k, size: U32) -> int:
-    return 0 if _state(k).running else codes.signed(BEFORE_INIT)
+    return 0 if _state(k).running else codes.signed(codes.HTTP_BEFORE_INIT)
 
 
 @hle(LIB)
 def sceHttpEndCache(k) -> int:
-    return 0 if _state(k).running else codes.signed(BEFORE_INIT)
+    return 0 if _state(k).running else codes.signed(codes.HTTP_BEFORE_INIT)
 
 
 @hle(LIB)
@@ -243,9 +233,9 @@ SSL = "sceSsl"
 def sceSslInit(k, heap_size: int) -> int:
     h = _state(k)
     if h.ssl:
-        return codes.signed(SSL_ALREADY_INIT)
+        return codes.signed(codes.SSL_ALREADY_INIT)
     if heap_size <= 0:
-        return codes.signed(SSL_INVALID_PARAMETER)
+        return codes.signed(codes.SSL_INVALID_PARAMETER)
     h.ssl = True
     return 0
 
@@ -254,14 +244,14 @@ def sceSslInit(k, heap_size: int) -> int:
 def sceSslEnd(k) -> int:
     h = _state(k)
     if not h.ssl:
-        return codes.signed(SSL_NOT_INIT)
+        return codes.signed(codes.SSL_NOT_INIT)
     h.ssl = False
     return 0
 
 
 def _ssl_memory(k, out: Ptr) -> int:
     if not _state(k).ssl:
-        return codes.signed(SSL_NOT_INIT)
+        return codes.signed(codes.SSL_NOT_INIT)
     k.memory.write_u32(out, 0)  # no connection ever uses any
     return 0
 

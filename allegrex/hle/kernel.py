@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from allegrex.cpu.state import CYCLES, INSTRUCTIONS, PC, NPC, GPR_NAMES, HI, LO
+from allegrex.cpu.state import A0, AT, CYCLES, GP, GPR_NAMES, HI, INSTRUCTIONS, LO, NPC, PC, RA, SP, T7, T8, T9, V0
 from allegrex.errors import AllegrexError, GuestMemoryError
 from loader.module import stub_owners
 
-from allegrex.hle import costs, registry
+from allegrex.hle import codes, costs, registry
 from allegrex.hle.linker import LIBRARY_IS_NOT_LINKED, Linker, ModuleStub, is_firmware_library
+from allegrex.hle.objects import KernelObject
 from allegrex.timing import charge_hle, counters as timing_counters
 
 SYSCALL_BASE = 0x1000  # first syscall code we hand out; codes are 20-bit fields
@@ -40,13 +41,13 @@ def syscall_word(code: int) -> int:
 # s0-s7, gp, sp, fp, ra and the FPU registers survive).
 DEADBEEF = 0xDEADBEEF
 INTERNAL_LIBRARY = "allegrex"  # the kernel's own return stubs (thread exit, callback and handler returns)
-SYSCALL_CLOBBERED = np.array([1, *range(4, 16), 24, 25, HI, LO])
+SYSCALL_CLOBBERED = np.array([AT, *range(A0, T7 + 1), T8, T9, HI, LO])
 INTERRUPT_STACK_TOP = 0x08010000  # kernel partition: stack for interrupt handlers (64 KiB below)
 
 
 def _interrupt_returned(k) -> None:
     saved, thread, on_return = k.interrupts.pop()
-    result = int(k.cpu.regs[2])
+    result = int(k.cpu.regs[V0])
     k.cpu.load_context(saved)
     on_return(result)
     if k.pending_interrupts:
@@ -171,8 +172,10 @@ class Timers:
 
 
 class Kernel:
-    def __init__(self, machine, options: RunOptions | None = None):
-        registry.load_all()
+    """The OS state of one run. `managers` (allegrex.hle.libraries.MANAGERS: attribute name ->
+    class) are the libraries' per-run state, built here as kernel.<name> = Class(kernel)."""
+
+    def __init__(self, machine, options: RunOptions | None, managers: dict):
         self.machine = machine
         self.memory = machine.memory
         self.cpu = machine.cpu
@@ -191,7 +194,7 @@ class Kernel:
         self.reported: set = set()
         self.sandbox_refusals: list[str] = []
         self.next_uid = 0x00100001
-        self.objects: dict[int, object] = {}
+        self.objects: dict[int, KernelObject] = {}
         self.image = None
         self.sdk_version = 0
         self.kernel_mode = False  # the program is a kernel-mode module (attribute 0x1000): see boot.py
@@ -201,19 +204,13 @@ class Kernel:
         self.intr_enabled = 1  # sceKernelCpuSuspendIntr clears it: timers wait until it is set again
         self.pending_interrupts: list = []
         self._trampoline_next = TRAMPOLINE_ADDR
-        self.linker = Linker(self.memory)
-        # library state, one object per group
-        from allegrex.hle import threads, sysmem, io, display, ctrl, utility, utility_modules, net, usb, modules
-        self.sysmem = sysmem.SysMem(self)
-        self.threads = threads.ThreadManager(self)
-        self.io = io.IoManager(self)
-        self.display = display.Display(self)
-        self.ctrl = ctrl.Ctrl(self)
-        self.utility = utility.Utility(self)
-        self.utility_modules = utility_modules.LoadedModules(self)
-        self.net = net.NetStack(self)
-        self.usb = usb.Usb()
-        self.modules = modules.ModuleManager(self)
+        self.linker = Linker(self.memory)  # the user libraries started modules export
+        # single values of libraries with no manager of their own
+        self.running_vtimer = 0  # the vtimer whose handler runs now (timers), 0 outside handlers
+        self.dmac_busy_until_us = 0  # when the DMAC finishes the copy under way (dmac)
+        self.ge_lists = 0  # display lists queued so far: the next list id (sceGe_user in misc)
+        for name, manager in managers.items():
+            setattr(self, name, manager(self))
 
     # --- object ids shared by all kernel objects ---
     def new_uid(self, obj) -> int:
@@ -301,7 +298,7 @@ class Kernel:
     def on_syscall(self, code: int) -> None:
         index = code - SYSCALL_BASE
         entry = self.syscalls[index] if 0 <= index < len(self.syscalls) else None
-        ra = int(self.cpu.regs[31])
+        ra = int(self.cpu.regs[RA])
         if entry is None:
             self.request_stop("fault", f"syscall 0x{code:x} at pc 0x{(int(self.cpu.regs[PC]) - 4) & 0xFFFFFFFF:08x}"
                               " is not an import allegrex patched", 1)
@@ -313,7 +310,7 @@ class Kernel:
         if isinstance(entry, ModuleStub):  # the firmware's not-linked stub: an error code, nothing else
             self.warn_once(("unlinked", entry.stub_addr), f"called {entry.describe()} from 0x{(ra - 8) & 0xFFFFFFFF:08x}"
                            " before a module exporting it started: LIBRARY_IS_NOT_LINKED")
-            self.cpu.regs[2] = LIBRARY_IS_NOT_LINKED
+            self.cpu.regs[V0] = LIBRARY_IS_NOT_LINKED
             return
         self.charge(entry.cost)
         self.call_counts[entry.name] = self.call_counts.get(entry.name, 0) + 1
@@ -329,10 +326,10 @@ class Kernel:
             self.request_stop(exc.kind, f"{entry.library}.{entry.name} called from 0x{ra:08x}: {exc}",
                               exc.exit_code)
         except IllegalContext:
-            self.cpu.regs[2] = 0x80020064  # SCE_KERNEL_ERROR_ILLEGAL_CONTEXT: waiting inside an interrupt
+            self.cpu.regs[V0] = codes.ILLEGAL_CONTEXT  # waiting inside an interrupt
         except AttributeError as exc:
             if self.interrupts and self.threads.current is None:  # a thread call with no thread
-                self.cpu.regs[2] = 0x80020064
+                self.cpu.regs[V0] = codes.ILLEGAL_CONTEXT
             else:
                 self.request_stop("hle-error", f"internal error in {entry.library}.{entry.name} called from "
                                   f"0x{ra:08x}: {exc.__class__.__name__}: {exc}", 1)
@@ -368,11 +365,11 @@ class Kernel:
         saved = cpu.save_context()
         regs = saved[0].copy()
         for i, value in enumerate(args):
-            regs[4 + i] = value & 0xFFFFFFFF
-        regs[29] = INTERRUPT_STACK_TOP
-        regs[31] = self.trampoline("interrupt-return", _interrupt_returned)
+            regs[A0 + i] = value & 0xFFFFFFFF
+        regs[SP] = INTERRUPT_STACK_TOP
+        regs[RA] = self.trampoline("interrupt-return", _interrupt_returned)
         if self.image is not None and self.image.gp:
-            regs[28] = self.image.gp
+            regs[GP] = self.image.gp
         regs[PC], regs[NPC] = func, func + 4
         self.interrupts.append((saved, self.threads.current, on_return))
         cpu.load_context((regs, saved[1].copy(), saved[2].copy(), saved[3].copy()))
@@ -412,7 +409,7 @@ class Kernel:
                     self.request_stop("threads-ended", "every thread has exited", 0)
                     break
                 if not self.idle_until_next_event():
-                    if self.quit_via_exit_callback():
+                    if self.threads.quit_via_exit_callback():
                         continue
                     if self.threads.all_sleeping():
                         self.request_stop("sleeping", "every thread sleeps: the program waits for the user "
@@ -455,19 +452,6 @@ class Kernel:
                 progress(self)
         self.io.flush_all()
         return self.stop
-
-    def quit_via_exit_callback(self) -> bool:
-        """Every thread sleeps and the program registered an exit callback: do what the
-        HOME menu's "quit" does, once, so the program ends through its own exit path."""
-        from allegrex.hle.threads import Callback
-        cb = self.get(getattr(self, "exit_callback", 0), Callback)
-        if cb is None or getattr(self, "exit_requested", False):
-            return False
-        self.exit_requested = True
-        self.warn("every thread sleeps: quitting through the program's exit callback, as HOME > Quit would")
-        self.threads.notify(cb, 0)
-        self.threads.reschedule()
-        return True
 
     def fault_report(self, event, what: str | None = None) -> str:
         if event.kind == "fault" and hasattr(self.machine, "fault"):

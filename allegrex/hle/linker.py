@@ -17,11 +17,11 @@ from dataclasses import dataclass
 
 from loader.nids import known_library
 
-from allegrex.hle import registry
+from allegrex.hle import codes, registry
 
 JR_RA = 0x03E00008
 NOP = 0
-LIBRARY_IS_NOT_LINKED = 0x8002013A
+LIBRARY_IS_NOT_LINKED = codes.LIBRARY_IS_NOT_LINKED
 
 
 def jump_word(addr: int) -> int:

@@ -16,22 +16,15 @@ codes); pspautotests modules/* has no recorded output for these calls.
 
 import os
 
+from allegrex.cpu.state import RA, V0
 from allegrex.errors import AllegrexError
 from allegrex.hle import codes, costs
 from allegrex.hle.io import driver_call
+from allegrex.hle.objects import KernelObject
 from allegrex.hle.registry import CStr, Ptr, U32, hle
 from allegrex.hle.threads import Wait, cannot_wait
 
 LIB = "ModuleMgrForUser"
-ILLEGAL_OBJECT = 0x8002012D  # not a module the firmware can load
-UNKNOWN_MODULE = 0x8002012E
-NOT_STARTED = 0x80020134  # a loaded module that was never started cannot be stopped
-ALREADY_STOPPED = 0x80020135
-CANNOT_STOP = 0x80020136
-CANNOT_REMOVE = 0x80020138  # only a module that is not running can be unloaded
-ALREADY_STOPPING = 0x8002013F
-MANAGER_BUSY = 0x80020143  # a module_start/module_stop thread asked the manager for more work
-CANNOT_GET_MODULE_INFO = 0x8002014A
 MAX_MODULE_BYTES = 32 * 1024 * 1024  # larger than any user memory: refuse before reading
 
 # module_start's answers, and module_stop's
@@ -61,7 +54,7 @@ INFO_V1_SIZE, INFO_SIZE = 64, 96  # SceKernelModuleInfo without / with attribute
 BREAK_1 = 0x0000004D  # `break 1`: what an unloaded module's code becomes
 
 
-class Module:
+class Module(KernelObject):
     def __init__(self, name, block, image):
         self.uid = 0
         self.name = name
@@ -143,7 +136,7 @@ def _place(k, data: bytes):
     try:
         probe = loader.load(data, base=0)
         if probe.kind != "prx":  # a fixed-address ELF would land on the running program
-            return codes.signed(ILLEGAL_OBJECT)
+            return codes.signed(codes.ILLEGAL_OBJECT)
         size = max(s.vaddr + s.memsz for s in probe.segments)
         block = k.sysmem.alloc_block(2, f"module {probe.module_info.name if probe.module_info else ''}", size=size)
         if block is None:
@@ -151,7 +144,7 @@ def _place(k, data: bytes):
         return block, loader.load(data, base=block.addr)
     except (AllegrexError, ValueError, IndexError) as exc:
         k.warn(f"sceKernelLoadModule: not a loadable module ({exc})")
-        return codes.signed(ILLEGAL_OBJECT)
+        return codes.signed(codes.ILLEGAL_OBJECT)
 
 
 @hle(LIB, cost=costs.IO)
@@ -223,7 +216,7 @@ def _run(k, module, thread, argsize, argp, finish) -> None:
 
     thread.on_exit = ended
     k.threads.start(thread, argsize, argp)
-    k.cpu.regs[2] = 0
+    k.cpu.regs[V0] = 0
     k.threads.block(wait)
 
 
@@ -271,10 +264,10 @@ def sceKernelStartModule(k, uid: int, argsize: int, argp: Ptr, status: Ptr, opti
     if cannot_wait(k):
         return codes.signed(codes.WAIT_CAN_NOT_WAIT)
     if k.threads.current is k.modules.worker:
-        return codes.signed(MANAGER_BUSY)
+        return codes.signed(codes.MODULE_MANAGER_BUSY)
     module = k.get(uid, Module)
     if module is None:
-        return codes.signed(UNKNOWN_MODULE)
+        return codes.signed(codes.UNKNOWN_MODULE)
     if module.status != LOADED:
         return codes.signed(codes.KERNEL_ERROR)
     module.status = STARTING
@@ -307,11 +300,11 @@ def _stop(k, module: Module, argsize, argp, status, option, then):
     """Stop a started module (running its module_stop); then(result) gives the caller's
     answer once stopped. Returns the answer now, or None while module_stop runs."""
     if module.status == LOADED:
-        return codes.signed(NOT_STARTED)
+        return codes.signed(codes.MODULE_NOT_STARTED)
     if module.status == STOPPING:
-        return codes.signed(ALREADY_STOPPING)
+        return codes.signed(codes.MODULE_ALREADY_STOPPING)
     if module.status == STOPPED:
-        return codes.signed(ALREADY_STOPPED)
+        return codes.signed(codes.MODULE_ALREADY_STOPPED)
     if module.status != STARTED:
         return codes.signed(codes.KERNEL_ERROR)
     if not module.stop:
@@ -350,14 +343,14 @@ def sceKernelStopModule(k, uid: int, argsize: int, argp: Ptr, status: Ptr, optio
     if isinstance(option, int):
         return option
     if k.threads.current is k.modules.worker:
-        return codes.signed(MANAGER_BUSY)
-    if k.modules.at(int(k.cpu.regs[31])) is None:  # only code of a loaded module may stop one
-        return codes.signed(CANNOT_STOP)
+        return codes.signed(codes.MODULE_MANAGER_BUSY)
+    if k.modules.at(int(k.cpu.regs[RA])) is None:  # only code of a loaded module may stop one
+        return codes.signed(codes.MODULE_CANNOT_STOP)
     module = k.get(uid, Module)
     if module is None:
-        return codes.signed(UNKNOWN_MODULE)
+        return codes.signed(codes.UNKNOWN_MODULE)
     if module.attributes & ATTR_CANT_STOP:
-        return codes.signed(CANNOT_STOP)
+        return codes.signed(codes.MODULE_CANNOT_STOP)
     return _stop(k, module, argsize, argp, status, option, _stop_answer(module))
 
 
@@ -367,9 +360,9 @@ def sceKernelUnloadModule(k, uid: int) -> int:
         return codes.signed(codes.ILLEGAL_CONTEXT)
     module = k.get(uid, Module)
     if module is None:
-        return codes.signed(UNKNOWN_MODULE)
+        return codes.signed(codes.UNKNOWN_MODULE)
     if module.status not in (LOADED, STOPPED):
-        return codes.signed(CANNOT_REMOVE)
+        return codes.signed(codes.MODULE_CANNOT_REMOVE)
     _unload(k, module)
     return uid
 
@@ -380,9 +373,9 @@ def _stop_unload_self(k, exit_status: int, argsize: int, argp: Ptr, status: Ptr,
     option = _checks(k, argsize, argp, status, option)
     if isinstance(option, int):
         return option
-    module = k.modules.at(int(k.cpu.regs[31]))
+    module = k.modules.at(int(k.cpu.regs[RA]))
     if module is None or module.attributes & ATTR_CANT_STOP:
-        return codes.signed(CANNOT_STOP)
+        return codes.signed(codes.MODULE_CANNOT_STOP)
     if module.block is None:
         k.request_stop("exit", "the program stopped and unloaded itself", 0)
         return 0
@@ -395,7 +388,7 @@ def _stop_unload_self(k, exit_status: int, argsize: int, argp: Ptr, status: Ptr,
         if answer < 0:
             return answer
         if module.status != STOPPED:
-            return codes.signed(CANNOT_REMOVE)
+            return codes.signed(codes.MODULE_CANNOT_REMOVE)
         _unload(k, module)
         k.threads.exit(caller, exit_status)  # the calling thread ends with the module
         k.threads.delete(caller)
@@ -426,13 +419,13 @@ def sceKernelGetModuleIdByAddress(k, addr: Ptr) -> int:
     if k.interrupts:
         return codes.signed(codes.ILLEGAL_CONTEXT)
     module = k.modules.at(addr)
-    return module.uid if module is not None else codes.signed(UNKNOWN_MODULE)
+    return module.uid if module is not None else codes.signed(codes.UNKNOWN_MODULE)
 
 
 @hle(LIB)
 def sceKernelGetModuleId(k) -> int:
     """The module whose code called."""
-    return sceKernelGetModuleIdByAddress(k, int(k.cpu.regs[31]))
+    return sceKernelGetModuleIdByAddress(k, int(k.cpu.regs[RA]))
 
 
 @hle(LIB)
@@ -467,9 +460,9 @@ def sceKernelQueryModuleInfo(k, uid: int, info: Ptr) -> int:
         return codes.signed(codes.ILLEGAL_SIZE)
     module = k.get(uid, Module)
     if module is None:
-        return codes.signed(UNKNOWN_MODULE)
+        return codes.signed(codes.UNKNOWN_MODULE)
     if module.kernel_mode and not k.kernel_mode:
-        return codes.signed(CANNOT_GET_MODULE_INFO)
+        return codes.signed(codes.CANNOT_GET_MODULE_INFO)
     segments = module.image.segments[:4]
     k.memory.write_u8(info + 4, len(segments))
     for i in range(4):

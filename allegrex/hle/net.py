@@ -12,6 +12,7 @@ PSP): a destination with no route gives ENETUNREACH, loopback has no listener.
 
 import ipaddress
 
+from allegrex.cpu.state import V0
 from allegrex.hle import codes
 from allegrex.hle.http import Http
 from allegrex.hle.net_adhoc import Adhoc
@@ -22,14 +23,6 @@ from allegrex.hle.threads import Wait, cannot_wait
 # A fixed MAC address for the simulated PSP's WLAN chip (locally administered, made up).
 MAC = bytes((0x02, 0x00, 0x50, 0x53, 0x50, 0x01))
 
-INET_ALREADY_INITIALIZED = 0x80410201
-APCTL_ALREADY_INITIALIZED = 0x80410A01
-APCTL_NOT_IN_BSS = 0x80410A05
-APCTL_WLAN_SWITCH_OFF = 0x80410A06
-APCTL_INVALID_ID = 0x80410A09
-RESOLVER_INVALID_PTR = 0x80410403
-RESOLVER_BAD_ID = 0x80410408
-RESOLVER_ID_MAX = 0x80410406
 
 # BSD errno values as sceNetInetGetErrno reports them
 EBADF, EINVAL, EWOULDBLOCK, EDESTADDRREQ = 9, 22, 35, 39
@@ -201,7 +194,7 @@ APCTL = "sceNetApctl"
 @hle(APCTL)
 def sceNetApctlInit(k, stack_size: int, priority: int) -> int:
     if k.net.apctl:
-        return codes.signed(APCTL_ALREADY_INITIALIZED)
+        return codes.signed(codes.NET_APCTL_ALREADY_INITIALIZED)
     k.net.apctl = True
     return 0
 
@@ -215,7 +208,7 @@ def sceNetApctlTerm(k) -> int:
 
 @hle(APCTL)
 def sceNetApctlConnect(k, config: int) -> int:
-    return codes.signed(APCTL_WLAN_SWITCH_OFF)
+    return codes.signed(codes.NET_APCTL_WLAN_SWITCH_OFF)
 
 
 @hle(APCTL)
@@ -231,7 +224,7 @@ def sceNetApctlGetState(k, out: Ptr) -> int:
 
 @hle(APCTL)
 def sceNetApctlGetInfo(k, code: int, out: Ptr) -> int:
-    return codes.signed(APCTL_NOT_IN_BSS)
+    return codes.signed(codes.NET_APCTL_NOT_IN_BSS)
 
 
 @hle(APCTL)
@@ -246,7 +239,7 @@ def sceNetApctlAddHandler(k, handler: Ptr, arg: Ptr) -> int:
 @hle(APCTL)
 def sceNetApctlDelHandler(k, hid: int) -> int:
     if k.net.apctl_handlers.pop(hid, None) is None:
-        return codes.signed(APCTL_INVALID_ID)
+        return codes.signed(codes.NET_APCTL_INVALID_ID)
     return 0
 
 
@@ -268,10 +261,10 @@ def sceNetResolverTerm(k) -> int:
 @hle(RESOLVER)
 def sceNetResolverCreate(k, out: Ptr, buf: Ptr, size: U32) -> int:
     if not out:
-        return codes.signed(RESOLVER_INVALID_PTR)
+        return codes.signed(codes.NET_RESOLVER_INVALID_PTR)
     net = k.net
     if len(net.resolvers) >= MAX_RESOLVERS:
-        return codes.signed(RESOLVER_ID_MAX)
+        return codes.signed(codes.NET_RESOLVER_ID_MAX)
     rid = net.next_resolver
     net.next_resolver += 1
     net.resolvers.add(rid)
@@ -282,7 +275,7 @@ def sceNetResolverCreate(k, out: Ptr, buf: Ptr, size: U32) -> int:
 @hle(RESOLVER)
 def sceNetResolverDelete(k, rid: int) -> int:
     if rid not in k.net.resolvers:
-        return codes.signed(RESOLVER_BAD_ID)
+        return codes.signed(codes.NET_RESOLVER_BAD_ID)
     k.net.resolvers.discard(rid)
     return 0
 
@@ -290,7 +283,7 @@ def sceNetResolverDelete(k, rid: int) -> int:
 def _lookup(k, rid: int) -> int:
     """No DNS server is configured without an access point: every lookup fails so."""
     if rid not in k.net.resolvers:
-        return codes.signed(RESOLVER_BAD_ID)
+        return codes.signed(codes.NET_RESOLVER_BAD_ID)
     return codes.signed(codes.NET_RESOLVER_NO_DNS_SERVER)
 
 
@@ -306,7 +299,7 @@ def sceNetResolverStartAtoN(k, rid: int, addr: Ptr, out: Ptr, size: U32, timeout
 
 @hle(RESOLVER)
 def sceNetResolverStop(k, rid: int) -> int:
-    return 0 if rid in k.net.resolvers else codes.signed(RESOLVER_BAD_ID)
+    return 0 if rid in k.net.resolvers else codes.signed(codes.NET_RESOLVER_BAD_ID)
 
 
 # ---------------------------------------------------------------- sceNetInet
@@ -316,7 +309,7 @@ INET = "sceNetInet"
 @hle(INET)
 def sceNetInetInit(k) -> int:
     if k.net.inet:
-        return codes.signed(INET_ALREADY_INITIALIZED)
+        return codes.signed(codes.NET_INET_ALREADY_INITIALIZED)
     k.net.inet = True
     return 0
 
@@ -425,7 +418,7 @@ def _wait_forever(k, fd: int, s: Socket, what: str) -> int | None:
         return k.net.fail(EWOULDBLOCK)
     if cannot_wait(k) or k.threads.current is None:
         return k.net.fail(EWOULDBLOCK)
-    k.cpu.regs[2] = 0xFFFFFFFF
+    k.cpu.regs[V0] = 0xFFFFFFFF
     k.threads.block(Wait("net", data=f"{what} on socket {fd}"))
     return None
 
@@ -549,7 +542,7 @@ def _wait_ready(k, timeout_us: int | None, what: str) -> int | None:
     if timeout_us == 0 or cannot_wait(k) or k.threads.current is None:
         return 0
     if timeout_us is None:
-        k.cpu.regs[2] = 0
+        k.cpu.regs[V0] = 0
         k.threads.block(Wait("net", data=what))
         return None
     return wait_for_device(k, 0, timeout_us)

@@ -6,12 +6,6 @@ firmware returns them (the pspnet_adhoc* facility, 0x80410700/0x80410B00/0x80410
 from allegrex.hle import codes
 from allegrex.hle.registry import CStr, Ptr, U32, hle
 
-ADHOC_ALREADY_INITIALIZED = 0x80410713
-CTL_WLAN_SWITCH_OFF = 0x80410B03
-CTL_ID_NOT_FOUND = 0x80410B06
-CTL_ALREADY_INITIALIZED = 0x80410B07
-CTL_NOT_INITIALIZED = 0x80410B08
-MATCHING_ALREADY_INITIALIZED = 0x80410812
 
 
 class Adhoc:
@@ -42,7 +36,7 @@ ADHOC = "sceNetAdhoc"
 
 @hle(ADHOC)
 def sceNetAdhocInit(k) -> int:
-    return _start(k, "adhoc", ADHOC_ALREADY_INITIALIZED)
+    return _start(k, "adhoc", codes.NET_ADHOC_ALREADY_INITIALIZED)
 
 
 @hle(ADHOC)
@@ -55,7 +49,7 @@ CTL = "sceNetAdhocctl"
 
 @hle(CTL)
 def sceNetAdhocctlInit(k, stack_size: int, priority: int, product: Ptr) -> int:
-    return _start(k, "ctl", CTL_ALREADY_INITIALIZED)
+    return _start(k, "ctl", codes.NET_ADHOCCTL_ALREADY_INITIALIZED)
 
 
 @hle(CTL)
@@ -66,8 +60,8 @@ def sceNetAdhocctlTerm(k) -> int:
 
 def _switch_off(k) -> int:
     if not k.net.adhoc.running["ctl"]:
-        return codes.signed(CTL_NOT_INITIALIZED)
-    return codes.signed(CTL_WLAN_SWITCH_OFF)
+        return codes.signed(codes.NET_ADHOCCTL_NOT_INITIALIZED)
+    return codes.signed(codes.NET_ADHOCCTL_WLAN_SWITCH_OFF)
 
 
 @hle(CTL)
@@ -103,13 +97,13 @@ def sceNetAdhocctlJoinEnterGameMode(k, group: CStr, mac: Ptr, timeout: U32, flag
 
 @hle(CTL)
 def sceNetAdhocctlDisconnect(k) -> int:
-    return 0 if k.net.adhoc.running["ctl"] else codes.signed(CTL_NOT_INITIALIZED)
+    return 0 if k.net.adhoc.running["ctl"] else codes.signed(codes.NET_ADHOCCTL_NOT_INITIALIZED)
 
 
 @hle(CTL)
 def sceNetAdhocctlGetState(k, out: Ptr) -> int:
     if not k.net.adhoc.running["ctl"]:
-        return codes.signed(CTL_NOT_INITIALIZED)
+        return codes.signed(codes.NET_ADHOCCTL_NOT_INITIALIZED)
     k.memory.write_u32(out, 0)  # disconnected
     return 0
 
@@ -125,7 +119,7 @@ def sceNetAdhocctlAddHandler(k, handler: Ptr, arg: Ptr) -> int:
 @hle(CTL)
 def sceNetAdhocctlDelHandler(k, hid: int) -> int:
     if k.net.adhoc.handlers.pop(hid, None) is None:
-        return codes.signed(CTL_ID_NOT_FOUND)
+        return codes.signed(codes.NET_ADHOCCTL_ID_NOT_FOUND)
     return 0
 
 
@@ -134,7 +128,7 @@ MATCHING = "sceNetAdhocMatching"
 
 @hle(MATCHING)
 def sceNetAdhocMatchingInit(k, pool_size: U32) -> int:
-    return _start(k, "matching", MATCHING_ALREADY_INITIALIZED)
+    return _start(k, "matching", codes.NET_ADHOC_MATCHING_ALREADY_INITIALIZED)
 
 
 @hle(MATCHING)

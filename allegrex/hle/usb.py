@@ -3,6 +3,7 @@ start and stop, activation is remembered, and the state always says disconnected
 wait for a connection lasts until its timeout (or for good). State bits and errors as the
 firmware reports them."""
 
+from allegrex.cpu.state import V0
 from allegrex.hle import codes
 from allegrex.hle.io import wait_for_device
 from allegrex.hle.registry import CStr, Ptr, U32, hle
@@ -10,13 +11,11 @@ from allegrex.hle.threads import Wait, cannot_wait
 
 LIB = "sceUsb"
 STARTED, DISCONNECTED, DEACTIVATED, ACTIVATED = 0x002, 0x010, 0x100, 0x200
-NOT_STARTED = 0x80243007  # sceUsbGetState before any driver started
-WAIT_TIMEOUT = 0x80243008
 WAIT_ANY = 1  # wait mode: any of the bits (else all of them)
 
 
 class Usb:
-    def __init__(self):
+    def __init__(self, kernel):
         self.drivers: set = set()  # names of the started drivers
         self.activated = False
 
@@ -40,7 +39,7 @@ def sceUsbStop(k, driver: CStr, argsize: int, argp: Ptr) -> int:
 
 @hle(LIB)
 def sceUsbGetState(k) -> int:
-    return k.usb.state() if k.usb.drivers else codes.signed(NOT_STARTED)
+    return k.usb.state() if k.usb.drivers else codes.signed(codes.USB_NOT_STARTED)
 
 
 @hle(LIB)
@@ -64,8 +63,8 @@ def _wait_state(k, bits: U32, mode: int, timeout: Ptr, cb: bool) -> int:
     if cannot_wait(k) or k.threads.current is None:
         return codes.signed(codes.WAIT_CAN_NOT_WAIT)
     if timeout:  # a cable never comes: the wait ends at its timeout
-        return wait_for_device(k, codes.signed(WAIT_TIMEOUT), k.memory.read_u32(timeout))
-    k.cpu.regs[2] = 0
+        return wait_for_device(k, codes.signed(codes.USB_WAIT_TIMEOUT), k.memory.read_u32(timeout))
+    k.cpu.regs[V0] = 0
     k.threads.block(Wait("usb", cb=cb, data=f"state 0x{bits:x}"))
     return None
 

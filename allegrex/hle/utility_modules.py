@@ -18,10 +18,10 @@ from allegrex.hle.threads import cannot_wait
 LIB = "sceUtility"
 
 # (bad id, already loaded, not loaded) per calling family
-MODULE_ERRORS = (0x80111101, 0x80111102, 0x80111103)
-NET_ERRORS = (0x80110801, 0x80110802, 0x80110803)
-AV_ERRORS = (0x80110F01, 0x80110F02, 0x80110F03)
-LIBRARY_NOT_FOUND = 0x8002013A  # a module whose prerequisite is not loaded cannot link
+MODULE_ERRORS = (codes.UTILITY_MODULE_BAD_ID, codes.UTILITY_MODULE_ALREADY_LOADED, codes.UTILITY_MODULE_NOT_LOADED)
+NET_ERRORS = (codes.UTILITY_NET_MODULE_BAD_ID, codes.UTILITY_NET_MODULE_ALREADY_LOADED,
+              codes.UTILITY_NET_MODULE_NOT_LOADED)
+AV_ERRORS = (codes.UTILITY_AV_MODULE_BAD_ID, codes.UTILITY_AV_MODULE_ALREADY_LOADED, codes.UTILITY_AV_MODULE_NOT_LOADED)
 
 # Simulated time the calling thread waits (PPSSPP's figures: ESTIMATE).
 LOAD_US = 25000
@@ -84,7 +84,7 @@ class LoadedModules:
         if mid in self.blocks:
             return codes.signed(already)
         if any(need not in self.blocks for need in module.needs):
-            return codes.signed(LIBRARY_NOT_FOUND)
+            return codes.signed(codes.LIBRARY_NOT_FOUND)
         block = None
         if module.size:
             block = self.k.sysmem.alloc_block(2, f"utility {module.name}", size=module.size)

@@ -65,7 +65,7 @@ def test_utility_modules_take_user_memory_and_answer_the_firmware_errors():
     k = make_kernel()
     free = k.sysmem.total_free()
     http, inet = 0x105, 0x102
-    assert call(k, "sceUtility", "sceUtilityLoadModule", http) == codes.signed(0x8002013A)  # needs inet first
+    assert call(k, "sceUtility", "sceUtilityLoadModule", http) == codes.signed(0x8002013C)  # needs inet first
     assert call(k, "sceUtility", "sceUtilityLoadModule", inet) == 0
     assert k.sysmem.total_free() == free - MODULES[inet].size
     assert call(k, "sceUtility", "sceUtilityLoadModule", inet) == codes.signed(0x80111102)  # already loaded
