@@ -253,10 +253,16 @@ def memstick_us(nbytes: int) -> int:
 def driver_call(k, result, nbytes: int = 0):
     """A call that reached the file system driver: the caller sleeps while the medium
     works (other threads run meanwhile) and gets `result` when it is done."""
+    return wait_for_device(k, result, memstick_us(nbytes))
+
+
+def wait_for_device(k, result, us: int):
+    """The calling thread sleeps `us` simulated microseconds, then its call returns `result`
+    (None here: the wake-up sets v0). Outside a thread the call returns at once."""
     if k.threads.current is None or k.interrupts:
         return result
     k.cpu.regs[V0] = result & 0xFFFFFFFF
-    k.threads.block(Wait("io", data=result), timeout_us=memstick_us(nbytes))
+    k.threads.block(Wait("io", data=result), timeout_us=us)
     return None
 
 
