@@ -25,6 +25,7 @@ from typing import Any, Callable
 from allegrex.errors import AllegrexError
 
 CLUSTER_EXTRA = "pip install -e '.[cluster]'"
+DASK_CONNECT_SECONDS = 20  # how long to try reaching a scheduler before saying it cannot be reached
 
 
 class JobsError(AllegrexError):
@@ -152,14 +153,14 @@ def _run_dask(func, jobs, address: str, finished) -> None:
     """The jobs as tasks of a Dask distributed cluster; Dask retries a task whose worker
     died and gives up on it (KilledWorker) after its allowed-failures."""
     try:
-        from distributed import Client, as_completed
+        from distributed import Client, KilledWorker, as_completed
     except ImportError:
         raise JobsError(f"--dask needs Dask distributed: {CLUSTER_EXTRA}") from None
     try:
-        client = Client(address, timeout=30, set_as_default=False)
+        client = Client(address, timeout=DASK_CONNECT_SECONDS, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
         raise JobsError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
-    with client:
+    with client, client.as_current():  # as_completed finds the client it waits on
         threaded = {w: n for w, n in client.nthreads().items() if n > 1}
         if threaded:
             print(f"allegrex: {len(threaded)} Dask worker(s) run several threads; simulations share one "
@@ -170,7 +171,9 @@ def _run_dask(func, jobs, address: str, finished) -> None:
         for future in as_completed(futures):
             try:
                 outcome = future.result()
-            except Exception as exc:  # KilledWorker, or a job the cluster could not run
+            except KilledWorker:
+                outcome = Outcome(failure="its Dask worker died running it (killed, or crashed in native code)")
+            except Exception as exc:  # a job the cluster could not run (e.g. it could not unpickle it)
                 outcome = Outcome(failure=f"the cluster could not run it: {_one_line(exc)}")
             finished(index[future.key], outcome)
 
