@@ -205,10 +205,13 @@ def run_kernels(runs: list[KernelRun], engine: Engine, show_progress: bool) -> l
 
     def finished(i: int, outcome) -> None:
         if show_progress and not serial:
-            r = runs[i]
-            state = "done" if outcome.ok and outcome.value.get("ok") else "failed"
+            r, v = runs[i], outcome.value or {}
+            state = (f"{v['tok_per_s']:.3f} tok/s, {v['wall_seconds']:.0f} s of wall time" if v.get("ok")
+                     else f"failed: {v.get('error') or outcome.failure}")
             note(f"{r.shape} on {r.psp_model}, {r.kernel}: {state}")
 
+    if show_progress and not serial:
+        note(f"{len(runs)} run(s) on {engine.describe()}; a line as each finishes")
     outcomes = run_jobs(run_kernel_job, runs, engine, on_done=finished)
     return [o.value if o.ok else {"kernel": r.kernel, "psp_model": r.psp_model, "clock_mhz": r.clock, "ok": False,
                                   "error": o.failure, "budget": {}}
