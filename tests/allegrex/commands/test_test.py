@@ -10,8 +10,8 @@ from dataclasses import replace
 import pytest
 
 from allegrex.cli import main
-from allegrex.commands.test import find_tests, print_table, run_tests
-from allegrex.jobs import Engine
+from allegrex.commands.test import check_jobs, check_program, find_tests, print_table, run_tests
+from allegrex.jobs import Engine, run_jobs
 
 GLOBS = ["threads/alarm", "threads/vpl/create", "threads/lwmutex/try"]
 
@@ -67,3 +67,11 @@ def test_cli_with_j2_prints_the_serial_table(pspautotests, serial, capsys):
     print_table(serial, expected)
     assert table(printed) == table(expected.getvalue())
     assert table(printed)[2].startswith("threads/alarm/alarm  ")
+
+
+def test_a_program_past_its_timeout_fails_alone(programs, serial, dask_scheduler):
+    jobs = check_jobs(*programs)[:2]
+    late = replace(jobs[0], timeout=0.0)  # stops at its first check of the wall clock
+    out = run_jobs(check_program, [late, jobs[1]], Engine(dask=dask_scheduler))
+    assert out[0].value.status == "fail" and "[timeout: stopped at the --timeout limit" in out[0].value.detail
+    assert replace(out[1].value, seconds=0.0) == replace(serial[1], seconds=0.0)
