@@ -6,6 +6,7 @@ import os
 
 from allegrex.errors import AllegrexError
 from allegrex.hle.kernel import Kernel, RunOptions
+from allegrex.hle.libraries import MANAGERS
 from allegrex.hle.modules import write_segments
 
 MAIN_PRIORITY = 0x20
@@ -28,9 +29,14 @@ def program_folder(options: RunOptions, program_path: str | None) -> tuple[str, 
     return f"ms0:/PSP/GAME/{name}", host_dir
 
 
+def new_kernel(machine, options: RunOptions | None = None) -> Kernel:
+    """A Kernel with every library's manager, before any program is loaded."""
+    return Kernel(machine, options, MANAGERS)
+
+
 def boot(machine, image, options: RunOptions | None = None) -> Kernel:
     options = options or RunOptions()
-    kernel = Kernel(machine, options)
+    kernel = new_kernel(machine, options)
     memory = machine.memory
     low, high = write_segments(memory, image) if image.segments else (None, None)
     sfo = getattr(image, "sfo", None) or {}

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from allegrex.cpu.state import CYCLES, INSTRUCTIONS, PC, NPC, GPR_NAMES, HI, LO
+from allegrex.cpu.state import A0, AT, CYCLES, GP, GPR_NAMES, HI, INSTRUCTIONS, LO, NPC, PC, RA, SP, T7, T8, T9, V0
 from allegrex.errors import AllegrexError, GuestMemoryError
-from allegrex.hle import costs, registry
+from allegrex.hle import codes, costs, registry
+from allegrex.hle.objects import KernelObject
 from allegrex.timing import charge_hle, counters as timing_counters
 
 SYSCALL_BASE = 0x1000  # first syscall code we hand out; codes are 20-bit fields
@@ -37,13 +38,13 @@ def syscall_word(code: int) -> int:
 # s0-s7, gp, sp, fp, ra and the FPU registers survive).
 DEADBEEF = 0xDEADBEEF
 INTERNAL_LIBRARY = "allegrex"  # the kernel's own return stubs (thread exit, callback and handler returns)
-SYSCALL_CLOBBERED = np.array([1, *range(4, 16), 24, 25, HI, LO])
+SYSCALL_CLOBBERED = np.array([AT, *range(A0, T7 + 1), T8, T9, HI, LO])
 INTERRUPT_STACK_TOP = 0x08010000  # kernel partition: stack for interrupt handlers (64 KiB below)
 
 
 def _interrupt_returned(k) -> None:
     saved, thread, on_return = k.interrupts.pop()
-    result = int(k.cpu.regs[2])
+    result = int(k.cpu.regs[V0])
     k.cpu.load_context(saved)
     on_return(result)
     if k.pending_interrupts:
@@ -168,8 +169,10 @@ class Timers:
 
 
 class Kernel:
-    def __init__(self, machine, options: RunOptions | None = None):
-        registry.load_all()
+    """The OS state of one run. `managers` (allegrex.hle.libraries.MANAGERS: attribute name ->
+    class) are the libraries' per-run state, built here as kernel.<name> = Class(kernel)."""
+
+    def __init__(self, machine, options: RunOptions | None, managers: dict):
         self.machine = machine
         self.memory = machine.memory
         self.cpu = machine.cpu
@@ -188,7 +191,7 @@ class Kernel:
         self.reported: set = set()
         self.sandbox_refusals: list[str] = []
         self.next_uid = 0x00100001
-        self.objects: dict[int, object] = {}
+        self.objects: dict[int, KernelObject] = {}
         self.image = None
         self.sdk_version = 0
         self.compiler_version = 0
@@ -197,14 +200,13 @@ class Kernel:
         self.intr_enabled = 1  # sceKernelCpuSuspendIntr clears it: timers wait until it is set again
         self.pending_interrupts: list = []
         self._trampoline_next = TRAMPOLINE_ADDR
-        # library state, one object per group
-        from allegrex.hle import threads, sysmem, io, display, ctrl, utility
-        self.sysmem = sysmem.SysMem(self)
-        self.threads = threads.ThreadManager(self)
-        self.io = io.IoManager(self)
-        self.display = display.Display(self)
-        self.ctrl = ctrl.Ctrl(self)
-        self.utility = utility.Utility(self)
+        # single values of libraries with no manager of their own
+        self.module_uid = 0  # ModuleMgrForUser: the program's module object (none is made: 0)
+        self.running_vtimer = 0  # the vtimer whose handler runs now (timers), 0 outside handlers
+        self.dmac_busy_until_us = 0  # when the DMAC finishes the copy under way (dmac)
+        self.ge_lists = 0  # display lists queued so far: the next list id (sceGe_user in misc)
+        for name, manager in managers.items():
+            setattr(self, name, manager(self))
 
     # --- object ids shared by all kernel objects ---
     def new_uid(self, obj) -> int:
@@ -279,7 +281,7 @@ class Kernel:
     def on_syscall(self, code: int) -> None:
         index = code - SYSCALL_BASE
         entry = self.syscalls[index] if 0 <= index < len(self.syscalls) else None
-        ra = int(self.cpu.regs[31])
+        ra = int(self.cpu.regs[RA])
         if entry is None:
             self.request_stop("fault", f"syscall 0x{code:x} at pc 0x{(int(self.cpu.regs[PC]) - 4) & 0xFFFFFFFF:08x}"
                               " is not an import allegrex patched", 1)
@@ -302,10 +304,10 @@ class Kernel:
             self.request_stop(exc.kind, f"{entry.library}.{entry.name} called from 0x{ra:08x}: {exc}",
                               exc.exit_code)
         except IllegalContext:
-            self.cpu.regs[2] = 0x80020064  # SCE_KERNEL_ERROR_ILLEGAL_CONTEXT: waiting inside an interrupt
+            self.cpu.regs[V0] = codes.ILLEGAL_CONTEXT  # waiting inside an interrupt
         except AttributeError as exc:
             if self.interrupts and self.threads.current is None:  # a thread call with no thread
-                self.cpu.regs[2] = 0x80020064
+                self.cpu.regs[V0] = codes.ILLEGAL_CONTEXT
             else:
                 self.request_stop("hle-error", f"internal error in {entry.library}.{entry.name} called from "
                                   f"0x{ra:08x}: {exc.__class__.__name__}: {exc}", 1)
@@ -341,11 +343,11 @@ class Kernel:
         saved = cpu.save_context()
         regs = saved[0].copy()
         for i, value in enumerate(args):
-            regs[4 + i] = value & 0xFFFFFFFF
-        regs[29] = INTERRUPT_STACK_TOP
-        regs[31] = self.trampoline("interrupt-return", _interrupt_returned)
+            regs[A0 + i] = value & 0xFFFFFFFF
+        regs[SP] = INTERRUPT_STACK_TOP
+        regs[RA] = self.trampoline("interrupt-return", _interrupt_returned)
         if self.image is not None and self.image.gp:
-            regs[28] = self.image.gp
+            regs[GP] = self.image.gp
         regs[PC], regs[NPC] = func, func + 4
         self.interrupts.append((saved, self.threads.current, on_return))
         cpu.load_context((regs, saved[1].copy(), saved[2].copy(), saved[3].copy()))
@@ -385,7 +387,7 @@ class Kernel:
                     self.request_stop("threads-ended", "every thread has exited", 0)
                     break
                 if not self.idle_until_next_event():
-                    if self.quit_via_exit_callback():
+                    if self.threads.quit_via_exit_callback():
                         continue
                     if self.threads.all_sleeping():
                         self.request_stop("sleeping", "every thread sleeps: the program waits for the user "
@@ -428,19 +430,6 @@ class Kernel:
                 progress(self)
         self.io.flush_all()
         return self.stop
-
-    def quit_via_exit_callback(self) -> bool:
-        """Every thread sleeps and the program registered an exit callback: do what the
-        HOME menu's "quit" does, once, so the program ends through its own exit path."""
-        from allegrex.hle.threads import Callback
-        cb = self.get(getattr(self, "exit_callback", 0), Callback)
-        if cb is None or getattr(self, "exit_requested", False):
-            return False
-        self.exit_requested = True
-        self.warn("every thread sleeps: quitting through the program's exit callback, as HOME > Quit would")
-        self.threads.notify(cb, 0)
-        self.threads.reschedule()
-        return True
 
     def fault_report(self, event, what: str | None = None) -> str:
         if event.kind == "fault" and hasattr(self.machine, "fault"):

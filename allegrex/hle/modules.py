@@ -8,15 +8,15 @@ import os
 from allegrex.errors import AllegrexError
 from allegrex.hle import codes, costs
 from allegrex.hle.io import driver_call
+from allegrex.hle.objects import KernelObject
 from allegrex.hle.registry import CStr, Ptr, U32, hle
+from allegrex.hle.threads import cannot_wait
 
 LIB = "ModuleMgrForUser"
-ILLEGAL_OBJECT = 0x8002012D  # not a module the firmware can load
-UNKNOWN_MODULE = 0x8002012E
 MAX_MODULE_BYTES = 32 * 1024 * 1024  # larger than any user memory: refuse before reading
 
 
-class Module:
+class Module(KernelObject):
     def __init__(self, name, block, image):
         self.uid = 0
         self.name = name
@@ -55,7 +55,7 @@ def _place(k, data: bytes):
     try:
         probe = loader.load(data, base=0)
         if probe.kind != "prx":  # a fixed-address ELF would land on the running program
-            return codes.signed(ILLEGAL_OBJECT)
+            return codes.signed(codes.ILLEGAL_OBJECT)
         size = max(s.vaddr + s.memsz for s in probe.segments)
         block = k.sysmem.alloc_block(2, f"module {probe.module_info.name if probe.module_info else ''}", size=size)
         if block is None:
@@ -63,7 +63,7 @@ def _place(k, data: bytes):
         return block, loader.load(data, base=block.addr)
     except (AllegrexError, ValueError, IndexError) as exc:
         k.warn(f"sceKernelLoadModule: not a loadable module ({exc})")
-        return codes.signed(ILLEGAL_OBJECT)
+        return codes.signed(codes.ILLEGAL_OBJECT)
 
 
 @hle(LIB, cost=costs.IO)
@@ -89,20 +89,16 @@ def sceKernelLoadModule(k, path: CStr, flags: U32, option: Ptr) -> int:
 def sceKernelUnloadModule(k, uid: int) -> int:
     module = k.get(uid, Module)
     if module is None:
-        return codes.signed(UNKNOWN_MODULE)
+        return codes.signed(codes.UNKNOWN_MODULE)
     k.sysmem.free_block(module.block)
     k.free_uid(module.uid)
     return uid
 
 
-NOT_STARTED = 0x80020134  # a loaded module that was never started cannot be stopped
-
-
 @hle(LIB)
 def sceKernelStopModule(k, uid: int, argsize: U32, argp: Ptr, status: Ptr, option: Ptr) -> int:
-    from allegrex.hle.threads import cannot_wait
     if cannot_wait(k):  # it runs the module's stop thread and waits for it (measured: intr/waits)
         return codes.signed(codes.WAIT_CAN_NOT_WAIT)
     if k.get(uid, Module) is None:
-        return codes.signed(UNKNOWN_MODULE)
-    return codes.signed(NOT_STARTED)  # loaded modules are never started here
+        return codes.signed(codes.UNKNOWN_MODULE)
+    return codes.signed(codes.MODULE_NOT_STARTED)  # loaded modules are never started here

@@ -17,6 +17,7 @@ from typing import Callable
 
 from loader.nids import nid_for_name
 
+from allegrex.cpu.state import A0, V0, V1
 from allegrex.hle import costs
 
 
@@ -48,10 +49,9 @@ class Raw:
     """Return annotation: the function wrote its own result registers (or switched thread)."""
 
 
-ARG_GPR_FIRST = 4  # a0
+ARG_GPR_FIRST = A0
 ARG_GPR_COUNT = 8  # a0-a3, t0-t3
 ARG_FPR_FIRST = 12
-V0, V1 = 2, 3
 CSTR_LIMIT = 1024  # PSP path and name arguments are far shorter
 
 
@@ -212,16 +212,6 @@ def lookup(library: str, nid: int) -> HleFunction | None:
     return FUNCTIONS.get((library, nid & 0xFFFFFFFF))
 
 
-_LOADED = False
-
-
-def load_all():
-    """Import every library module so their functions are registered."""
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    from allegrex.hle import LIBRARY_MODULES
-    import importlib
-    for module in LIBRARY_MODULES:
-        importlib.import_module(f"allegrex.hle.{module}")
+def load_all() -> None:
+    """Import every library (allegrex.hle.libraries) so their functions are registered."""
+    import allegrex.hle.libraries  # noqa: F401 -- here, not at the top: each library imports this module
