@@ -14,6 +14,7 @@ from allegrex.commands.test import check_jobs, check_program, find_tests, print_
 from allegrex.jobs import Engine, run_jobs
 
 GLOBS = ["threads/alarm", "threads/vpl/create", "threads/lwmutex/try"]
+TIMEOUT = 600  # wall-clock s: generous, a process's first run may compile the CPU loop
 
 
 @pytest.fixture(scope="module")
@@ -22,9 +23,13 @@ def programs(pspautotests):
     return find_tests(str(root), GLOBS), str(root)
 
 
+def run(tests, root, **options):
+    return run_tests(tests, root, timeout=TIMEOUT, **options)
+
+
 @pytest.fixture(scope="module")
 def serial(programs):
-    return run_tests(*programs, stream=io.StringIO())
+    return run(*programs, stream=io.StringIO())
 
 
 def without_wall_time(results):
@@ -45,7 +50,7 @@ def test_dask_cluster_gives_the_serial_table(programs, serial, dask_scheduler, t
     bad.write_bytes(b"not an executable")
     (tmp_path / "bad.expected").write_text("")
     tests, root = programs
-    distributed = run_tests([*tests, str(bad)], root, stream=sys.stdout, engine=Engine(dask=dask_scheduler))
+    distributed = run([*tests, str(bad)], root, stream=sys.stdout, engine=Engine(dask=dask_scheduler))
     assert without_wall_time(distributed[:-1]) == without_wall_time(serial)
     assert distributed[-1].status == "error" and distributed[-1].detail.startswith("not a PSP executable")
     progress = capsys.readouterr().out.splitlines()  # a line per program as it finishes
@@ -60,7 +65,7 @@ def table(text):
 
 
 def test_cli_with_j2_prints_the_serial_table(pspautotests, serial, capsys):
-    code = main(["test", str(pspautotests / "tests"), *GLOBS, "-j", "2"])
+    code = main(["test", str(pspautotests / "tests"), *GLOBS, "-j", "2", "--timeout", str(TIMEOUT)])
     assert code == (0 if all(r.status == "pass" for r in serial) else 1)
     printed = capsys.readouterr().out
     expected = io.StringIO()
@@ -70,7 +75,7 @@ def test_cli_with_j2_prints_the_serial_table(pspautotests, serial, capsys):
 
 
 def test_a_program_past_its_timeout_fails_alone(programs, serial, dask_scheduler):
-    jobs = check_jobs(*programs)[:2]
+    jobs = check_jobs(*programs, timeout=TIMEOUT)[:2]
     late = replace(jobs[0], timeout=0.0)  # stops at its first check of the wall clock
     out = run_jobs(check_program, [late, jobs[1]], Engine(dask=dask_scheduler))
     assert out[0].value.status == "fail" and "[timeout: stopped at the --timeout limit" in out[0].value.detail
