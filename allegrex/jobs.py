@@ -142,6 +142,9 @@ def _run_pool(func, jobs, workers: int, finished) -> None:
                         outcome = future.result()  # raises BrokenProcessPool if a worker died
                         finished(flying.pop(future), outcome)
             except BrokenProcessPool:
+                for future in list(flying):  # those that returned before the break stand
+                    if future.done() and not future.cancelled() and future.exception() is None:
+                        finished(flying.pop(future), future.result())
                 if alone:
                     for i in flying.values():
                         finished(i, Outcome(failure="the worker process died (killed, or crashed in native code)"))
