@@ -67,7 +67,8 @@ def add_arguments(parser) -> None:
                         help=f"run N simulations at once in local processes (default: the cores, {cores()} here)")
     parser.add_argument("--dask", metavar="ADDRESS",
                         help="run them on a running Dask distributed scheduler instead, e.g. tcp://host:8786 "
-                        f"(needs the cluster extra: {CLUSTER_EXTRA}; workers need this allegrex and the same paths)")
+                        f"(needs the cluster extra: {CLUSTER_EXTRA}; the scheduler and workers need this "
+                        "allegrex, the workers the same paths)")
 
 
 def engine_from_args(args) -> Engine:
@@ -177,7 +178,8 @@ def _run_dask(func, jobs, address: str, finished) -> None:
             except KilledWorker:
                 outcome = Outcome(failure="its Dask worker died running it (killed, or crashed in native code)")
             except Exception as exc:  # a job the cluster could not run (e.g. it could not unpickle it)
-                outcome = Outcome(failure=f"the cluster could not run it: {_one_line(exc)}")
+                outcome = Outcome(failure="the cluster could not run it (does its worker have this allegrex "
+                                  f"installed?): {_one_line(exc)}")
             finished(index[future.key], outcome)
 
 
