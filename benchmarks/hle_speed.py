@@ -18,8 +18,8 @@ the HLE dispatch (Kernel.on_syscall: arguments, the library function, the result
 rescheduling) and the rest of Kernel.run's loop (timers, the idle skip to the next
 vblank), measures the bare entry/exit of the run loop (Machine.step with a budget of
 one instruction), and prints cProfile's top functions for one kind (--profile).
-Process CPU time, not wall time: the machine is shared; figures vary by ~10-20% between
-runs here.
+Process CPU time, not wall time: the machine is shared (the CPU figures varied by a few
+% between runs here, the wall figures by far more).
 """
 
 import argparse
