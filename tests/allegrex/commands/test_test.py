@@ -76,7 +76,7 @@ def test_cli_with_j2_prints_the_serial_table(pspautotests, serial, capsys):
 
 def test_a_program_past_its_timeout_fails_alone(programs, serial, dask_scheduler):
     jobs = check_jobs(*programs, timeout=TIMEOUT)[:2]
-    late = replace(jobs[0], timeout=0.0)  # stops at its first check of the wall clock
+    late = replace(jobs[0], timeout=1e-6)  # stops at its first check of the wall clock
     out = run_jobs(check_program, [late, jobs[1]], Engine(dask=dask_scheduler))
     assert out[0].value.status == "fail" and "[timeout: stopped at the --timeout limit" in out[0].value.detail
     assert replace(out[1].value, seconds=0.0) == replace(serial[1], seconds=0.0)
