@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from allegrex.cpu.state import PC
+from allegrex.cpu.state import A0, PC, RA, SP, V0, V1
 from allegrex.errors import AllegrexError
 from allegrex.timing import counters as C
 from allegrex.timing.classes import JUMP_PENALTY
@@ -121,7 +121,7 @@ class Program:
         if not os_tick:
             self.machine.timing.set_os_tick(False, self.machine.cycles)
         self.context = self.machine.cpu.save_context()
-        self.sp = int(self.context[0][29])
+        self.sp = int(self.context[0][SP])
 
     def _run_to_main(self) -> bool:
         """Run the program's start-up code up to its `main` (False: no main symbol; the
@@ -166,7 +166,7 @@ class Program:
             for block in blocks:
                 self.kernel.sysmem.free_block(block)
         regs, fpr = self.machine.cpu.regs, self.machine.cpu.fpr
-        returned = {"v0": int(regs[2]), "v1": int(regs[3]), "f0": float(fpr[0])}
+        returned = {"v0": int(regs[V0]), "v1": int(regs[V1]), "f0": float(fpr[0])}
         notes = []
         if not self.started_at_main:
             notes.append("no main symbol: calls start from the program's entry state (C runtime not set up)")
@@ -236,7 +236,7 @@ class Program:
             fpr_bits[r] = v
         for offset, v in stack:
             m.memory.write_u32(sp + offset, v)
-        regs[29], regs[31] = sp, RETURN_ADDR
+        regs[SP], regs[RA] = sp, RETURN_ADDR
         m.cpu.jump(entry)
         m.timing.jumped()  # as a jal would: the entry's I-cache line is looked up
         if cold:
@@ -256,8 +256,7 @@ class Program:
         k.stop = None
         if stop.kind == "max-seconds":
             raise KernelError(f"{function} did not return within {max_seconds:g} simulated seconds")
-        raise KernelError(f"{function} did not return: {stop.message.splitlines()[0]}"
-                          + ("" if stop.kind != "fault" else "\n" + stop.message))
+        raise KernelError(f"{function} did not return: {stop.message}")
 
     def _check_guards(self, function, buffers):
         for b in buffers:
@@ -308,7 +307,7 @@ def _place(values, abi):
             if kind == "float" and leading_floats and slot < O32_FLOAT_REGS:
                 fprs[12 + 2 * slot] = v
             elif slot < 4:
-                gprs[4 + slot] = v
+                gprs[A0 + slot] = v
             else:
                 stack.append((4 * slot, v))
             leading_floats = leading_floats and kind == "float"
@@ -319,7 +318,7 @@ def _place(values, abi):
             fprs[12 + n_float] = v
             n_float += 1
         elif kind == "int" and n_int < EABI_INT_REGS:
-            gprs[4 + n_int] = v
+            gprs[A0 + n_int] = v
             n_int += 1
         else:
             stack.append((4 * len(stack), v))

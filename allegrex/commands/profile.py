@@ -13,6 +13,7 @@ import json
 import sys
 
 from allegrex.errors import AllegrexError
+from allegrex.limits import count
 
 DEFAULT_LOG_CALLS = 1_000_000  # speedscope events kept (24 bytes each)
 
@@ -46,7 +47,7 @@ def add_parser(subparsers):
                               description=__doc__.splitlines()[0])
     if run_command is None:
         p.add_argument("file", help="EBOOT.PBP, .prx or .elf")
-    p.add_argument("--top", type=int, default=20, metavar="N", help="functions to list (default 20)")
+    p.add_argument("--top", type=count, default=20, metavar="N", help="functions to list (default 20)")
     p.add_argument("--json", metavar="F", help="write the profile as JSON")
     p.add_argument("--region", action="append", default=[], metavar="GLOB",
                    help="also report the functions matching GLOB summed (e.g. 'matmul*')")
@@ -55,17 +56,17 @@ def add_parser(subparsers):
     p.add_argument("--by-line", action="store_true", help="with --annotate: per source line (needs DWARF: cc -g)")
     p.add_argument("--callgrind", metavar="F", help="write the profile and call graph in callgrind format")
     p.add_argument("--speedscope", metavar="F", help="write the call stacks over simulated time for speedscope")
-    p.add_argument("--log-calls", type=int, default=DEFAULT_LOG_CALLS, metavar="N",
+    p.add_argument("--log-calls", type=count, default=DEFAULT_LOG_CALLS, metavar="N",
                    help=f"with --speedscope: calls and returns kept (default {DEFAULT_LOG_CALLS:,})")
     return p
 
 
-def profile_run(machine, kernel, calls=False, log_entries=0, max_seconds=None, timeout=None):
+def profile_run(machine, kernel, calls=False, log_entries=0, max_seconds=None, timeout=None, started=None):
     """Run a booted program (run.load_program) under the profiler: (Profile, report, Stop)."""
     from allegrex.timing.profile import Profile
     prof = Profile.start(machine, kernel.image, calls=calls, log_entries=log_entries)
-    stop = kernel.run(max_seconds=max_seconds, timeout=timeout)
-    report = prof.report(hle_cycles=getattr(kernel, "hle_cycles", 0), idle_cycles=getattr(kernel, "idle_cycles", 0))
+    stop = kernel.run(max_seconds=max_seconds, timeout=timeout, started=started)
+    report = prof.report(hle_cycles=kernel.hle_cycles, idle_cycles=kernel.idle_cycles)
     report["exit"] = getattr(stop, "message", str(stop))
     return prof, report, stop
 
@@ -88,7 +89,7 @@ def run(args) -> int:
                             "the unstripped ELF with --symbols (or profile that ELF)")
     calls = bool(args.callgrind or args.speedscope)
     prof, report, stop = profile_run(machine, kernel, calls, args.log_calls if args.speedscope else 0,
-                                     getattr(args, "max_seconds", None), getattr(args, "timeout", None))
+                                     args.max_seconds, args.timeout, args.started)
     report["program"] = args.file
     report["regions"] = [region(report, g) for g in args.region]
     out = sys.stdout

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from allegrex.sdk import imports as import_tables
+from allegrex.sdk import prx as prx_tables
 from allegrex.sdk import toolchain
 from allegrex.sdk.errors import SdkError, UnknownImportError
 from allegrex.sdk.symbols import read_symbols, resolve
@@ -204,8 +205,8 @@ def _c_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _generated_object(ws: _Workspace, name: str, text: str, flags: list) -> Path:
-    source = ws.tmp / f"{name}.c"
+def _generated_object(ws: _Workspace, name: str, text: str, flags: list, suffix: str = ".c") -> Path:
+    source = ws.tmp / f"{name}{suffix}"
     source.write_text(text)
     obj = ws.tmp / f"{name}.o"
     toolchain.compile_object(source, obj, flags, f"compiling generated {name}.c")
@@ -237,19 +238,31 @@ def _import_objects(ws, missing: dict, flags: list, imports, origins: dict) -> l
     return [obj]
 
 
-def _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines, debug=False, strip=False):
-    """(the full linked ELF, the ELF to ship): for a debug or stripped build the second
-    is the same objects linked again without DWARF (the SDK's script drops it) and with
-    strip, without symbols: the same code and data, less in the file."""
+def _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines, prx=None, imports_text=None,
+                  debug=False, strip=False):
+    """(the full linked ELF, the ELF to ship). prx: None for a program, else the module's
+    exports ({library: (attributes, names)}); imports: extra import declarations
+    (libraries of other modules) in imports.txt form. For a debug or stripped build the
+    ELF to ship is the same objects linked again without DWARF (the SDK's script drops
+    it) and with strip, without symbols: the same code and data, less in the file."""
     include = ws.generated_include()
     base_flags = _psp_flags(opt_flag, include, debug)
     user_flags = base_flags + _user_flags(include_dirs, defines)
     user_objs = [ws.compile_source(p, user_flags, i, debug) for i, p in enumerate(paths)]
     sdk_flags = base_flags + toolchain.SDK_CFLAGS
-    crt0 = ws.compile_cached(SDK / "crt" / "crt0.c", sdk_flags, _digest("crt0", sdk_digest(), toolchain.zig_version(), *sdk_flags))
-    program = [read_symbols(o) for o in [crt0, *user_objs]]
+    if prx is None:  # a program starts in crt0; a module in its own module_start
+        starts = [ws.compile_cached(SDK / "crt" / "crt0.c", sdk_flags,
+                                    _digest("crt0", sdk_digest(), toolchain.zig_version(), *sdk_flags))]
+    else:
+        starts = []
+    program = [read_symbols(o) for o in [*starts, *user_objs]]
     defined = set().union(*(o.defined for o in program))
     extra = []
+    if prx is not None:
+        if "module_start" not in defined:
+            raise SdkError("a PRX module must define module_start(SceSize args, void *argp)")
+        extra.append(_generated_object(ws, "exports", prx_tables.exports_assembly(prx, "module_stop" in defined),
+                                       sdk_flags, suffix=".S"))
     if "module_info" not in defined:
         extra.append(_generated_object(
             ws, "module_info", f'#define MODULE_NAME {_c_string(title[:27])}\n'
@@ -262,19 +275,27 @@ def _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines, de
     library = [read_symbols(o) for o in _sdk_objects(ws, sdk_flags, "psp")]
     pulled, missing = resolve(program, library)
     imports = import_tables.load_imports(IMPORTS)
+    if imports_text:
+        imports = import_tables.merge(imports, import_tables.parse_imports(imports_text, "the program's imports"))
     origins = {o.name: str(p) for o, p in zip(user_objs, paths)}
     origins.update({o.path.name: f"the SDK's {o.path.stem.rsplit('-', 1)[0]}.c" for o in library})
     stub_objs = _import_objects(ws, missing, sdk_flags, imports, origins)
-    objects = [crt0, *user_objs, *extra, *[o.path for o in pulled], *stub_objs]
+    objects = [*starts, *user_objs, *extra, *[o.path for o in pulled], *stub_objs]
     elf = ws.tmp / "program.elf"
-    link_flags = [*toolchain.PSP_TARGET, "-static", "-Wl,-e,_start", "-Wl,--gc-sections", "-Wl,--no-undefined"]
-    toolchain.link(objects, elf, [*link_flags, "-T", str(_linker_script(ws, debug))])
+
+    def link(output, script, extra=()):
+        flags = [*toolchain.PSP_TARGET, "-static", "-T", str(script), "-Wl,--no-undefined", "-Wl,--gc-sections", *extra]
+        if prx is None:
+            toolchain.link(objects, output, flags + ["-Wl,-e,_start"])
+        else:  # linked at 0 with every relocation kept for the module loader
+            toolchain.link_keeping_relocations(objects, output, flags + ["-Wl,-e,module_start"],
+                                               ["--defsym=__prx_base=0"])
+        return output
+
+    elf = link(ws.tmp / "program.elf", _linker_script(ws, debug))
     if not (debug or strip):
         return elf, elf
-    shipped = ws.tmp / "shipped.elf"
-    toolchain.link(objects, shipped, [*link_flags, "-T", str(LINKER_SCRIPT), *([toolchain.STRIP_ALL] if strip else [])],
-                   "linking the stripped copy")
-    return elf, shipped
+    return elf, link(ws.tmp / "shipped.elf", LINKER_SCRIPT, [toolchain.STRIP_ALL] if strip else [])
 
 
 def _pack(elf: bytes, title: str, large_memory: bool) -> bytes:
@@ -308,10 +329,12 @@ def _deliver(cached: Path, output: Path) -> Path:
 
 
 def unstripped_path(output) -> Path:
-    """Where a debug (-g) or stripped build writes the full ELF beside its output:
-    EBOOT.PBP -> EBOOT.elf, prog.elf -> prog.debug.elf."""
+    """Where a debug (-g) or stripped build writes the full image beside its output:
+    EBOOT.PBP -> EBOOT.elf, prog.elf -> prog.debug.elf, mod.prx -> mod.debug.prx."""
     output = Path(output)
-    return output.with_suffix(".debug.elf" if output.suffix == ".elf" else ".elf")
+    if output.suffix in (".elf", ".prx"):
+        return output.with_suffix(".debug" + output.suffix)
+    return output.with_suffix(".elf")
 
 
 def default_title(sources) -> str:
@@ -320,35 +343,49 @@ def default_title(sources) -> str:
 
 
 def build(sources, output, title=None, heap_kb=None, large_memory=False, opt="-O2",
-          include_dirs=(), defines=(), elf=False, debug=False, strip=False) -> Path:
+          include_dirs=(), defines=(), elf=False, prx=False, exports=None, imports=None, debug=False,
+          strip=False) -> Path:
     """Compile and link C/assembly sources into a PSP EBOOT.PBP (or a bare ELF with
-    elf=True) at `output`; returns the output path. Raises CompileError with the
-    compiler's message, UnknownImportError for calls nothing provides, SdkError for
-    bad options.
+    elf=True, or a relocatable PRX module with prx=True) at `output`; returns the output
+    path. exports: a file declaring the libraries a PRX exports (allegrex.sdk.prx);
+    imports: a file declaring functions of other modules' libraries (imports.txt form).
+    Raises CompileError with the compiler's message, UnknownImportError for calls
+    nothing provides, SdkError for bad options.
 
     debug=True (`allegrex cc -g`) compiles with DWARF (the code is the same): a bare
-    ELF keeps it; an EBOOT.PBP holds the ELF without it and the full ELF is written
-    beside the output (unstripped_path). strip=True leaves the symbol table out of the
-    output too, as a release build ships, and also writes the full ELF beside it."""
+    ELF keeps it; an EBOOT.PBP or PRX holds the image without it and the full one is
+    written beside the output (unstripped_path). strip=True leaves the symbol table out
+    of the output too, as a release build ships, and also writes the full ELF beside it."""
     paths = _check_sources(sources)
     opt_flag = _opt_flag(opt)
     title = title or default_title(paths)
     include_dirs, defines = tuple(map(str, include_dirs)), tuple(map(str, defines))
-    beside = (debug and not elf) or strip
+    if exports and not prx:
+        raise SdkError("exports are for PRX modules (prx=True)")
+    if prx and strip:
+        raise SdkError("--strip is for programs: a PRX module keeps its symbol table (its relocations name symbols)")
+    export_text = Path(exports).read_text() if exports else ""
+    imports_text = Path(imports).read_text() if imports else ""
+    beside = (debug and not elf) or strip or (debug and prx)
     key = _digest("psp", CACHE_FORMAT, sdk_digest(), toolchain.zig_version(), _inputs_digest(paths, include_dirs),
-                  title, heap_kb, large_memory, opt_flag, *include_dirs, "|", *defines, elf, debug, strip)
+                  title, heap_kb, large_memory, opt_flag, *include_dirs, "|", *defines, elf, prx, export_text,
+                  imports_text, debug, strip)
     folder = cache_root() / "builds" / key
-    cached, cached_full = folder / ("program.elf" if elf else "EBOOT.PBP"), folder / "unstripped.elf"
+    cached = folder / ("module.prx" if prx else "program.elf" if elf else "EBOOT.PBP")
+    cached_full = folder / ("unstripped.prx" if prx else "unstripped.elf")
     if not (cached.exists() and (cached_full.exists() or not beside)):
         ws = _Workspace()
         try:
-            linked, shipped = _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines, debug, strip)
-            if elf and not strip:
+            tables = prx_tables.parse_exports(export_text, str(exports)) if prx else None
+            linked, shipped = _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines, tables,
+                                            imports_text, debug, strip)
+            if elf and not prx and not strip:
                 shipped = linked  # a bare -g ELF keeps its DWARF
             if beside:
-                _store(linked.read_bytes(), cached_full)
+                full = linked.read_bytes()
+                _store(prx_tables.make_prx(full) if prx else full, cached_full)
             data = shipped.read_bytes()
-            _store(data if elf else _pack(data, title, large_memory), cached)
+            _store(prx_tables.make_prx(data) if prx else data if elf else _pack(data, title, large_memory), cached)
         finally:
             ws.close()
     if beside:

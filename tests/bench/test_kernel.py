@@ -215,3 +215,19 @@ def test_command_errors_are_one_line(builds, capsys, argv, message):
     assert main(["bench", "kernel", str(eboot), "--symbols", str(elf), *argv]) != 0
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_a_psp_gcc_function_takes_its_float_arguments_by_eabi(pspautotests):
+    """pspautotests' morph demo, built by psp-gcc (EABI: floats in $f12, $f13...), its
+    EBOOT stripped: newlib's copysignf(3, -1) is -3 only if the second float is in $f13."""
+    demos = pspautotests / "demos"
+    prog = Program(demos / "morph.pbp", symbols=demos / "morph.elf")
+    assert prog.abi == "eabi32" and prog.started_at_main
+    assert prog.call("copysignf", 3.0, -1.0).returned["f0"] == -3.0
+    assert prog.call("sinf", 0.5).returned["f0"] == pytest.approx(np.sin(0.5), rel=2 ** -23)
+
+
+def test_a_call_that_faults_is_reported_with_the_functions_name(program):
+    """x at address 4: lv.q faults there; the report names the kernel (symbols from the ELF)."""
+    with pytest.raises(kernel.KernelError, match=r"saxpy_vfpu did not return: .*\n(.*\n)*.*<saxpy_vfpu\+0x"):
+        program.call("saxpy_vfpu", 2.5, 4, np.zeros(64, np.float32), 64)

@@ -109,3 +109,16 @@ def test_real_psp_gcc_release_and_its_elf(pspautotests):
     assert image.lines is not None and image.lines.at(image.symbol_named("memset").addr).name == "memset.c"
     with pytest.raises(SymbolsMismatch, match="does not belong to"):
         with_symbols(loader.load(demos / "blit.pbp"), demos / "blit.elf")
+
+
+def test_disasm_with_symbols_shows_functions_and_source_lines(saxpy, capsys):
+    from allegrex.cli import main
+    eboot, elf = saxpy
+    assert main(["disasm", str(eboot), "--symbols", str(elf), "--function", "saxpy_vfpu2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "saxpy_vfpu2:"
+    vscl = source_line("saxpy.S", "vscl.q  C110, C110, S000")
+    at = out.index(f"    # saxpy.S:{vscl}  vscl.q  C110, C110, S000")
+    assert out[at + 1].endswith("vscl.q C110, C110, S000")
+    assert main(["disasm", str(eboot), "--function", "saxpy_vfpu2"]) != 0  # stripped: no such symbol
+    assert "no symbol named 'saxpy_vfpu2'" in capsys.readouterr().err
