@@ -107,7 +107,8 @@ def read_debug_info(image: Image, path) -> DebugInfo:
     if not other.symbols:
         raise LoaderError(f"symbols file {path} has no symbol table (it is stripped too)")
     shift = other.base - _lowest_vaddr(data) if other.kind == "prx" else 0
-    return DebugInfo(path, other.symbols, _line_table(_elf_bytes(data), shift))
+    sizes_at_zero = {s.size for s in other.symbols if s.addr - shift == 0 and s.size}
+    return DebugInfo(path, other.symbols, _line_table(_elf_bytes(data), shift, sizes_at_zero))
 
 
 def _check_same_code(image: Image, other: Image, path: str) -> None:
@@ -150,7 +151,11 @@ def _lowest_vaddr(data: bytes) -> int:
     return min(seg["p_vaddr"] for seg in elf.iter_segments() if seg["p_type"] == "PT_LOAD")
 
 
-def _line_table(elf_data: bytes, shift: int) -> LineTable | None:
+def _line_table(elf_data: bytes, shift: int, sizes_at_zero=frozenset()) -> LineTable | None:
+    """The line table of every DWARF line program, moved by `shift`. The linker points
+    the sequences of code it dropped (gc-sections) at address 0: in a module linked at 0
+    they would cover its first functions, so a sequence at 0 is kept only when it is as
+    long as a symbol at 0 (`sizes_at_zero`)."""
     from elftools.common.exceptions import DWARFError, ELFError
     from elftools.elf.elffile import ELFFile
     try:
@@ -168,14 +173,18 @@ def _line_table(elf_data: bytes, shift: int) -> LineTable | None:
         rows, offset = [], 0
         while offset < section.data_size:  # every program: assembly with .loc has no compile unit
             program = dwarf._parse_line_program_at_offset(offset, dwarf.structs)
-            rows += _program_rows(comp_dirs.get(offset, ""), program, shift)
+            for start, length, sequence in _sequences(comp_dirs.get(offset, ""), program):
+                if start != 0 or length in sizes_at_zero:
+                    rows += [((addr + shift) & 0xFFFFFFFF, file, line) for addr, file, line in sequence]
             offset = program.program_end_offset
     except (ELFError, DWARFError, KeyError, ValueError, IndexError) as exc:
         raise LoaderError(f"cannot read the DWARF line table: {exc.__class__.__name__}: {exc}") from None
     return LineTable(rows) if rows else None
 
 
-def _program_rows(comp_dir, program, shift):
+def _sequences(comp_dir, program):
+    """(start address, length, rows) of each sequence of a line program; a row is
+    (address, file, line), the last one (address, None, 0) where the sequence ends."""
     version = program["version"]
     dirs = [_text(d) for d in program["include_directory"]]
     files = []
@@ -191,13 +200,13 @@ def _program_rows(comp_dir, program, shift):
         state = entry.state
         if state is None:
             continue
-        addr = (state.address + shift) & 0xFFFFFFFF
         if state.end_sequence:
-            rows.append((addr, None, 0))
+            rows.append((state.address, None, 0))
+            yield rows[0][0], state.address - rows[0][0], rows
+            rows = []
             continue
         k = state.file if version >= 5 else state.file - 1
-        rows.append((addr, files[k] if 0 <= k < len(files) else "?", state.line))
-    return rows
+        rows.append((state.address, files[k] if 0 <= k < len(files) else "?", state.line))
 
 
 def _text(value) -> str:

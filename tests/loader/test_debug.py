@@ -11,6 +11,7 @@ from elftools.elf.elffile import ELFFile
 import loader
 from allegrex.cpu.disasm import disassemble
 from loader.debug import SymbolsMismatch, with_symbols
+from loader.nids import nid_for_name
 from tests.saxpy_app import APP, build_saxpy, source_line
 
 
@@ -122,3 +123,35 @@ def test_disasm_with_symbols_shows_functions_and_source_lines(saxpy, capsys):
     assert out[at + 1].endswith("vscl.q C110, C110, S000")
     assert main(["disasm", str(eboot), "--function", "saxpy_vfpu2"]) != 0  # stripped: no such symbol
     assert "no symbol named 'saxpy_vfpu2'" in capsys.readouterr().err
+
+
+def test_a_prx_module_takes_its_symbols_and_lines_at_the_base_it_is_loaded_at(tmp_path):
+    """Our SDK's -g PRX: the module ships without DWARF, the full module lies beside it
+    (x.debug.prx). Loaded at any base, the full module is relocated the same way, its
+    code compared, and its symbols and line addresses moved by the base."""
+    from allegrex.sdk import build
+    module = APP.parent / "modules"
+    prx = build([module / "greeter.c"], tmp_path / "greeter.prx", prx=True, exports=module / "greeter.exp",
+                debug=True)
+    full = tmp_path / "greeter.debug.prx"
+    assert not ELFFile(io.BytesIO(prx.read_bytes())).has_dwarf_info() and full.exists()
+    add_line = next(n for n, t in enumerate((module / "greeter.c").read_text().splitlines(), 1) if "greeter_add(" in t)
+    found = {}
+    for base in (0x08804000, 0x09A40100):
+        image = with_symbols(loader.load(prx, base=base), full)
+        sym = image.symbol_named("greeter_add")
+        exported = {e.nid: e.addr for e in image.exports[1].functions}  # the shipped module's own export table
+        assert sym.addr == exported[nid_for_name("greeter_add")]
+        found[base] = sym.addr - base
+        assert image.lines.at(sym.addr).line in range(add_line, add_line + 4)  # its definition or first statement
+    assert found[0x08804000] == found[0x09A40100]
+
+
+def test_run_takes_symbols_too(saxpy, capsys):
+    from allegrex.cli import main
+    eboot, elf = saxpy
+    assert main(["run", str(eboot), "--symbols", str(elf), "--quiet"]) == 0
+    assert "vfpu matches, vfpu2 matches" in capsys.readouterr().out
+    assert main(["run", str(eboot), "--symbols", str(eboot), "--quiet"]) != 0
+    err = capsys.readouterr().err
+    assert "has no symbol table" in err and len(err.strip().splitlines()) == 1
