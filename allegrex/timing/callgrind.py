@@ -76,10 +76,11 @@ def callgrind_text(profile, report: dict, edges=None, command: str = "") -> str:
     slots = profile.slots(addrs)
     functions = defaultdict(dict)  # name -> {addr: vector}
     totals = [0] * len(COSTS)
-    for k, addr in enumerate(addrs):
-        vec = _vector(cycles=slots["cycles"][k], instructions=slots["count"][k], icache_misses=slots["icache_misses"][k],
-                      dcache_misses=slots["dcache_misses"][k], **{c: slots[c][k] for c in CAUSES})
-        functions[profile.function_of(addr)][addr] = vec
+    for k, (addr, name) in enumerate(zip(addrs, profile.functions_of(addrs))):
+        vec = _vector(cycles=slots["cycles"][k], instructions=slots["count"][k],
+                      icache_misses=slots["icache_misses"][k], dcache_misses=slots["dcache_misses"][k],
+                      **{c: slots[c][k] for c in CAUSES})
+        functions[name][addr] = vec
         totals = [a + b for a, b in zip(totals, vec)]
     stub_hle = 0
     for e in edges:  # an import stub's HLE service, on its syscall word

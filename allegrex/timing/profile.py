@@ -31,6 +31,7 @@ class Profile:
     symbols: list  # [(addr, size, name)] sorted by address
     start_counters: np.ndarray = field(default=None)
     image: object = None  # the profiled loader.Image (its line table, imports), when given
+    _starts: np.ndarray = field(default=None, repr=False)  # symbol addresses, for lookups
 
     @classmethod
     def start(cls, machine, image=None, base=None, size=None, symbols=(), calls=False, log_entries=0):
@@ -51,6 +52,10 @@ class Profile:
         """The function an address is charged to in the report."""
         return self._function_of([addr])[0]
 
+    def functions_of(self, addrs) -> list:
+        """function_of for many addresses at once."""
+        return self._function_of(addrs)
+
     def slots(self, addrs) -> dict:
         """Per-address profile counts for the instruction addresses `addrs`: arrays named
         count, cycles, stalls, dcache_misses, icache_misses and each stall cause."""
@@ -67,8 +72,9 @@ class Profile:
     def _function_of(self, addrs):
         """Symbol name for each address (nearest symbol at or below, within its size
         when it has one)."""
-        starts = np.array([s[0] for s in self.symbols] or [0], dtype=np.int64)
-        idx = np.searchsorted(starts, addrs, side="right") - 1
+        if self._starts is None:
+            self._starts = np.array([s[0] for s in self.symbols] or [0], dtype=np.int64)
+        idx = np.searchsorted(self._starts, addrs, side="right") - 1
         names = []
         for a, i in zip(addrs, idx):
             if i < 0 or not self.symbols:

@@ -50,7 +50,8 @@ def test_callgrind_annotate_reads_the_runs_totals(run):
     done = subprocess.run([tool, str(path)], capture_output=True, text=True)
     assert done.returncode == 0 and "WARNING" not in done.stderr, done.stderr
     line = next(x for x in done.stdout.splitlines() if "PROGRAM TOTALS" in x)
-    values = [int(v.replace(",", "")) for v in re.findall(r"([\d,]+)(?: \(100\.0%\))?\s", line.split("PROGRAM")[0] + " ")]
+    counts = line.split("PROGRAM")[0] + " "
+    values = [int(v.replace(",", "")) for v in re.findall(r"([\d,]+)(?: \(100\.0%\))?\s", counts)]
     names = [name for name, _, _ in EVENTS]
     assert dict(zip(names, values)) == _run_totals(report)
     inclusive = subprocess.run([tool, "--inclusive=yes", str(path)], capture_output=True, text=True).stdout
