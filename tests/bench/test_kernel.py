@@ -231,3 +231,14 @@ def test_a_call_that_faults_is_reported_with_the_functions_name(program):
     """x at address 4: lv.q faults there; the report names the kernel (symbols from the ELF)."""
     with pytest.raises(kernel.KernelError, match=r"saxpy_vfpu did not return: .*\n(.*\n)*.*<saxpy_vfpu\+0x"):
         program.call("saxpy_vfpu", 2.5, 4, np.zeros(64, np.float32), 64)
+
+
+def test_a_function_of_a_prx_module(tmp_path):
+    """A PRX (our SDK's, -g: the module ships without DWARF, symbols from x.debug.prx)
+    has no main: calls start from its entry state; greeter_add adds its arguments."""
+    module = SOURCES[0].parent.parent / "modules"
+    prx = build([module / "greeter.c"], tmp_path / "greeter.prx", prx=True, exports=module / "greeter.exp", debug=True)
+    prog = Program(prx, symbols=tmp_path / "greeter.debug.prx")
+    r = prog.call("greeter_add", 2, -40, n=2)
+    assert r.returned["v0"] == (2 - 40) & 0xFFFFFFFF and not prog.started_at_main and r.notes
+    assert r.instructions > 0 and r.cycles >= r.instructions
