@@ -17,7 +17,7 @@ from allegrex.hle.kernel import HleStop
 from allegrex.hle.registry import CStr, Ptr, S64, U32, hle, write64
 from allegrex.hle.rtc import wall_us
 from allegrex.hle.sandbox import Sandbox, SandboxRefusal, UnknownDevice, Unmapped
-from allegrex.hle.threads import Callback, Wait
+from allegrex.hle.threads import Callback, Wait, cannot_wait
 from allegrex.timing.clock import MEMSTICK_BYTES_PER_SECOND, MEMSTICK_OP_LATENCY_US
 
 O_RDONLY, O_WRONLY, O_RDWR, O_NBLOCK, O_DIROPEN = 1, 2, 3, 4, 8
@@ -282,6 +282,11 @@ def sceIoOpen(k, path: CStr, flags: int, mode: int) -> int:
 
 def _file_call(k, fd, op, moves_data: bool):
     f = k.io.files.get(fd)
+    if f is not None and f.kind == "file":  # the caller will wait for the driver: may it?
+        if k.interrupts:
+            return codes.signed(codes.ILLEGAL_CONTEXT)  # measured: intr/waits, inside an interrupt
+        if cannot_wait(k):
+            return codes.signed(codes.WAIT_CAN_NOT_WAIT)  # measured: intr/waits (ms0:), nothing done
     result = op()
     if f is None or f.kind != "file":
         return result
@@ -368,10 +373,12 @@ def sceIoIoctlAsync(k, fd: int, cmd: U32, inp: Ptr, inlen: int, out: Ptr, outlen
     return _async(k, fd, sceIoIoctl(k, fd, cmd, inp, inlen, out, outlen))
 
 
-def _finish_async(k, fd, res_ptr, poll) -> int:
+def _finish_async(k, fd, res_ptr, poll, may_wait=True) -> int:
     f = k.io.files.get(fd)
     if f is None:
         return codes.signed(codes.BAD_FILE_DESCRIPTOR)
+    if may_wait and k.interrupts:  # even a peek through GetAsyncStat (measured: intr/waits)
+        return codes.signed(codes.ILLEGAL_CONTEXT)
     if f.async_result is None:
         return 1 if poll else codes.signed(codes.NO_ASYNC_OP)
     if res_ptr:
@@ -396,7 +403,7 @@ def sceIoWaitAsyncCB(k, fd: int, res: Ptr) -> int:
 
 @hle(LIB, cost=costs.IO)
 def sceIoPollAsync(k, fd: int, res: Ptr) -> int:
-    return _finish_async(k, fd, res, True)
+    return _finish_async(k, fd, res, True, may_wait=False)
 
 
 @hle(LIB, cost=costs.IO)

@@ -531,6 +531,17 @@ def cannot_wait(k) -> bool:
     return k.threads.dispatch_suspended or not k.intr_enabled
 
 
+def wait_refused(k) -> int | None:
+    """What a call that may wait answers, before any other check, when it may not: inside
+    an interrupt handler ILLEGAL_CONTEXT, with dispatch or interrupts off CAN_NOT_WAIT
+    (measured: intr/waits; both even when it would not have had to wait). None: it may."""
+    if k.interrupts:
+        return codes.signed(codes.ILLEGAL_CONTEXT)
+    if cannot_wait(k):
+        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    return None
+
+
 def done_now(k, result: int, cb: bool):
     """A wait call that did not have to wait returns `result`; its CB form first runs the
     caller's pending callbacks (then None: the result is already in the saved v0)."""
@@ -898,8 +909,9 @@ def sceKernelDelaySysClockThreadCB(k, clock: Ptr) -> Raw:
 def _wait_end(k, uid, timeout_ptr, cb) -> int | None:
     if uid == 0:  # checked even before whether it may wait (measured: intr/waits)
         return codes.signed(codes.ILLEGAL_THREAD)
-    if cannot_wait(k):
-        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    refused = wait_refused(k)
+    if refused is not None:
+        return refused
     thread = k.get(uid, Thread)
     if thread is None:
         return codes.signed(codes.NOT_FOUND_THREAD)
@@ -995,7 +1007,7 @@ def sceKernelReferCallbackStatus(k, uid: int, info: Ptr) -> int:
 # --- dispatch control ---
 @hle(LIB)
 def sceKernelSuspendDispatchThread(k) -> int:
-    if not k.intr_enabled:
+    if not k.intr_enabled or k.interrupts:  # a handler runs with interrupts off (intr/waits)
         return codes.signed(codes.INTERRUPTS_DISABLED)
     was = 0 if k.threads.dispatch_suspended else 1
     k.threads.dispatch_suspended = True
@@ -1004,7 +1016,7 @@ def sceKernelSuspendDispatchThread(k) -> int:
 
 @hle(LIB)
 def sceKernelResumeDispatchThread(k, state: int) -> int:
-    if not k.intr_enabled:
+    if not k.intr_enabled or k.interrupts:
         return codes.signed(codes.INTERRUPTS_DISABLED)
     k.threads.dispatch_suspended = state == 0
     return 0

@@ -325,3 +325,17 @@ def test_power_callbacks_take_slots_and_are_told_the_power_state_at_once():
     assert call(k, TM, "sceKernelGetCallbackCount", cb) == 2
     assert call(k, "scePower", "scePowerUnregisterCallback", 0) == 0
     assert call(k, "scePower", "scePowerUnregisterCallback", 0) == codes.signed(0x80000025)
+
+
+def test_inside_an_interrupt_a_call_that_may_wait_is_refused_before_any_other_check():
+    k = make_kernel()  # measured: pspautotests intr/waits, from a vblank sub-interrupt handler
+    k.memory.write(NAME, b"s\0")
+    sema = call(k, TM, "sceKernelCreateSema", NAME, 0, 1, 1, 0)
+    k.run_interrupt(ENTRY + 0x100, (), lambda v0: None)
+    illegal = codes.signed(codes.ILLEGAL_CONTEXT)
+    assert call(k, TM, "sceKernelWaitSema", 0, 1, 0) == illegal  # even a bad id
+    assert call(k, TM, "sceKernelWaitSema", sema, 1, 0) == illegal  # even one it would not wait for
+    assert call(k, TM, "sceKernelWaitEventFlag", 0, 1, 0xFF, 0, 0) == illegal  # before the mode
+    assert call(k, TM, "sceKernelWaitThreadEnd", 0, 0) == codes.signed(codes.ILLEGAL_THREAD)  # uid 0 first
+    assert call(k, TM, "sceKernelSuspendDispatchThread") == codes.signed(0x80020066)  # interrupts are off
+    assert call(k, TM, "sceKernelDeleteSema", sema) == 0  # no waiter was left behind
