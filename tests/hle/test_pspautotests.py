@@ -70,7 +70,7 @@ REQUIRED = {  # passing when written (`allegrex test`: 195 of the 215 programs o
     "utility/savedata/sizes", "utility/systemparam/systemparam",
     "umd/register", "umd/callbacks/umd",
     "audio/output2/changelength", "audio/output2/frequency", "audio/output2/release", "audio/output2/reserve",
-    "audio/output2/rest", "audio/output2/threads", "audio/sceaudio/datalen",
+    "audio/output2/rest", "audio/output2/threads", "audio/sceaudio/datalen", "audio/sceaudio/reserve",
     "net/primary/ether", "net/http/http", "hle/check_not_used_uids", "loader/bss/bss",
 }
 
