@@ -1097,3 +1097,14 @@ def sceKernelGetThreadmanIdList(k, kind: int, buf: Ptr, size: int, count_out: Pt
     if count_out:
         k.memory.write_u32(count_out, len(ids))
     return min(len(ids), size)
+
+
+# --- the debug profiler: off on a retail PSP, so there are no registers to refer to ---
+@hle(LIB)
+def sceKernelReferThreadProfiler(k) -> int:
+    return 0  # measured: threads/profiler prints a NULL pointer
+
+
+@hle(LIB)
+def sceKernelReferGlobalProfiler(k) -> int:
+    return 0

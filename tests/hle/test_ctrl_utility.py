@@ -167,3 +167,18 @@ def test_host0_testoutput_file_goes_to_stdout():
     k.memory.write(DATA + 0x40, b"result 42\n")
     assert call(k, "IoFileMgrForUser", "sceIoWrite", fd, DATA + 0x40, 10) == 10
     assert out.getvalue() == "result 42\n"
+
+
+def test_msgdialog_result_is_set_by_the_first_update_of_the_visible_dialog():
+    k = make_kernel()  # measured: utility/msgdialog/dialog sees "Result -> 0" a frame after VISIBLE
+    params = 0x08A10000
+    k.memory.write_u32(params, 708)
+    k.memory.write_u32(params + msgdialog.MODE, msgdialog.MODE_TEXT)
+    k.memory.write_u32(params + msgdialog.RESULT, 0x1337)
+    msg = lambda name, *args: call(k, "sceUtility", f"sceUtilityMsgDialog{name}", *args)
+    assert msg("InitStart", params) == 0
+    k.clock.advance_to(k.now_us() + msgdialog.FADE_IN_US)
+    assert msg("GetStatus") == 2
+    assert k.memory.read_u32(params + msgdialog.RESULT) == 0x1337
+    assert msg("Update", 1) == 0
+    assert k.memory.read_u32(params + msgdialog.RESULT) == 0
