@@ -115,13 +115,18 @@ def _msg_frames(k, msg, frames):
     return statuses
 
 
-def test_msgdialog_fades_in_then_answers_after_60_visible_frames():
-    k = make_kernel(RunOptions(msgdialog_result="no"))
+def _text_dialog(k):
+    """A v3 text dialog's parameters (result 0x1337) and a caller of sceUtilityMsgDialog<name>."""
     params = 0x08A10000
     k.memory.write_u32(params, 708)
     k.memory.write_u32(params + msgdialog.MODE, msgdialog.MODE_TEXT)
     k.memory.write_u32(params + msgdialog.RESULT, 0x1337)
-    msg = lambda name, *args: call(k, "sceUtility", f"sceUtilityMsgDialog{name}", *args)
+    return params, lambda name, *args: call(k, "sceUtility", f"sceUtilityMsgDialog{name}", *args)
+
+
+def test_msgdialog_fades_in_then_answers_after_60_visible_frames():
+    k = make_kernel(RunOptions(msgdialog_result="no"))
+    params, msg = _text_dialog(k)
     assert msg("InitStart", params) == 0
     statuses = _msg_frames(k, msg, 120)
     first_visible, quit_at = statuses.index(2), statuses.index(3)
@@ -171,11 +176,7 @@ def test_host0_testoutput_file_goes_to_stdout():
 
 def test_msgdialog_result_is_set_by_the_first_update_of_the_visible_dialog():
     k = make_kernel()  # measured: utility/msgdialog/dialog sees "Result -> 0" a frame after VISIBLE
-    params = 0x08A10000
-    k.memory.write_u32(params, 708)
-    k.memory.write_u32(params + msgdialog.MODE, msgdialog.MODE_TEXT)
-    k.memory.write_u32(params + msgdialog.RESULT, 0x1337)
-    msg = lambda name, *args: call(k, "sceUtility", f"sceUtilityMsgDialog{name}", *args)
+    params, msg = _text_dialog(k)
     assert msg("InitStart", params) == 0
     k.clock.advance_to(k.now_us() + msgdialog.FADE_IN_US)
     assert msg("GetStatus") == 2
