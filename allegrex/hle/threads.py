@@ -68,7 +68,7 @@ def shortest_timeout(kind: str, us: int) -> int:
         if us <= limit:
             return lasts
     if kind not in TIMEOUT_STEPS:
-        return max(us, MIN_DELAY_US)  # other waits: like delays (estimate)
+        return delay_lasts(us)  # other waits: like delays (estimate)
     return us
 
 
@@ -187,8 +187,6 @@ class ThreadManager:
         size = (thread.stack_size + 0xFF) & ~0xFF
         if thread.stack_block is None and not self.alloc_stack(thread):
             raise MemoryError
-        if not thread.attr & ATTR_NO_FILLSTACK:
-            k.memory.fill(thread.stack_addr, 0xFF, size)
         k.memory.write_u32(thread.stack_addr, thread.uid)  # the firmware marks the stack bottom with the uid
         top = thread.stack_addr + size
         # the thread's control block (what k0 points at) sits in the reserved top: its
@@ -236,7 +234,18 @@ class ThreadManager:
             return False
         thread.stack_block = block
         thread.stack_addr = block.addr
+        if not thread.attr & ATTR_NO_FILLSTACK:
+            self.fill_stack(thread)
         return True
+
+    def fill_stack(self, thread: Thread) -> None:
+        """The firmware fills a new stack with 0xFF through the data cache, which then holds
+        the stack's top 16 KiB instead of what it held (fitted: pspautotests threads programs
+        where the new thread's first run and its creator's next steps race a timeout)."""
+        self.k.memory.fill(thread.stack_addr, 0xFF, thread.stack_block.size)
+        timing = getattr(self.k.machine, "timing", None)
+        if timing is not None:
+            timing.kernel_stores(thread.stack_addr, thread.stack_block.size)
 
     def make_ready(self, thread: Thread, front: bool = False) -> None:
         thread.status = READY
@@ -875,14 +884,16 @@ def _delay(k, us: int, cb: bool) -> None:
     k.threads.block(Wait("delay", cb=cb), timeout_us=delay_lasts(us))
 
 
-MIN_DELAY_US = 200
-SHORT_DELAY_US = 210  # a delay under 200 us lasts about this long on the PSP
-DELAY_LATE_US = 10  # and a longer one wakes this much late (PPSSPP's hardware measurements)
+# A delay lasts at least this long on the PSP (PPSSPP's authors' measurement: 0-199 us last
+# ~210); a longer one wakes when it falls due, the call and the switch back costing their
+# cycles on top (fitted: threads/semaphores/wait needs a 1000 us delay and its wake-up to end
+# within 1000 us of another thread's wait, which PPSSPP's further +10 us made 1001-1004 here)
+MIN_DELAY_US = 210
 
 
 def delay_lasts(us: int) -> int:
-    """How long sceKernelDelayThread(us) really sleeps: never less than ~200 us, never on time."""
-    return SHORT_DELAY_US if us < MIN_DELAY_US else us + DELAY_LATE_US
+    """How long sceKernelDelayThread(us) sleeps."""
+    return max(us, MIN_DELAY_US)
 
 
 @hle(LIB, cost=costs.THREAD_SWITCH)
