@@ -33,8 +33,9 @@ REFUSED = codes.ERRNO_NO_PERM
 # pspautotests' emulator device (common/common.c)
 EMU_GET_HAS_DISPLAY, EMU_SEND_OUTPUT, EMU_IS_EMULATOR = 1, 2, 3
 EMU_SEND_CTRLDATA, EMU_EMIT_SCREENSHOT = 0x10, 0x20
-# the harness's result files on host0:/ go to the host's stdout/stderr
-TEST_OUTPUT_FILES = {"host0:/__testoutput.txt": "stdout", "host0:/__testerror.txt": "stderr",
+# the harness's result files on host0:/ (a PSP not taken for an emulator writes its output
+# there) go to the run's harness output and stderr
+TEST_OUTPUT_FILES = {"host0:/__testoutput.txt": "harness", "host0:/__testerror.txt": "stderr",
                      "host0:/__testfinish.txt": "discard"}
 TTY_DEVICE = re.compile(r"tty\d+:", re.IGNORECASE)  # measured: io/open/tty0 opens tty0: and tty1:
 
@@ -79,9 +80,11 @@ class IoManager:
 
     # --- output ---
     def write_stream(self, kind: str, data: bytes) -> None:
+        """Guest output to the run's "stdout", "stderr" or "harness" stream ("discard": none)."""
         if kind == "discard":
             return
-        stream = self.k.stdout if kind == "stdout" else self.k.stderr
+        streams = {"stdout": self.k.stdout, "harness": self.k.options.harness_output or self.k.stdout}
+        stream = streams.get(kind, self.k.stderr)
         buffer = getattr(stream, "buffer", None)
         if buffer is not None:
             stream.flush()
@@ -97,7 +100,9 @@ class IoManager:
                     f.handle.flush()
                 except OSError:
                     pass
-        for stream in (self.k.stdout, self.k.stderr):
+        for stream in (self.k.stdout, self.k.stderr, self.k.options.harness_output):
+            if stream is None:
+                continue
             try:
                 stream.flush()
             except (OSError, ValueError):
@@ -729,7 +734,7 @@ def _emulator_devctl(k, cmd, inp, inlen, out, outlen) -> int:
         return 0
     if cmd == EMU_SEND_OUTPUT:
         if inlen > 0:
-            k.io.write_stream("stdout", k.memory.read(inp, inlen))
+            k.io.write_stream("harness", k.memory.read(inp, inlen))
         return 0
     if cmd == EMU_EMIT_SCREENSHOT:
         k.display.emit_screenshot()
