@@ -136,6 +136,9 @@ class ThreadManager:
         self.no_preempt: set = set()  # ready threads that wait for the running one to give up the CPU
         self.exit_callback = 0  # the callback sceKernelRegisterExitCallback named (LoadExecForUser)
         self.exit_requested = False  # the HOME > Quit the kernel does once for a sleeping program
+        # callables(thread) told when a thread leaves the CPU to wait or end: what runs after
+        # it at its priority gets to run (the IO manager's async thread, io_async)
+        self.leave_hooks: list = []
 
     # --- queries ---
     def any_alive(self) -> bool:
@@ -281,6 +284,7 @@ class ThreadManager:
                     self.no_preempt.add(other)
         if thread.on_exit is not None:
             thread.on_exit(status)
+        self._left(thread)
 
     def delete(self, thread: Thread) -> None:
         if thread.status == DEAD:  # already deleted when it ended (a module start/stop thread)
@@ -318,6 +322,11 @@ class ThreadManager:
             thread.status = WAITING
         if wait.cb and self.pending_callbacks(thread):
             self.run_callbacks(thread)
+        self._left(thread)
+
+    def _left(self, thread: Thread) -> None:
+        for hook in self.leave_hooks:
+            hook(thread)
 
     def _timed_out(self, thread: Thread, wait: Wait) -> None:
         if thread.wait is not wait and not any(f.wait is wait for f in thread.cb_frames):
