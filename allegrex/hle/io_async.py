@@ -1,7 +1,7 @@
 """The async forms of IoFileMgrForUser. An async call leaves its operation with the file for
 the IO manager's thread, which runs after the caller at its priority: the operation is
-carried out when the calling thread next waits or ends, and completes after the medium's
-time (measured: pspautotests threads/scheduling/dispatch polls an OpenAsync as pending
+carried out when the calling thread next waits, yields or ends, and completes after the
+medium's time (measured: pspautotests threads/scheduling/dispatch polls an OpenAsync as pending
 until it waits; intr/waits finds an LseekAsync still pending while it never waited).
 Until the result is collected the file takes no other async call (ASYNC_BUSY).
 

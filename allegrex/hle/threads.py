@@ -136,8 +136,8 @@ class ThreadManager:
         self.no_preempt: set = set()  # ready threads that wait for the running one to give up the CPU
         self.exit_callback = 0  # the callback sceKernelRegisterExitCallback named (LoadExecForUser)
         self.exit_requested = False  # the HOME > Quit the kernel does once for a sleeping program
-        # callables(thread) told when a thread leaves the CPU to wait or end: what runs after
-        # it at its priority gets to run (the IO manager's async thread, io_async)
+        # callables(thread) told when a thread leaves the CPU to wait, yield or end: what runs
+        # after it at its priority gets to run (the IO manager's async thread, io_async)
         self.leave_hooks: list = []
 
     # --- queries ---
@@ -406,6 +406,7 @@ class ThreadManager:
         cur = self.current
         if cur is not None and cur.status == RUNNING:
             self.make_ready(cur)
+            self._left(cur)  # what waited behind it at its priority runs first
 
     def switch_to(self, thread: Thread | None) -> None:
         k = self.k
