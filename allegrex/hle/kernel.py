@@ -107,6 +107,10 @@ class RunOptions:
     has_display: bool = False  # answer to the pspautotests emulator devctl
     stdout: object = None
     stderr: object = None
+    # where the pspautotests harness channel (the emulator: device's send-output) goes;
+    # None: with the program's stdout. On the PSP that recorded the .expected files it went
+    # to host0:/__testoutput.txt, apart from the console the program's own fd 1 writes reach
+    harness_output: object = None
 
 
 class Clock:

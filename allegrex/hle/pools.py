@@ -129,8 +129,9 @@ def _fpl_take(k, fpl, out) -> bool:
 
 
 def _allocate_fpl(k, uid, out, timeout, cb, try_only=False):
-    if not try_only and threads.cannot_wait(k):  # before any other check (measured: intr/waits)
-        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    refused = None if try_only else threads.wait_refused(k)  # before any other check (measured: intr/waits)
+    if refused is not None:
+        return refused
     fpl = _fpl(k, uid)
     if fpl is None:
         return codes.signed(codes.NOT_FOUND_FPL)

@@ -199,8 +199,9 @@ def _serve_waiters(k, vpl) -> None:
 
 
 def _allocate(k, uid, nbytes, out, timeout, cb, try_only=False):
-    if not try_only and threads.cannot_wait(k):  # before any other check (measured: intr/waits)
-        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    refused = None if try_only else threads.wait_refused(k)  # before any other check (measured: intr/waits)
+    if refused is not None:
+        return refused
     vpl = k.get(uid, Vpl)
     if vpl is None:
         return codes.signed(codes.NOT_FOUND_VPL)
