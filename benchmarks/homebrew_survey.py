@@ -53,6 +53,7 @@ DEFAULT_MAX_SECONDS = 20.0
 DEFAULT_TIMEOUT = 90.0
 HANG_GRACE_S = 60.0  # beyond --timeout before the process counts as hung and is killed
 NON_BLACK = 16  # a pixel channel above this is not black
+NOTES_IMPORTS = 6  # unknown imports named per program in the notes (--json has them all)
 PROGRAM_SUFFIXES = (".prx", ".elf", ".pbp")
 GE_ENQUEUE = ("sceGeListEnQueue", "sceGeListEnQueueHead")
 ENDS = {"exit": "exit", "threads-ended": "exit", "sleeping": "exit", "max-seconds": "max-s",
@@ -186,8 +187,17 @@ def notes(rows: list[dict]) -> str:
         if r["end"] not in ("max-s", "exit") or r["unknown_imports"]:
             lines.append(f"{r['name']}: {r['end']}: {r['detail']}")
             if r["unknown_imports"]:
-                lines.append(f"    not provided: {', '.join(r['unknown_imports'])}")
+                shown = [short_import(u) for u in r["unknown_imports"]]
+                more = f" and {len(shown) - NOTES_IMPORTS} more" if len(shown) > NOTES_IMPORTS else ""
+                lines.append(f"    not provided: {', '.join(shown[:NOTES_IMPORTS])}{more}")
     return "\n".join(lines)
+
+
+def short_import(described: str) -> str:
+    """'sceMpeg 0x682A619B (sceMpegInit)' -> 'sceMpeg.sceMpegInit' (the NID when unnamed)."""
+    library, nid, name = described.split(" ", 2)
+    name = name.strip("()")
+    return f"{library}.{nid if name == 'unknown name' else name}"
 
 
 def totals(rows: list[dict]) -> str:

@@ -40,6 +40,10 @@ SAME_AS = {
     ("LoadCoreForKernel", "sceKernelIcacheClearAll"): ("UtilsForUser", "sceKernelIcacheInvalidateAll"),
     ("LoadCoreForKernel", "sceKernelDcacheWBinvAll"): ("UtilsForUser", "sceKernelDcacheWritebackInvalidateAll"),
     ("KDebugForKernel", "Kprintf"): ("SysMemUserForUser", "sceKernelPrintf"),
+    # the kernel's interrupt switch lives in InterruptManagerForKernel, the user one in Kernel_Library
+    ("InterruptManagerForKernel", "sceKernelCpuSuspendIntr"): ("Kernel_Library", "sceKernelCpuSuspendIntr"),
+    ("InterruptManagerForKernel", "sceKernelCpuResumeIntr"): ("Kernel_Library", "sceKernelCpuResumeIntr"),
+    ("InterruptManagerForKernel", "sceKernelCpuResumeIntrWithSync"): ("Kernel_Library", "sceKernelCpuResumeIntrWithSync"),
     ("KUBridge", "kuKernelLoadModule"): ("ModuleMgrForUser", "sceKernelLoadModule"),
     ("SystemCtrlForUser", "sctrlKernelExitVSH"): ("LoadExecForUser", "sceKernelExitGame"),
 }
