@@ -14,6 +14,7 @@ Per program the table gives:
   end       how the run ended: exit (the program exited, its threads ended or all sleep waiting
             for HOME), max-s (--max-seconds reached), timeout (--timeout reached), fault (a guest
             fault), import (an unimplemented import was called: which one is in the notes),
+            codec (that import is a codec/media library's, outside allegrex's scope),
             deadlock, hle-error (an internal error of an HLE function: a bug), crash (allegrex
             died with a traceback: a bug), hang (the process outlived --timeout by HANG_GRACE_S),
             refused (exit 2: the file or an option was refused)
@@ -47,6 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from allegrex import jobs  # noqa: E402
+from allegrex.hle.linker import MEDIA_LIBRARIES  # noqa: E402
 
 DEFAULT_PRESSES = ("CROSS@2s", "START@3s", "CROSS@5s", "CROSS@8s")
 DEFAULT_MAX_SECONDS = 20.0
@@ -146,6 +148,8 @@ def summarise(name: str, code, stderr: str, report: dict | None, cpu: float, png
         ge_lists=sum(report["hle_calls"].get(f, 0) for f in GE_ENQUEUE))
     if row["end"] == "import":
         row["detail"] = row["detail"].replace("called unimplemented import ", "")
+        if row["detail"].split(" ", 1)[0] in MEDIA_LIBRARIES:
+            row["end"] = "codec"
     return row
 
 

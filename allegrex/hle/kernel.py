@@ -17,7 +17,8 @@ from allegrex.errors import AllegrexError, GuestMemoryError
 from loader.module import stub_owners
 
 from allegrex.hle import codes, costs, registry
-from allegrex.hle.linker import LIBRARY_IS_NOT_LINKED, Linker, ModuleStub, exported_elsewhere, is_firmware_library
+from allegrex.hle.linker import (LIBRARY_IS_NOT_LINKED, MEDIA_LIBRARIES, Linker, ModuleStub, exported_elsewhere,
+                                 is_firmware_library)
 from allegrex.hle.objects import KernelObject
 from allegrex.limits import check_seconds
 from allegrex.timing import charge_hle, counters as timing_counters
@@ -321,8 +322,10 @@ class Kernel:
                               " is not an import allegrex patched", 1)
             return
         if isinstance(entry, UnknownImport):
+            media = (f"; {entry.library} is a codec/media library, which allegrex does not emulate"
+                     if entry.library in MEDIA_LIBRARIES else "")
             self.request_stop("unknown-import", f"called unimplemented import {entry.describe()} "
-                              f"from 0x{(ra - 8) & 0xFFFFFFFF:08x} (ra=0x{ra:08x})", 1)
+                              f"from 0x{(ra - 8) & 0xFFFFFFFF:08x} (ra=0x{ra:08x}){media}", 1)
             return
         if isinstance(entry, ModuleStub):  # the firmware's not-linked stub: an error code, nothing else
             self.warn_once(("unlinked", entry.stub_addr), f"called {entry.describe()} from 0x{(ra - 8) & 0xFFFFFFFF:08x}"

@@ -43,6 +43,13 @@ class ModuleStub:
         return f"{self.library} 0x{self.nid:08X} ({self.name or 'unknown name'})"
 
 
+# Codec and media libraries: decoding sound, video and pictures is outside allegrex's scope
+# (docs/hle-libraries.md, "Not there"); a call to one stops the run saying so.
+MEDIA_LIBRARIES = frozenset({"sceMpeg", "sceMpegbase", "scePsmf", "scePsmfPlayer", "sceAtrac3plus", "sceMp3",
+                             "sceAac", "sceMp4", "sceAudiocodec", "sceVideocodec", "sceJpeg", "sceSasCore",
+                             "sceLibFont"})
+
+
 def is_firmware_library(library: str) -> bool:
     """A library of the PSP's firmware (one allegrex emulates or the NID list names), as
     opposed to one a program's own module exports."""
