@@ -99,7 +99,7 @@ def survey_one(run: SurveyRun) -> dict:
         shutil.copytree(run.folder, game)
         for sub in ("SAVEDATA", "COMMON"):
             os.makedirs(os.path.join(ms0, "PSP", sub), exist_ok=True)
-        out = {kind: os.path.join(run.out_dir, f"{run.name}.{kind}") for kind in ("png", "wav", "json")}
+        out = {kind: os.path.join(run.out_dir, f"{run.name}.{kind}") for kind in ("png", "wav", "json", "out", "err")}
         for path in out.values():
             if os.path.exists(path):
                 os.remove(path)
@@ -113,9 +113,12 @@ def survey_one(run: SurveyRun) -> dict:
         try:
             proc = subprocess.run(cmd, cwd=str(ROOT), env=env, capture_output=True, text=True,
                                   errors="replace", timeout=run.timeout + HANG_GRACE_S)
-            code, stderr = proc.returncode, proc.stderr
+            code, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
         except subprocess.TimeoutExpired as exc:
-            code, stderr = None, exc.stderr.decode("utf-8", "replace") if isinstance(exc.stderr, bytes) else (exc.stderr or "")
+            code, stdout, stderr = None, _text(exc.stdout), _text(exc.stderr)
+        for kind, text in (("out", stdout), ("err", stderr)):  # the guest's text and allegrex's messages
+            with open(out[kind], "w", encoding="utf-8") as f:
+                f.write(text)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         report = None
@@ -123,6 +126,10 @@ def survey_one(run: SurveyRun) -> dict:
             with open(out["json"], encoding="utf-8") as f:
                 report = json.load(f)
         return summarise(run.name, code, stderr, report, cpu, out["png"])
+
+
+def _text(captured) -> str:
+    return captured.decode("utf-8", "replace") if isinstance(captured, bytes) else (captured or "")
 
 
 def summarise(name: str, code, stderr: str, report: dict | None, cpu: float, png: str) -> dict:
@@ -222,7 +229,8 @@ def main(argv=None) -> int:
     p.add_argument("--max-seconds", type=float, default=DEFAULT_MAX_SECONDS, help="simulated seconds per program")
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="wall-clock seconds per program")
     p.add_argument("--press", action="append", help=f"button presses (default {' '.join(DEFAULT_PRESSES)})")
-    p.add_argument("--keep", metavar="DIR", help="keep the screenshots, WAVs and JSON reports here")
+    p.add_argument("--keep", metavar="DIR", help="keep each program's screenshot, WAV, JSON report, stdout (.out) "
+                   "and stderr (.err) here")
     p.add_argument("--json", metavar="FILE", help="write the rows as JSON")
     jobs.add_arguments(p)
     args = p.parse_args(argv)
