@@ -53,7 +53,10 @@ from allegrex.hle.linker import MEDIA_LIBRARIES  # noqa: E402
 DEFAULT_PRESSES = ("CROSS@2s", "START@3s", "CROSS@5s", "CROSS@8s")
 DEFAULT_MAX_SECONDS = 20.0
 DEFAULT_TIMEOUT = 90.0
-HANG_GRACE_S = 60.0  # beyond --timeout before the process counts as hung and is killed
+# beyond --timeout before the process counts as hung and is killed: compiling a hot loop
+# (allegrex/cpu/jit) is not cut short by --timeout and took up to ~4 minutes per region on
+# this project's shared 2-core machine; killed mid-compile, the region is compiled again next time
+HANG_GRACE_S = 300.0
 NON_BLACK = 16  # a pixel channel above this is not black
 NOTES_IMPORTS = 6  # unknown imports named per program in the notes (--json has them all)
 PROGRAM_SUFFIXES = (".prx", ".elf", ".pbp")
