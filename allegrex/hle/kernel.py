@@ -216,6 +216,7 @@ class Kernel:
         self.running_vtimer = 0  # the vtimer whose handler runs now (timers), 0 outside handlers
         self.dmac_busy_until_us = 0  # when the DMAC finishes the copy under way (dmac)
         self.ge_lists = 0  # display lists queued so far: the next list id (sceGe_user in misc)
+        self.exception_handlers: list[int] = []  # default exception handlers, oldest first (kernel_libraries)
         for name, manager in managers.items():
             setattr(self, name, manager(self))
 
@@ -498,6 +499,9 @@ class Kernel:
             thread = self.threads.current
             if thread is not None:
                 report += f"\n  in thread {thread.name!r} (uid 0x{thread.uid:x})"
+            if self.exception_handlers:
+                report += (f"\n  the program registered a default exception handler (0x{self.exception_handlers[-1]:08x}),"
+                           " which a PSP would run now; allegrex stops at guest faults")
             return report
         regs = self.cpu.regs
         lines = [f"guest {what or 'fault'} at pc 0x{int(event.pc):08x}"

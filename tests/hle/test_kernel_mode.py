@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from allegrex.hle import registry
+from allegrex.hle import codes, registry
 from allegrex.hle.kernel import RunOptions
 from allegrex.hle.kernel_libraries import KERNEL_TWINS, SAME_AS
 from helpers import call, make_kernel
@@ -55,6 +55,25 @@ def test_single_kernel_functions_answer_as_their_user_counterparts():
     assert call(k, "Kernel_Library", "sceKernelIsCpuIntrEnable") == 0
     call(k, "InterruptManagerForKernel", "sceKernelCpuResumeIntr", state)
     assert call(k, "Kernel_Library", "sceKernelIsCpuIntrEnable") == 1
+
+
+def test_default_exception_handlers_chain_as_the_firmware_chains_them():
+    """uOFW exceptionman: a handler block {next, reserved, code} is put in front of the
+    previous default (its next word: the previous one's code, block + 8); a block already
+    chained is refused (0x80020034), releasing one that is not chained too (0x80020033)."""
+    em = "ExceptionManagerForKernel"
+    k = make_kernel()
+    first, second = BUF, BUF + 0x40
+    assert call(k, em, "sceKernelGetActiveDefaultExceptionHandler") == 0  # the firmware's own
+    assert call(k, em, "sceKernelRegisterDefaultExceptionHandler", first) == 0
+    assert call(k, em, "sceKernelRegisterDefaultExceptionHandler", first) == codes.signed(0x80020034)
+    assert call(k, em, "sceKernelRegisterDefaultExceptionHandler", second) == 0
+    assert k.memory.read_u32(second) == first + 8
+    assert call(k, em, "sceKernelGetActiveDefaultExceptionHandler") == second + 8
+    assert call(k, em, "sceKernelReleaseDefaultExceptionHandler", first) == 0
+    assert k.memory.read_u32(second) == 0 and k.memory.read_u32(first) == 0  # second now follows the firmware's
+    assert call(k, em, "sceKernelReleaseDefaultExceptionHandler", first) == codes.signed(0x80020033)
+    assert call(k, em, "sceKernelGetActiveDefaultExceptionHandler") == second + 8
 
 
 def test_sysclib_string_functions_follow_c():
