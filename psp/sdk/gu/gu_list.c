@@ -218,31 +218,6 @@ int sceGuCheckList(void)
     return (int)((u32)gu.list->current - (u32)gu.list->start);
 }
 
-int sceGuSendList(int mode, const void *list, PspGeContext *context)
-{
-    PspGeListArgs args = {sizeof(PspGeListArgs), context, 0, NULL};
-    int id = -1;
-    if (mode == GU_HEAD)
-        id = sceGeListEnQueueHead(list, NULL, gu.callback_id, &args);
-    else if (mode == GU_TAIL)
-        id = sceGeListEnQueue(list, NULL, gu.callback_id, &args);
-    if (id < 0)
-        return id;
-    gu.send_list_id = id;
-    return 0;
-}
-
-int sceGuBreak(int mode)
-{
-    PspGeBreakParam param;
-    return sceGeBreak(mode, &param);
-}
-
-int sceGuContinue(void)
-{
-    return sceGeContinue();
-}
-
 void *sceGuSetCallback(int signal, void (*callback)(int))
 {
     void (*old)(int) = NULL;
