@@ -26,11 +26,12 @@ PSP_MAIN_THREAD_ATTR(PSP_THREAD_ATTR_USER | PSP_THREAD_ATTR_VFPU);
 #define BOTTOM_COLOR 0xff3080c0u
 #define CHECKER_LIGHT 0xffffffffu
 #define CHECKER_DARK 0xff4080c0u
-#define SCENE_AMBIENT 0xff404040u
-#define LIGHT_COLOR 0xffffffffu
+#define SCENE_AMBIENT 0xff383838u
+#define LIGHT_COLOR 0xffd0d0d0u
+#define TILT_X 0.45f               /* radians: the cube leans towards the camera */
+#define START_Y 0.7f               /* then turns about its own y axis */
 #define SPIN_Y 0.04f               /* radians per frame */
-#define SPIN_X 0.025f
-#define TILT_X 0.4f
+#define CAMERA_DISTANCE 5.0f
 
 struct BackgroundVertex {
     u32 color;
@@ -124,7 +125,7 @@ static void setup(void *draw, void *shown, void *depth)
     sceGumPerspective(60.0f, (float)SCREEN_W / SCREEN_H, 0.5f, 100.0f);
     sceGumMatrixMode(GU_VIEW);
     sceGumLoadIdentity();
-    ScePspFVector3 back = {0, 0, -3.5f};
+    ScePspFVector3 back = {0, 0, -CAMERA_DISTANCE};
     sceGumTranslate(&back);
     sceGuFinish();
     sceGuSync(GU_SYNC_FINISH, GU_SYNC_WHAT_DONE);
@@ -148,8 +149,8 @@ static void draw_frame(int frame)
     sceGuEnable(GU_LIGHT0);
     sceGumMatrixMode(GU_MODEL);
     sceGumLoadIdentity();
-    sceGumRotateX(TILT_X + frame * SPIN_X);
-    sceGumRotateY(frame * SPIN_Y);
+    sceGumRotateX(TILT_X);
+    sceGumRotateY(START_Y + frame * SPIN_Y);
     sceGumDrawArray(GU_TRIANGLES, CUBE_VTYPE, 36, 0, cube);
 
     sceGuFinish();
