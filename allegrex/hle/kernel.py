@@ -6,6 +6,7 @@ timers, and decides when the run stops (exit, fault, deadlock, limits).
 """
 
 import heapq
+import math
 import sys
 import time as wallclock
 from dataclasses import dataclass, field
@@ -120,8 +121,13 @@ class Clock:
     def seconds(self) -> float:
         return self.base_us / 1e6 + (self.cycles - self.base_cycles) / (self.cpu_mhz * 1e6)
 
-    def cycles_at(self, us: int) -> int:
-        return self.base_cycles + (us - self.base_us) * self.cpu_mhz
+    def now_exact(self) -> float:
+        """Simulated microseconds to the cycle (a deadline may fall between microseconds)."""
+        return self.base_us + (self.cycles - self.base_cycles) / self.cpu_mhz
+
+    def cycles_at(self, us) -> int:
+        """The first cycle count at or after simulated time `us` (which may be fractional)."""
+        return self.base_cycles + math.ceil((us - self.base_us) * self.cpu_mhz)
 
     def set_mhz(self, cpu_mhz: int, bus_mhz: int) -> None:
         now = self.now_us()
@@ -137,7 +143,8 @@ class Clock:
 
 
 class Timers:
-    """Deadlines in simulated microseconds; each fires a Python callable once."""
+    """Deadlines in simulated microseconds (whole, or fractional for devices that finish
+    between microseconds: the GE); each fires a Python callable once."""
 
     def __init__(self):
         self.heap = []
@@ -358,7 +365,7 @@ class Kernel:
     def fire_timers(self) -> None:
         if not self.intr_enabled:
             return
-        for action in self.timers.pop_due(self.clock.now_us()):
+        for action in self.timers.pop_due(self.clock.now_exact()):
             action()
 
     def idle_until_next_event(self) -> bool:

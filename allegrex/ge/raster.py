@@ -1,0 +1,331 @@
+"""Rasterization: screen vertices to pixels (triangles, sprites, lines, points).
+
+Positions are in 1/16 pixel (the GE's sub-pixel precision). A triangle covers a pixel
+when the pixel's sample point (7/16 into it) is inside all three edges; pixels exactly on
+a right or flat-bottom edge are left to the neighbour (the top-left fill rule), and only
+counter-clockwise triangles (on screen, y down) draw: the primitive stage sends a culled
+or double-sided triangle in the order(s) it wants. Colour interpolates linearly in
+screen space (not perspective-corrected, as on the PSP), texture coordinates
+perspective-correctly (s/w, t/w, 1/w), depth and fog linearly. Flat shading uses the
+provoking vertex (v2). Pixels outside the scissor (and REGION2) are not drawn; outside
+MINZ..MAXZ (transform mode) they are discarded before texturing.
+
+Per pixel: texture.sample + texture.combine (texturing on, not clear mode), then
+fragment.process, which writes the frame buffer (allegrex/ge/pixels.py imports them).
+`lod` is the GE's log2 of texels per pixel along the screen axes at level 0, as its
+piecewise-linear approximation (exponent + mantissa fraction), or in slope mode the
+log2 of 2 * w * TEXLODSLOPE.
+"""
+
+import numpy as np
+from numba import njit
+
+from allegrex.ge import cost
+from allegrex.ge.commands import OPS
+from allegrex.ge.geometry import (S_A, S_B, S_FOG, S_G, S_Q, S_R, S_S, S_SB, S_SG, S_SR, S_T, S_W, S_X, S_Y,
+                                  S_Z, f24)
+from allegrex.ge.pixels import combine, process, sample
+from allegrex.ge.state import R_CYCLES, R_PIXELS
+
+SCISSOR1, SCISSOR2, REGION2 = OPS["SCISSOR1"], OPS["SCISSOR2"], OPS["REGION2"]
+MINZ, MAXZ = OPS["MINZ"], OPS["MAXZ"]
+TEXTUREMAPENABLE, TEXSIZE0, TEXMAPMODE = OPS["TEXTUREMAPENABLE"], OPS["TEXSIZE0"], OPS["TEXMAPMODE"]
+TEXLEVEL, TEXLODSLOPE = OPS["TEXLEVEL"], OPS["TEXLODSLOPE"]
+SHADEMODE, CLEARMODE, FOGENABLE, VERTEXTYPE = OPS["SHADEMODE"], OPS["CLEARMODE"], OPS["FOGENABLE"], OPS["VERTEXTYPE"]
+ANTIALIASENABLE = OPS["ANTIALIASENABLE"]
+
+# raster setup record (float64[RS_SIZE]), computed once per draw by `setup`
+RS_X1, RS_Y1, RS_X2, RS_Y2 = 0, 1, 2, 3  # scissor, pixels, inclusive
+RS_MINZ, RS_MAXZ, RS_DEPTHRANGE = 4, 5, 6
+RS_TEX, RS_TW, RS_TH, RS_PROJ, RS_LODMODE, RS_SLOPE = 7, 8, 9, 10, 11, 12
+RS_THROUGH, RS_GOURAUD, RS_FOG, RS_CLEAR, RS_ANTIALIAS = 13, 14, 15, 16, 17
+RS_SIZE = 20
+
+
+@njit(cache=True)
+def setup(cmds):
+    rs = np.zeros(RS_SIZE, dtype=np.float64)
+    rs[RS_X1] = cmds[SCISSOR1] & 0x3FF
+    rs[RS_Y1] = (cmds[SCISSOR1] >> 10) & 0x3FF
+    rs[RS_X2] = min(cmds[SCISSOR2] & 0x3FF, cmds[REGION2] & 0x3FF)
+    rs[RS_Y2] = min((cmds[SCISSOR2] >> 10) & 0x3FF, (cmds[REGION2] >> 10) & 0x3FF)
+    through = (cmds[VERTEXTYPE] >> 23) & 1
+    clear = cmds[CLEARMODE] & 1
+    rs[RS_MINZ] = cmds[MINZ] & 0xFFFF
+    rs[RS_MAXZ] = cmds[MAXZ] & 0xFFFF
+    rs[RS_DEPTHRANGE] = 0 if through else 1
+    rs[RS_TEX] = 1 if (cmds[TEXTUREMAPENABLE] & 1) and not clear else 0
+    rs[RS_TW] = 1 << (cmds[TEXSIZE0] & 0xF)
+    rs[RS_TH] = 1 << ((cmds[TEXSIZE0] >> 8) & 0xF)
+    rs[RS_PROJ] = 1 if (cmds[TEXMAPMODE] & 3) == 1 and not through else 0
+    rs[RS_LODMODE] = cmds[TEXLEVEL] & 3
+    rs[RS_SLOPE] = f24(cmds[TEXLODSLOPE])
+    rs[RS_THROUGH] = through
+    rs[RS_GOURAUD] = cmds[SHADEMODE] & 1
+    rs[RS_FOG] = 1 if (cmds[FOGENABLE] & 1) and not through and not clear else 0
+    rs[RS_CLEAR] = clear
+    rs[RS_ANTIALIAS] = cmds[ANTIALIASENABLE] & 1
+    return rs
+
+
+@njit(cache=True)
+def tex_log2(value):
+    """The GE's log2: float exponent plus the top 4 mantissa bits as a fraction (1/16 steps)."""
+    bits = np.zeros(1, dtype=np.float32)
+    bits[0] = abs(value)
+    u = np.int64(bits.view(np.uint32)[0])
+    return (((u >> 19) & 0xFFF) - 127 * 16) / 16.0
+
+
+@njit(cache=True)
+def _pack(r, g, b, a):
+    return (np.uint32(min(255, max(0, int(r)))) | (np.uint32(min(255, max(0, int(g)))) << np.uint32(8))
+            | (np.uint32(min(255, max(0, int(b)))) << np.uint32(16)) | (np.uint32(min(255, max(0, int(a)))) << np.uint32(24)))
+
+
+@njit(cache=True)
+def _write(mem, ram_size, regs, cmds, clut, rs, x, y, z, rgba, spec, fog, s, t, lod):
+    """Texture (if on) and hand one pixel to the fragment stage."""
+    if rs[RS_DEPTHRANGE] != 0.0 and (z < rs[RS_MINZ] or z > rs[RS_MAXZ]):
+        return
+    if rs[RS_TEX] != 0.0:
+        rgba = combine(cmds, rgba, sample(mem, ram_size, cmds, clut, s, t, lod))
+        regs[R_CYCLES] += cost.PIXEL_TEXTURED
+    if process(mem, ram_size, cmds, x, y, z, rgba, spec, fog):
+        regs[R_PIXELS] += 1
+
+
+@njit(cache=True)
+def _lod(rs, ds, dt, w):
+    if rs[RS_LODMODE] == 2:
+        return tex_log2(2.0 * w * rs[RS_SLOPE])
+    return tex_log2(max(abs(ds * rs[RS_TW]), abs(dt * rs[RS_TH])))
+
+
+@njit(cache=True)
+def _right_or_flat_bottom(vx, vy, ax, ay, bx, by):
+    """Is the edge a-b a right edge (the third vertex v left of it) or a flat bottom?"""
+    if ay == by:
+        return vy < ay
+    return vx < ax + (bx - ax) * (vy - ay) / (by - ay)
+
+
+@njit(cache=True)
+def triangle(mem, ram_size, regs, cmds, clut, rs, v0, v1, v2):
+    """Draw a counter-clockwise triangle (clockwise ones cover no pixel)."""
+    x0, y0, x1, y1, x2, y2 = int(v0[S_X]), int(v0[S_Y]), int(v1[S_X]), int(v1[S_Y]), int(v2[S_X]), int(v2[S_Y])
+    if (x0 - x1) * (y0 - y2) - (y0 - y1) * (x0 - x2) < 0:
+        return
+    if (x0 == x1 and x0 == x2) or (y0 == y1 and y0 == y2):
+        return
+    minx = max(min(x0, x1, x2) >> 4, int(rs[RS_X1]))
+    maxx = min(max(x0, x1, x2) >> 4, int(rs[RS_X2]))
+    miny = max(min(y0, y1, y2) >> 4, int(rs[RS_Y1]))
+    maxy = min(max(y0, y1, y2) >> 4, int(rs[RS_Y2]))
+    if minx > maxx or miny > maxy:
+        return
+    bias0 = -1 if _right_or_flat_bottom(x0, y0, x1, y1, x2, y2) else 0
+    bias1 = -1 if _right_or_flat_bottom(x1, y1, x2, y2, x0, y0) else 0
+    bias2 = -1 if _right_or_flat_bottom(x2, y2, x0, y0, x1, y1) else 0
+    # edge functions w_i(X, Y) = a_i X + b_i Y + c_i (opposite vertex i)
+    a0, b0, c0 = y1 - y2, x2 - x1, y2 * x1 - x2 * y1
+    a1, b1, c1 = y2 - y0, x0 - x2, y0 * x2 - x0 * y2
+    a2, b2, c2 = y0 - y1, x1 - x0, y1 * x0 - x1 * y0
+    wsum = float(c0 + c1 + c2)  # w0 + w1 + w2 is constant: twice the area (a_i and b_i sum to 0)
+    if wsum <= 0.0:
+        return
+    recip = 1.0 / wsum
+    flat_z = v0[S_Z] == v1[S_Z] and v0[S_Z] == v2[S_Z]
+    if rs[RS_DEPTHRANGE] != 0.0 and flat_z and (v0[S_Z] < rs[RS_MINZ] or v0[S_Z] > rs[RS_MAXZ]):
+        return
+    gouraud = rs[RS_GOURAUD] != 0.0
+    tex = rs[RS_TEX] != 0.0
+    q0, q1, q2 = 1.0 / v0[S_W], 1.0 / v1[S_W], 1.0 / v2[S_W]
+    flat_rgba = _pack(v2[S_R], v2[S_G], v2[S_B], v2[S_A])
+    flat_spec = _pack(v2[S_SR], v2[S_SG], v2[S_SB], 0)
+    for py in range(miny, maxy + 1):
+        sy = py * 16 + 7
+        for px in range(minx, maxx + 1):
+            sx = px * 16 + 7
+            w0 = a0 * sx + b0 * sy + c0
+            w1 = a1 * sx + b1 * sy + c1
+            w2 = a2 * sx + b2 * sy + c2
+            if w0 + bias0 < 0 or w1 + bias1 < 0 or w2 + bias2 < 0:
+                continue
+            f0, f1, f2 = w0 * recip, w1 * recip, w2 * recip
+            z = int(v2[S_Z]) if flat_z else int((w0 * v0[S_Z] + w1 * v1[S_Z] + w2 * v2[S_Z]) * recip)
+            if gouraud:
+                rgba = _pack(f0 * v0[S_R] + f1 * v1[S_R] + f2 * v2[S_R], f0 * v0[S_G] + f1 * v1[S_G] + f2 * v2[S_G],
+                             f0 * v0[S_B] + f1 * v1[S_B] + f2 * v2[S_B], f0 * v0[S_A] + f1 * v1[S_A] + f2 * v2[S_A])
+                spec = _pack(f0 * v0[S_SR] + f1 * v1[S_SR] + f2 * v2[S_SR],
+                             f0 * v0[S_SG] + f1 * v1[S_SG] + f2 * v2[S_SG],
+                             f0 * v0[S_SB] + f1 * v1[S_SB] + f2 * v2[S_SB], 0)
+            else:
+                rgba, spec = flat_rgba, flat_spec
+            fog = 1.0
+            if rs[RS_FOG] != 0.0:
+                fog = f0 * v0[S_FOG] + f1 * v1[S_FOG] + f2 * v2[S_FOG]
+            s = t = lod = 0.0
+            if tex:
+                # the level of detail is measured per 2x2 quad, as the GE does
+                qx, qy = (px & ~1) * 16 + 7, (py & ~1) * 16 + 7
+                s, t, w = _tri_st(v0, v1, v2, q0, q1, q2, rs, a0 * qx + b0 * qy + c0, a1 * qx + b1 * qy + c1,
+                                  a2 * qx + b2 * qy + c2, recip)
+                sdx, _tdx, _w = _tri_st(v0, v1, v2, q0, q1, q2, rs, a0 * (qx + 16) + b0 * qy + c0,
+                                        a1 * (qx + 16) + b1 * qy + c1, a2 * (qx + 16) + b2 * qy + c2, recip)
+                _sdy, tdy, _w = _tri_st(v0, v1, v2, q0, q1, q2, rs, a0 * qx + b0 * (qy + 16) + c0,
+                                        a1 * qx + b1 * (qy + 16) + c1, a2 * qx + b2 * (qy + 16) + c2, recip)
+                lod = _lod(rs, sdx - s, tdy - t, w)
+                s, t, w = _tri_st(v0, v1, v2, q0, q1, q2, rs, w0, w1, w2, recip)
+            _write(mem, ram_size, regs, cmds, clut, rs, px, py, z, rgba, spec, fog, s, t, lod)
+
+
+@njit(cache=True)
+def _tri_st(v0, v1, v2, q0, q1, q2, rs, w0, w1, w2, recip):
+    """Texture coordinates (level-0 normalized) and w at barycentric weights w0..w2."""
+    if rs[RS_THROUGH] != 0.0:
+        s = (w0 * v0[S_S] + w1 * v1[S_S] + w2 * v2[S_S]) * recip / rs[RS_TW]
+        t = (w0 * v0[S_T] + w1 * v1[S_T] + w2 * v2[S_T]) * recip / rs[RS_TH]
+        return s, t, 1.0
+    wq0, wq1, wq2 = w0 * q0, w1 * q1, w2 * q2
+    den = wq0 + wq1 + wq2
+    if rs[RS_PROJ] != 0.0:
+        qd = wq0 * v0[S_Q] + wq1 * v1[S_Q] + wq2 * v2[S_Q]
+    else:
+        qd = den
+    if qd == 0.0 or den == 0.0:
+        return 0.0, 0.0, 1.0
+    s = (wq0 * v0[S_S] + wq1 * v1[S_S] + wq2 * v2[S_S]) / qd
+    t = (wq0 * v0[S_T] + wq1 * v1[S_T] + wq2 * v2[S_T]) / qd
+    w = (w0 * v0[S_W] + w1 * v1[S_W] + w2 * v2[S_W]) * recip
+    return s, t, w
+
+
+@njit(cache=True)
+def rectangle(mem, ram_size, regs, cmds, clut, rs, v0, v1):
+    """A sprite: the axis-aligned rectangle between two corners, coloured by v1. A pixel
+    is drawn when its sample point lies within [x1 - 1/16, x2 - 1/16]; texture
+    coordinates run from v0's corner to v1's (rotated when the corners are swapped)."""
+    ex1, ey1 = min(int(v0[S_X]), int(v1[S_X])), min(int(v0[S_Y]), int(v1[S_Y]))
+    ex2, ey2 = max(int(v0[S_X]), int(v1[S_X])) - 1, max(int(v0[S_Y]), int(v1[S_Y])) - 1
+    minx = max(-((8 - ex1) // 16), int(rs[RS_X1]), 0)  # ceil((ex1 - 8) / 16)
+    miny = max(-((8 - ey1) // 16), int(rs[RS_Y1]), 0)
+    maxx = min((ex2 - 7) // 16, int(rs[RS_X2]))
+    maxy = min((ey2 - 7) // 16, int(rs[RS_Y2]))
+    if minx > maxx or miny > maxy:
+        return
+    z = int(v1[S_Z])
+    if rs[RS_DEPTHRANGE] != 0.0 and (z < rs[RS_MINZ] or z > rs[RS_MAXZ]):
+        return
+    rgba = _pack(v1[S_R], v1[S_G], v1[S_B], v1[S_A])
+    spec = _pack(v1[S_SR], v1[S_SG], v1[S_SB], 0)
+    fog = v1[S_FOG] if rs[RS_FOG] != 0.0 else 1.0
+    tex = rs[RS_TEX] != 0.0
+    s0, t0, s1, t1 = v0[S_S], v0[S_T], v1[S_S], v1[S_T]
+    if rs[RS_THROUGH] != 0.0:
+        s0, s1 = s0 / rs[RS_TW], s1 / rs[RS_TW]
+        t0, t1 = t0 / rs[RS_TH], t1 / rs[RS_TH]
+    dx = (ex2 - ex1 + 1) / 16.0
+    dy = (ey2 - ey1 + 1) / 16.0
+    ds, dt = s1 - s0, t1 - t0
+    # coordinates at the top-left corner and their steps per pixel along x and y
+    if v0[S_X] < v1[S_X]:
+        if v0[S_Y] < v1[S_Y]:
+            s_tl, t_tl, sxs, sxt, sys, syt = s0, t0, ds / dx, 0.0, 0.0, dt / dy
+        else:
+            s_tl, t_tl, sxs, sxt, sys, syt = s1, t0, 0.0, dt / dx, -ds / dy, 0.0
+    else:
+        if v0[S_Y] < v1[S_Y]:
+            s_tl, t_tl, sxs, sxt, sys, syt = s0, t1, 0.0, -dt / dx, ds / dy, 0.0
+        else:
+            s_tl, t_tl, sxs, sxt, sys, syt = s1, t1, -ds / dx, 0.0, 0.0, -dt / dy
+    lod = _lod(rs, sxs, syt, v1[S_W]) if tex else 0.0
+    for py in range(miny, maxy + 1):
+        fy = (py * 16 + 7 - ey1 + 1) / 16.0
+        for px in range(minx, maxx + 1):
+            fx = (px * 16 + 7 - ex1 + 1) / 16.0
+            s = s_tl + sxs * fx + sys * fy
+            t = t_tl + sxt * fx + syt * fy
+            _write(mem, ram_size, regs, cmds, clut, rs, px, py, z, rgba, spec, fog, s, t, lod)
+
+
+@njit(cache=True)
+def point(mem, ram_size, regs, cmds, clut, rs, v0):
+    px, py = int(v0[S_X]) >> 4, int(v0[S_Y]) >> 4
+    if px < rs[RS_X1] or px > rs[RS_X2] or py < rs[RS_Y1] or py > rs[RS_Y2]:
+        return
+    s, t = v0[S_S], v0[S_T]
+    if rs[RS_THROUGH] != 0.0:
+        s, t = s / rs[RS_TW], t / rs[RS_TH]
+    elif rs[RS_PROJ] != 0.0 and v0[S_Q] != 0.0:
+        s, t = s / v0[S_Q], t / v0[S_Q]
+    lod = _lod(rs, 0.0, 0.0, v0[S_W]) if rs[RS_TEX] != 0.0 else 0.0
+    _write(mem, ram_size, regs, cmds, clut, rs, px, py, int(v0[S_Z]), _pack(v0[S_R], v0[S_G], v0[S_B], v0[S_A]),
+           _pack(v0[S_SR], v0[S_SG], v0[S_SB], 0), v0[S_FOG] if rs[RS_FOG] != 0.0 else 1.0, s, t, lod)
+
+
+@njit(cache=True)
+def line(mem, ram_size, regs, cmds, clut, rs, v0, v1):
+    """A line stepped one pixel at a time along its longer axis from v0 (v1's end pixel
+    is not drawn); colour interpolates with Gouraud shading, else v1's."""
+    ax, ay, az = int(v0[S_X]), int(v0[S_Y]), v0[S_Z]
+    bx, by, bz = int(v1[S_X]), int(v1[S_Y]), v1[S_Z]
+    dx, dy, dz = bx - ax, by - ay, bz - az
+    steps = abs(dy) // 16 if abs(dx) < abs(dy) else abs(dx) // 16
+    if steps == 0:
+        return
+    if -16 <= dx < 0:
+        dx += 1
+    if -16 <= dy < 0:
+        dy += 1
+    xinc, yinc, zinc = dx / steps, dy / steps, dz / steps
+    gouraud = rs[RS_GOURAUD] != 0.0
+    x = float(ax - 1 if ax > bx else ax)
+    y = float(ay - 1 if ay > by else ay)
+    z = az
+    for i in range(steps):
+        px, py = int(x) // 16, int(y) // 16
+        if rs[RS_X1] <= px <= rs[RS_X2] and rs[RS_Y1] <= py <= rs[RS_Y2] and x >= 0 and y >= 0:
+            f1 = i / steps
+            f0 = 1.0 - f1
+            if gouraud:  # integer steps, as the GE divides
+                rgba = _pack(_mix(v0[S_R], v1[S_R], i, steps), _mix(v0[S_G], v1[S_G], i, steps),
+                             _mix(v0[S_B], v1[S_B], i, steps), _mix(v0[S_A], v1[S_A], i, steps))
+                spec = _pack(_mix(v0[S_SR], v1[S_SR], i, steps), _mix(v0[S_SG], v1[S_SG], i, steps),
+                             _mix(v0[S_SB], v1[S_SB], i, steps), 0)
+            else:
+                rgba = _pack(v1[S_R], v1[S_G], v1[S_B], v1[S_A])
+                spec = _pack(v1[S_SR], v1[S_SG], v1[S_SB], 0)
+            fog = v0[S_FOG] * f0 + v1[S_FOG] * f1 if rs[RS_FOG] != 0.0 else 1.0
+            s, t, lod = 0.0, 0.0, 0.0
+            if rs[RS_TEX] != 0.0:
+                s, t, w = _line_st(v0, v1, rs, f0)
+                s1, t1, _w = _line_st(v0, v1, rs, 1.0 - (i + 1) / steps)
+                ds = 0.0 if xinc == 0.0 else (s1 - s) * 16.0 / xinc
+                dt = 0.0 if yinc == 0.0 else (t1 - t) * 16.0 / yinc
+                lod = _lod(rs, ds, dt, w)
+            _write(mem, ram_size, regs, cmds, clut, rs, px, py, int(z), rgba, spec, fog, s, t, lod)
+        x += xinc
+        y += yinc
+        z += zinc
+
+
+@njit(cache=True)
+def _mix(a, b, i, steps):
+    return (int(a) * (steps - i) + int(b) * i) // steps
+
+
+@njit(cache=True)
+def _line_st(v0, v1, rs, p):
+    """Texture coordinates at fraction p of v0 (p = 1 at v0)."""
+    if rs[RS_THROUGH] != 0.0:
+        return ((v0[S_S] * p + v1[S_S] * (1.0 - p)) / rs[RS_TW], (v0[S_T] * p + v1[S_T] * (1.0 - p)) / rs[RS_TH],
+                1.0)
+    wq0, wq1 = p / v0[S_W], (1.0 - p) / v1[S_W]
+    den = wq0 + wq1
+    if rs[RS_PROJ] != 0.0:
+        den = v0[S_Q] * wq0 + v1[S_Q] * wq1
+    if den == 0.0:
+        return 0.0, 0.0, 1.0
+    return ((v0[S_S] * wq0 + v1[S_S] * wq1) / den, (v0[S_T] * wq0 + v1[S_T] * wq1) / den,
+            v0[S_W] * p + v1[S_W] * (1.0 - p))
