@@ -38,6 +38,7 @@ class GeHardware:
         self.stats = {"commands": 0, "vertices": 0, "pixels": 0, "cycles": 0}
         self.dump = None  # a callable(start_pc, end_pc, event) when list dumping is on
         self.origin = None  # set during a call that starts the GE: the call's entry time
+        self.clock_on = False  # the driver turns the GE's register clock off when idle: registers read 0
 
     # --- registers the firmware reads ---
     @property
@@ -52,7 +53,10 @@ class GeHardware:
         return self.timer is not None and self.now() < self.free_at
 
     def list_address(self) -> int:
-        """LISTADDR as the CPU would read it: where the run began while it is in flight."""
+        """LISTADDR as the CPU would read it: where the run began while it is in flight,
+        0 while the driver has the GE's register clock off (measured: gpu/displaylist/state)."""
+        if not self.clock_on:
+            return 0
         return self.run_start_pc if self.in_flight() else int(self.regs[R_LISTADDR])
 
     # --- control ---
@@ -86,7 +90,7 @@ class GeHardware:
         registers other than the ones it sets are left as they were. Returns the event."""
         regs = self.regs
         saved = regs[[R_LISTADDR, R_STALLADDR, R_EXEC, R_INTR]].copy()
-        regs[R_LISTADDR], regs[R_STALLADDR] = addr, 0
+        regs[R_LISTADDR], regs[R_STALLADDR], regs[R_INTR] = addr, 0, 0
         regs[R_EXEC] |= EXEC_RUNNING
         event = self._process()
         regs[[R_LISTADDR, R_STALLADDR, R_EXEC, R_INTR]] = saved

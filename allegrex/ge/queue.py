@@ -66,7 +66,8 @@ ID_MASK = 0x8C6E1400  # the driver's id mask (any value with bit 31 set keeps id
 SCRATCH = 0x08001100  # kernel scratch for the driver's FINISH/END stub list
 CONTEXT_WORDS = 512
 CONTEXT_HEADER = 17  # exec, list, stall, radr1-2, vadr, iadr, oadr0-2, 7 EDRAM/clock words
-EDRAM_FIELDS = (1, 0, 0, 0, 0, 0, 0)  # translation off (1 = disabled), refresh, clock
+BOOT_TRANSLATION = 0x400  # EDRAM address translation width the firmware boots with (gpu/ge/edram)
+INIT_LIST = SCRATCH + 0x100  # where the driver's boot list (every context command reset) runs
 
 # commands sceGeSaveContext stores as they stand (the driver's bitmap of context commands)
 def _bitmap_commands():
@@ -75,6 +76,10 @@ def _bitmap_commands():
 
 
 SAVED_COMMANDS = _bitmap_commands()
+# matrices in the order the driver saves them: index command, data command, values
+MATRIX_UPLOADS = (("BONEMATRIXNUMBER", "BONEMATRIXDATA", 96), ("WORLDMATRIXNUMBER", "WORLDMATRIXDATA", 12),
+                  ("VIEWMATRIXNUMBER", "VIEWMATRIXDATA", 12), ("PROJMATRIXNUMBER", "PROJMATRIXDATA", 16),
+                  ("TGENMATRIXNUMBER", "TGENMATRIXDATA", 12))
 
 
 def signed(value: int) -> int:
@@ -132,10 +137,21 @@ class GeQueue:
         self.waiters: list = []  # (thread, Wait, predicate)
         self.in_interrupt = False
         self.pending: list = []  # GE interrupts raised while a handler runs
-        self.edram_translation = 0
+        self.edram_translation = BOOT_TRANSLATION
         memory = kernel.memory
         memory.write_u32(SCRATCH, commands.OPS["FINISH"] << 24)
         memory.write_u32(SCRATCH + 4, commands.OPS["END"] << 24)
+        self._boot()
+
+    def _boot(self) -> None:
+        """The driver's start-up list: every context command and matrix value set to 0."""
+        words = [op << 24 for op in SAVED_COMMANDS]
+        for number, data, count in MATRIX_UPLOADS:
+            words += [OPS[number] << 24] + [OPS[data] << 24] * count
+        words += [OPS["PRIM"] << 24, OPS["END"] << 24]
+        for i, word in enumerate(words):
+            self.k.memory.write_u32(INIT_LIST + 4 * i, word)
+        self.hw.run_now(INIT_LIST)
 
     # --- time ---
     def now(self) -> float:
@@ -176,6 +192,7 @@ class GeQueue:
         self.hw.stop()
         self._load_registers(dl)
         self.running = dl
+        self.hw.clock_on = True
         self.hw.start()
 
     # --- enqueue / dequeue ---
@@ -358,6 +375,7 @@ class GeQueue:
         dl = self.active[0]
         if mode == 1:
             self.hw.stop()
+            self.hw.clock_on = False
             for each in self.lists:
                 each.signal, each.state, each.busy = SIG_NONE, NONE, False
             self.free = deque(self.lists)
@@ -640,13 +658,16 @@ class GeQueue:
         nxt = self.active[0] if self.active else None
         if nxt is None:
             hw.stop()
+            hw.clock_on = False
             self._set_draw_done()
         elif nxt.signal == SIG_PAUSE:
             nxt.state, nxt.signal = PAUSED, SIG_BREAK
             if nxt.cb_id >= 0:
                 yield (2 * nxt.cb_id, nxt.signal_data, self._handler_list(nxt.pc))
             return
-        elif nxt.state != PAUSED:
+        elif nxt.state == PAUSED:
+            hw.clock_on = False
+        else:
             nxt.state = RUNNING
             if nxt.ctx and not nxt.busy:
                 self.save_context(nxt.ctx, force=True)
@@ -667,25 +688,19 @@ class GeQueue:
             return -1
         st = self.hw.state
         regs, cmds = st.regs, st.cmds
+        edram = (0 if self.edram_translation else 1, self.edram_translation >> 1, 0, 0, 0, 0, 0)
         words = [int(regs[R_EXEC]) & ~1 if force else int(regs[R_EXEC]), self.hw.list_address(),
                  int(regs[R_STALLADDR]), int(regs[R_RADR1]), int(regs[R_RADR2]), int(regs[R_VADR]),
-                 int(regs[R_IADR]), int(regs[R_OADR]), int(regs[R_OADR1]), int(regs[R_OADR2]), *EDRAM_FIELDS]
+                 int(regs[R_IADR]), int(regs[R_OADR]), int(regs[R_OADR1]), int(regs[R_OADR2]), *edram]
         words += [int(cmds[op]) for op in SAVED_COMMANDS]
         clut = (int(cmds[OPS["CLUTADDR"]]) & 0xFFFFFF) | ((int(cmds[OPS["CLUTADDRUPPER"]]) << 8) & 0xFF000000)
         if _ge_valid(clut):
             words.append(int(cmds[OPS["LOADCLUT"]]))
-        for number, data, matrix in (("BONEMATRIXNUMBER", "BONEMATRIXDATA", range(8)),
-                                     ("WORLDMATRIXNUMBER", "WORLDMATRIXDATA", [8]),
-                                     ("VIEWMATRIXNUMBER", "VIEWMATRIXDATA", [9]),
-                                     ("PROJMATRIXNUMBER", "PROJMATRIXDATA", [10]),
-                                     ("TGENMATRIXNUMBER", "TGENMATRIXDATA", [11])):
+        for (number, data, count), first in zip(MATRIX_UPLOADS, (0, 8, 9, 10, 11)):
+            start = MATRIX_BY_ID[first][0]
             words.append(OPS[number] << 24)
-            for m in matrix:
-                start, size = MATRIX_BY_ID[m]
-                words += [(OPS[data] << 24) | w for w in st.matrix_words(start, size)]
-        for number in ("BONEMATRIXNUMBER", "WORLDMATRIXNUMBER", "VIEWMATRIXNUMBER", "PROJMATRIXNUMBER",
-                       "TGENMATRIXNUMBER"):
-            words.append(int(cmds[OPS[number]]))
+            words += [(OPS[data] << 24) | w for w in st.matrix_words(start, count)]
+        words += [int(cmds[OPS[number]]) for number, _data, _count in MATRIX_UPLOADS]
         words.append(OPS["END"] << 24)
         memory = self.k.memory
         for i, word in enumerate(words):
