@@ -15,7 +15,7 @@ GROUPS = ["cpu", "io", "sysmem", "rtc", "threads/threads", "threads/semaphores",
           "display", "ctrl", "threads/alarm", "threads/vtimers", "threads/fpl", "threads/vpl",
           "threads/msgpipe", "threads/tls", "threads/callbacks", "threads/mutex", "threads/mbx",
           "threads/k0", "threads/wakeup", "threads/events", "power", "dmac", "hash", "intr", "misc", "ccc", "mstick",
-          "utility/msgdialog", "utility/savedata", "utility/systemparam", "umd"]
+          "utility/msgdialog", "utility/savedata", "utility/systemparam", "umd", "gpu"]
 
 REQUIRED = {  # passing when written (`allegrex test`: 195 of the 215 programs of these groups)
     "ccc/convertstring", "cpu/cpu_alu/cpu_alu", "cpu/cpu_alu/cpu_branch", "cpu/cpu_alu/cpu_branch2", "cpu/exec/exec_addr",
@@ -68,6 +68,11 @@ REQUIRED = {  # passing when written (`allegrex test`: 195 of the 215 programs o
     "utility/savedata/secureversion",
     "utility/savedata/sizes", "utility/systemparam/systemparam",
     "umd/register", "umd/callbacks/umd",
+    # the GE driver (allegrex/ge/queue.py): lists, states, signals, callbacks, contexts
+    "gpu/callbacks/ge_callbacks", "gpu/displaylist/alignment", "gpu/displaylist/state", "gpu/ge/break",
+    "gpu/ge/context", "gpu/ge/edram", "gpu/ge/enqueueparam", "gpu/ge/get", "gpu/ge/queue",
+    "gpu/signals/continue", "gpu/signals/jumps", "gpu/signals/pause", "gpu/signals/pause2",
+    "gpu/signals/simple", "gpu/signals/suspend", "gpu/signals/sync",
 }
 
 # Programs that need more simulated time than the default: power/freq runs at 1-3 MHz,
