@@ -1,6 +1,9 @@
 """`allegrex test DIR [GLOB...]`: run conformance programs and compare their output with
 the real-hardware `.expected` files next to them (the pspautotests layout), printing a
-pass/fail table with the first differing line of each failure.
+pass/fail table with the first differing line of each failure. Programs that also have an
+`.expected.bmp` (a screenshot taken on a PSP where the program asks for one) get their
+frame buffer at that point compared pixel by pixel: the table shows the share of
+identical pixels and the largest difference of any colour channel.
 
 Each program runs in a fresh temporary memory stick (its folder copied to
 ms0:/PSP/GAME/<name>/, a scratch host0:/), so the checkout is never written to.
@@ -28,6 +31,31 @@ class Result:
     status: str  # pass, fail, error
     detail: str = ""
     seconds: float = 0.0
+    image: str = ""  # the screenshot comparison, when there is an .expected.bmp
+
+
+@dataclass
+class ImageMatch:
+    """How a captured frame compares with a recorded one (512 x 272, RGB)."""
+    identical: float  # share of pixels with every channel equal
+    max_difference: int  # largest difference of one channel anywhere
+
+    def __str__(self) -> str:
+        return f"{100 * self.identical:.2f}% max {self.max_difference}"
+
+
+def compare_image(rgba, bmp_path: str) -> ImageMatch | None:
+    """Compare a captured RGBA frame with a recorded screenshot; None if nothing was captured."""
+    import numpy as np
+    from PIL import Image
+    if rgba is None:
+        return None
+    want = np.asarray(Image.open(bmp_path).convert("RGB"), dtype=np.int16)
+    got = np.zeros_like(want)
+    h, w = min(want.shape[0], rgba.shape[0]), min(want.shape[1], rgba.shape[1])
+    got[:h, :w] = rgba[:h, :w, :3]
+    diff = np.abs(got - want)
+    return ImageMatch(float((diff.max(axis=2) == 0).mean()), int(diff.max()))
 
 
 def add_parser(subparsers):
@@ -88,6 +116,14 @@ def first_difference(got: list[str], want: list[str]) -> str:
 def run_one(prx: str, model="psp-2000", max_seconds=DEFAULT_MAX_SECONDS, timeout=DEFAULT_TIMEOUT,
             stderr=None) -> tuple[str, object]:
     """Run one test program in a scratch memory stick; returns (stdout text, Stop)."""
+    text, stop, _screenshot = run_program(prx, model, max_seconds, timeout, stderr)
+    return text, stop
+
+
+def run_program(prx: str, model="psp-2000", max_seconds=DEFAULT_MAX_SECONDS, timeout=DEFAULT_TIMEOUT,
+                stderr=None):
+    """Run one test program in a scratch memory stick; returns (stdout text, Stop, the
+    RGBA frame the program asked to be captured or None)."""
     from allegrex.commands.run import load_program
     out = io.StringIO()
     err = stderr if stderr is not None else io.StringIO()
@@ -105,7 +141,7 @@ def run_one(prx: str, model="psp-2000", max_seconds=DEFAULT_MAX_SECONDS, timeout
                              stdout=out, stderr=err)
         _, kernel = load_program(options.program_path, model, options)
         stop = kernel.run(max_seconds=max_seconds, timeout=timeout)
-    return out.getvalue(), stop
+    return out.getvalue(), stop, kernel.display.screenshot
 
 
 def run_tests(tests, root, model, max_seconds, timeout, verbose=False, stream=sys.stdout) -> list[Result]:
@@ -114,7 +150,7 @@ def run_tests(tests, root, model, max_seconds, timeout, verbose=False, stream=sy
         name = os.path.relpath(prx, root)[:-4] if os.path.isdir(root) else os.path.basename(prx)[:-4]
         start = time.monotonic()
         try:
-            got, stop = run_one(prx, model, max_seconds, timeout, sys.stderr if verbose else None)
+            got, stop, screenshot = run_program(prx, model, max_seconds, timeout, sys.stderr if verbose else None)
         except AllegrexError as exc:
             results.append(Result(name, "error", str(exc).splitlines()[0], time.monotonic() - start))
             print(f"  {results[-1].status:5s} {name}", file=stream, flush=True)
@@ -123,22 +159,31 @@ def run_tests(tests, root, model, max_seconds, timeout, verbose=False, stream=sy
             want = normalise(f.read())
         lines = normalise(got)
         elapsed = time.monotonic() - start
+        image = ""
+        if os.path.exists(prx[:-4] + ".expected.bmp"):
+            match = compare_image(screenshot, prx[:-4] + ".expected.bmp")
+            image = str(match) if match else "no screenshot"
         if lines == want:
-            results.append(Result(name, "pass", "", elapsed))
+            results.append(Result(name, "pass", "", elapsed, image))
         else:
             detail = first_difference(lines, want)
             if stop.kind not in ("exit", "threads-ended"):
                 detail += f" [{stop.kind}: {stop.message.splitlines()[0]}]"
-            results.append(Result(name, "fail", detail, elapsed))
+            results.append(Result(name, "fail", detail, elapsed, image))
         print(f"  {results[-1].status:5s} {name}", file=stream, flush=True)
     return results
 
 
 def print_table(results, stream=sys.stdout) -> None:
     width = max((len(r.name) for r in results), default=4)
-    print(f"\n{'test':{width}s}  result  seconds  first difference", file=stream)
-    for r in results:
-        print(f"{r.name:{width}s}  {r.status:6s}  {r.seconds:7.1f}  {r.detail}", file=stream)
+    if any(r.image for r in results):
+        print(f"\n{'test':{width}s}  result  seconds  {'screenshot':20s}  first difference", file=stream)
+        for r in results:
+            print(f"{r.name:{width}s}  {r.status:6s}  {r.seconds:7.1f}  {r.image:20s}  {r.detail}", file=stream)
+    else:
+        print(f"\n{'test':{width}s}  result  seconds  first difference", file=stream)
+        for r in results:
+            print(f"{r.name:{width}s}  {r.status:6s}  {r.seconds:7.1f}  {r.detail}", file=stream)
     passed = sum(r.status == "pass" for r in results)
     print(f"\n{passed}/{len(results)} passed", file=stream)
 

@@ -67,8 +67,14 @@ class GeHardware:
         self._execute(self._start_time(), cost.LIST_START)
 
     def set_stall(self, addr: int) -> None:
+        """A new stall address: a GE waiting at the old one goes on (once its run's time
+        has passed, if it is still in flight)."""
         self.regs[R_STALLADDR] = addr & ADDR_MASK
-        if self.stalled and self.regs[R_EXEC] & EXEC_RUNNING and self.timer is None:
+        if self.timer is None:
+            self._resume_if_unstalled()
+
+    def _resume_if_unstalled(self) -> None:
+        if self.stalled and self.regs[R_EXEC] & EXEC_RUNNING:
             if (self.regs[R_LISTADDR] & ADDR_MASK) != self.regs[R_STALLADDR]:
                 self.stalled = False
                 self._execute(self._start_time(), 0)
@@ -138,6 +144,7 @@ class GeHardware:
 
     def _stall_reached(self) -> None:
         self.timer = None
+        self._resume_if_unstalled()
 
     def _continue(self) -> None:
         self.timer = None
