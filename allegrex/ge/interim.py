@@ -82,7 +82,7 @@ def sample(mem, ram_size, cmds, clut, u, v, lod):
 @njit(cache=True)
 def combine(cmds, prim_rgba, tex_rgba):
     func = cmds[TEXFUNC] & 7
-    if func == 3:  # replace
+    if func != 0:  # everything but modulate: the texel as it is
         return tex_rgba
     out = np.uint32(0)
     for i in range(4):  # modulate

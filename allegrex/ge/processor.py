@@ -191,3 +191,40 @@ def run(mem, ram_size, regs, cmds, mtx, clut, keep, budget):
             regs[R_EXEC] &= ~EXEC_RUNNING
             regs[R_CYCLES] += cost.END
             return EV_END
+
+
+def _source_fingerprint() -> str:
+    """Digest of the sources numba compiles into `run` (every GE module, memory.py)."""
+    import hashlib
+    from pathlib import Path
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for f in sorted(here.glob("*.py")) + [here.parent / "memory.py"]:
+        digest.update(f.name.encode())
+        digest.update(f.read_bytes())
+    return digest.hexdigest()[:24]
+
+
+def _flush_stale_caches() -> None:
+    """numba's cache only watches each function's own file, and `run` is compiled with
+    the whole drawing path inside it: when any GE source changes, flush every GE
+    function's cached code (as interp.py does for the CPU loop)."""
+    import sys
+    from pathlib import Path
+    from numba.core.registry import CPUDispatcher
+    try:
+        stamp = Path(run._cache._cache_path) / "ge.sources"
+        current = _source_fingerprint()
+        if stamp.exists() and stamp.read_text() == current:
+            return
+        for name, module in list(sys.modules.items()):
+            if name.startswith("allegrex.ge.") and module is not None:
+                for value in vars(module).values():
+                    if isinstance(value, CPUDispatcher) and value.__module__ == name:
+                        value._cache.flush()
+        stamp.write_text(current)
+    except OSError:
+        pass  # read-only install: numba then recompiles as needed
+
+
+_flush_stale_caches()

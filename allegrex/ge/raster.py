@@ -40,6 +40,7 @@ RS_MINZ, RS_MAXZ, RS_DEPTHRANGE = 4, 5, 6
 RS_TEX, RS_TW, RS_TH, RS_PROJ, RS_LODMODE, RS_SLOPE = 7, 8, 9, 10, 11, 12
 RS_THROUGH, RS_GOURAUD, RS_FOG, RS_CLEAR, RS_ANTIALIAS = 13, 14, 15, 16, 17
 RS_SIZE = 20
+SAMPLE = 8  # where in its 16 sub-pixels a pixel is sampled (its centre)
 
 
 @njit(cache=True)
@@ -135,6 +136,7 @@ def triangle(mem, ram_size, regs, cmds, clut, rs, v0, v1, v2):
     if wsum <= 0.0:
         return
     recip = 1.0 / wsum
+    iwsum = c0 + c1 + c2
     flat_z = v0[S_Z] == v1[S_Z] and v0[S_Z] == v2[S_Z]
     if rs[RS_DEPTHRANGE] != 0.0 and flat_z and (v0[S_Z] < rs[RS_MINZ] or v0[S_Z] > rs[RS_MAXZ]):
         return
@@ -144,22 +146,24 @@ def triangle(mem, ram_size, regs, cmds, clut, rs, v0, v1, v2):
     flat_rgba = _pack(v2[S_R], v2[S_G], v2[S_B], v2[S_A])
     flat_spec = _pack(v2[S_SR], v2[S_SG], v2[S_SB], 0)
     for py in range(miny, maxy + 1):
-        sy = py * 16 + 7
+        sy = py * 16 + SAMPLE
         for px in range(minx, maxx + 1):
-            sx = px * 16 + 7
+            sx = px * 16 + SAMPLE
             w0 = a0 * sx + b0 * sy + c0
             w1 = a1 * sx + b1 * sy + c1
             w2 = a2 * sx + b2 * sy + c2
             if w0 + bias0 < 0 or w1 + bias1 < 0 or w2 + bias2 < 0:
                 continue
             f0, f1, f2 = w0 * recip, w1 * recip, w2 * recip
-            z = int(v2[S_Z]) if flat_z else int((w0 * v0[S_Z] + w1 * v1[S_Z] + w2 * v2[S_Z]) * recip)
-            if gouraud:
-                rgba = _pack(f0 * v0[S_R] + f1 * v1[S_R] + f2 * v2[S_R], f0 * v0[S_G] + f1 * v1[S_G] + f2 * v2[S_G],
-                             f0 * v0[S_B] + f1 * v1[S_B] + f2 * v2[S_B], f0 * v0[S_A] + f1 * v1[S_A] + f2 * v2[S_A])
-                spec = _pack(f0 * v0[S_SR] + f1 * v1[S_SR] + f2 * v2[S_SR],
-                             f0 * v0[S_SG] + f1 * v1[S_SG] + f2 * v2[S_SG],
-                             f0 * v0[S_SB] + f1 * v1[S_SB] + f2 * v2[S_SB], 0)
+            z = int(v2[S_Z]) if flat_z else _bary(w0, w1, w2, v0[S_Z], v1[S_Z], v2[S_Z], iwsum)
+            if gouraud:  # screen-space weights in integers: equal vertex colours stay exact
+                rgba = _pack(_bary(w0, w1, w2, v0[S_R], v1[S_R], v2[S_R], iwsum),
+                             _bary(w0, w1, w2, v0[S_G], v1[S_G], v2[S_G], iwsum),
+                             _bary(w0, w1, w2, v0[S_B], v1[S_B], v2[S_B], iwsum),
+                             _bary(w0, w1, w2, v0[S_A], v1[S_A], v2[S_A], iwsum))
+                spec = _pack(_bary(w0, w1, w2, v0[S_SR], v1[S_SR], v2[S_SR], iwsum),
+                             _bary(w0, w1, w2, v0[S_SG], v1[S_SG], v2[S_SG], iwsum),
+                             _bary(w0, w1, w2, v0[S_SB], v1[S_SB], v2[S_SB], iwsum), 0)
             else:
                 rgba, spec = flat_rgba, flat_spec
             fog = 1.0
@@ -168,7 +172,7 @@ def triangle(mem, ram_size, regs, cmds, clut, rs, v0, v1, v2):
             s = t = lod = 0.0
             if tex:
                 # the level of detail is measured per 2x2 quad, as the GE does
-                qx, qy = (px & ~1) * 16 + 7, (py & ~1) * 16 + 7
+                qx, qy = (px & ~1) * 16 + SAMPLE, (py & ~1) * 16 + SAMPLE
                 s, t, w = _tri_st(v0, v1, v2, q0, q1, q2, rs, a0 * qx + b0 * qy + c0, a1 * qx + b1 * qy + c1,
                                   a2 * qx + b2 * qy + c2, recip)
                 sdx, _tdx, _w = _tri_st(v0, v1, v2, q0, q1, q2, rs, a0 * (qx + 16) + b0 * qy + c0,
@@ -178,6 +182,11 @@ def triangle(mem, ram_size, regs, cmds, clut, rs, v0, v1, v2):
                 lod = _lod(rs, sdx - s, tdy - t, w)
                 s, t, w = _tri_st(v0, v1, v2, q0, q1, q2, rs, w0, w1, w2, recip)
             _write(mem, ram_size, regs, cmds, clut, rs, px, py, z, rgba, spec, fog, s, t, lod)
+
+
+@njit(cache=True)
+def _bary(w0, w1, w2, a, b, c, wsum):
+    return (w0 * int(a) + w1 * int(b) + w2 * int(c)) // wsum
 
 
 @njit(cache=True)
@@ -266,53 +275,49 @@ def point(mem, ram_size, regs, cmds, clut, rs, v0):
 
 @njit(cache=True)
 def line(mem, ram_size, regs, cmds, clut, rs, v0, v1):
-    """A line stepped one pixel at a time along its longer axis from v0 (v1's end pixel
-    is not drawn); colour interpolates with Gouraud shading, else v1's."""
-    ax, ay, az = int(v0[S_X]), int(v0[S_Y]), v0[S_Z]
-    bx, by, bz = int(v1[S_X]), int(v1[S_Y]), v1[S_Z]
-    dx, dy, dz = bx - ax, by - ay, bz - az
-    steps = abs(dy) // 16 if abs(dx) < abs(dy) else abs(dx) // 16
-    if steps == 0:
+    """A line: along its longer axis, the pixels whose centres lie from v0 up to (not
+    including) v1; the other coordinate, colour (Gouraud, else v1's), depth and texture
+    coordinates at each centre (MEASURED: gpu/primitives/lines draws 9.375..11.25 as
+    pixels 9 and 10, and 24..22 as 23 and 22)."""
+    ax, ay, bx, by = v0[S_X], v0[S_Y], v1[S_X], v1[S_Y]
+    x_major = abs(bx - ax) >= abs(by - ay)
+    a, b = (ax, bx) if x_major else (ay, by)
+    if a == b:
         return
-    if -16 <= dx < 0:
-        dx += 1
-    if -16 <= dy < 0:
-        dy += 1
-    xinc, yinc, zinc = dx / steps, dy / steps, dz / steps
+    if b > a:
+        first, last, step = -((8 - int(a)) // 16), -((8 - int(b)) // 16) - 1, 1  # centres in [a, b)
+    else:
+        first, last, step = (int(a) - 8) // 16, (int(b) - 8) // 16 + 1, -1  # centres in (b, a]
     gouraud = rs[RS_GOURAUD] != 0.0
-    x = float(ax - 1 if ax > bx else ax)
-    y = float(ay - 1 if ay > by else ay)
-    z = az
-    for i in range(steps):
-        px, py = int(x) // 16, int(y) // 16
-        if rs[RS_X1] <= px <= rs[RS_X2] and rs[RS_Y1] <= py <= rs[RS_Y2] and x >= 0 and y >= 0:
-            f1 = i / steps
-            f0 = 1.0 - f1
-            if gouraud:  # integer steps, as the GE divides
-                rgba = _pack(_mix(v0[S_R], v1[S_R], i, steps), _mix(v0[S_G], v1[S_G], i, steps),
-                             _mix(v0[S_B], v1[S_B], i, steps), _mix(v0[S_A], v1[S_A], i, steps))
-                spec = _pack(_mix(v0[S_SR], v1[S_SR], i, steps), _mix(v0[S_SG], v1[S_SG], i, steps),
-                             _mix(v0[S_SB], v1[S_SB], i, steps), 0)
-            else:
-                rgba = _pack(v1[S_R], v1[S_G], v1[S_B], v1[S_A])
-                spec = _pack(v1[S_SR], v1[S_SG], v1[S_SB], 0)
-            fog = v0[S_FOG] * f0 + v1[S_FOG] * f1 if rs[RS_FOG] != 0.0 else 1.0
-            s, t, lod = 0.0, 0.0, 0.0
-            if rs[RS_TEX] != 0.0:
-                s, t, w = _line_st(v0, v1, rs, f0)
-                s1, t1, _w = _line_st(v0, v1, rs, 1.0 - (i + 1) / steps)
-                ds = 0.0 if xinc == 0.0 else (s1 - s) * 16.0 / xinc
-                dt = 0.0 if yinc == 0.0 else (t1 - t) * 16.0 / yinc
-                lod = _lod(rs, ds, dt, w)
-            _write(mem, ram_size, regs, cmds, clut, rs, px, py, int(z), rgba, spec, fog, s, t, lod)
-        x += xinc
-        y += yinc
-        z += zinc
+    flat_rgba = _pack(v1[S_R], v1[S_G], v1[S_B], v1[S_A])
+    flat_spec = _pack(v1[S_SR], v1[S_SG], v1[S_SB], 0)
+    for p in range(first, last + step, step):
+        t = (p * 16 + 8 - a) / (b - a)
+        minor = (ay + (by - ay) * t) if x_major else (ax + (bx - ax) * t)
+        q = int(np.floor(minor / 16.0))
+        px, py = (p, q) if x_major else (q, p)
+        if not (rs[RS_X1] <= px <= rs[RS_X2] and rs[RS_Y1] <= py <= rs[RS_Y2]):
+            continue
+        rgba, spec = flat_rgba, flat_spec
+        if gouraud:
+            rgba = _pack(_lerp(v0[S_R], v1[S_R], t), _lerp(v0[S_G], v1[S_G], t), _lerp(v0[S_B], v1[S_B], t),
+                         _lerp(v0[S_A], v1[S_A], t))
+            spec = _pack(_lerp(v0[S_SR], v1[S_SR], t), _lerp(v0[S_SG], v1[S_SG], t),
+                         _lerp(v0[S_SB], v1[S_SB], t), 0)
+        fog = _lerp(v0[S_FOG], v1[S_FOG], t) if rs[RS_FOG] != 0.0 else 1.0
+        z = int(_lerp(v0[S_Z], v1[S_Z], t))
+        s = tt = lod = 0.0
+        if rs[RS_TEX] != 0.0:
+            s, tt, w = _line_st(v0, v1, rs, 1.0 - t)
+            t1 = t + 16.0 / abs(b - a)
+            s1, tt1, _w = _line_st(v0, v1, rs, 1.0 - t1)
+            lod = _lod(rs, (s1 - s) if x_major else 0.0, (tt1 - tt) if not x_major else 0.0, w)
+        _write(mem, ram_size, regs, cmds, clut, rs, px, py, z, rgba, spec, fog, s, tt, lod)
 
 
 @njit(cache=True)
-def _mix(a, b, i, steps):
-    return (int(a) * (steps - i) + int(b) * i) // steps
+def _lerp(a, b, t):
+    return a + (b - a) * t
 
 
 @njit(cache=True)
