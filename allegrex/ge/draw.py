@@ -38,7 +38,7 @@ ANTIALIASENABLE, TEXTUREMAPENABLE, FOGENABLE, DITHERENABLE = (OPS["ANTIALIASENAB
 TEXSIZE0 = OPS["TEXSIZE0"]
 WARN_VERTICES = 1  # regs[R_WARN]: a draw read vertices or indices outside memory (it is skipped)
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def vertex_cost(cmds, vtype):
     c = cost.VERTEX
     if cmds[LIGHTINGENABLE] & 1:
@@ -54,14 +54,14 @@ def vertex_cost(cmds, vtype):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _cull_type(cmds):
     if not cmds[CULLFACEENABLE] & 1 or cmds[CLEARMODE] & 1:
         return CULL_OFF
     return CULL_CCW if cmds[CULL] & 1 else CULL_CW
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _warn(regs, code, addr):
     if regs[R_WARN] == 0:
         regs[R_WARN] = code
@@ -69,7 +69,7 @@ def _warn(regs, code, addr):
         regs[R_WARN_ADDR] = addr
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _consume(regs, vtype, lay, count):
     """The vertex and index addresses a draw of `count` vertices reads from; the GE's
     VADR (or IADR when indexed) moves past them."""
@@ -82,7 +82,7 @@ def _consume(regs, vtype, lay, count):
     return vaddr, iaddr
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def primitive(mem, ram_size, regs, cmds, mtx, clut, keep, count, ptype):
     """PRIM: decode, transform and draw `count` vertices as primitives of `ptype`."""
     vtype = cmds[VERTEXTYPE] & 0xFFFFFF
@@ -111,7 +111,7 @@ def primitive(mem, ram_size, regs, cmds, mtx, clut, keep, count, ptype):
     assemble(mem, ram_size, regs, cmds, clut, keep, xf, rs, verts, count, ptype, False)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def assemble(mem, ram_size, regs, cmds, clut, keep, xf, rs, verts, count, ptype, immediate):
     """Turn screen vertices into primitives, continuing the kept ones (keep, R_KEEP_COUNT)."""
     cull = _cull_type(cmds)
@@ -191,7 +191,7 @@ def assemble(mem, ram_size, regs, cmds, clut, keep, xf, rs, verts, count, ptype,
     regs[R_KEEP_COUNT] = k
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _strip_triangle(mem, ram_size, regs, cmds, clut, xf, rs, cull, keep, k, provoking):
     """Strips and fans alternate their winding: every other triangle flips the cull side."""
     wind = (k - 1) % 2
@@ -201,7 +201,7 @@ def _strip_triangle(mem, ram_size, regs, cmds, clut, xf, rs, cull, keep, k, prov
     _send_triangle(mem, ram_size, regs, cmds, clut, xf, rs, c, keep[0], keep[1], keep[2], provoking)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _send_triangle(mem, ram_size, regs, cmds, clut, xf, rs, cull, v0, v1, v2, provoking):
     pv = v0 if provoking == 0 else (v1 if provoking == 1 else v2)
     if cull == CULL_OFF:
@@ -213,7 +213,7 @@ def _send_triangle(mem, ram_size, regs, cmds, clut, xf, rs, cull, v0, v1, v2, pr
         _clip_triangle(mem, ram_size, regs, cmds, clut, xf, rs, v0, v1, v2, pv)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _outside_z(v):
     """+1 / -1 when z/w is beyond the far / near plane (with the GE's small tolerance), else 0."""
     z = v[S_CZ] / v[S_W]
@@ -224,7 +224,7 @@ def _outside_z(v):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _depth_rejects(cmds, pos, neg, n):
     """With depth clamp off one vertex beyond near/far drops the primitive; with it on all
     of them must be beyond the same plane."""
@@ -233,7 +233,7 @@ def _depth_rejects(cmds, pos, neg, n):
     return pos >= n or neg >= n
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _with_flat_color(rs, v, pv):
     if rs[raster.RS_GOURAUD] != 0.0:
         return v
@@ -243,7 +243,7 @@ def _with_flat_color(rs, v, pv):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _clip_triangle(mem, ram_size, regs, cmds, clut, xf, rs, v0, v1, v2, pv):
     if rs[raster.RS_THROUGH] == 0.0:
         if v0[S_OUT] != 0.0 or v1[S_OUT] != 0.0 or v2[S_OUT] != 0.0:
@@ -263,7 +263,7 @@ def _clip_triangle(mem, ram_size, regs, cmds, clut, xf, rs, v0, v1, v2, pv):
     raster.triangle(mem, ram_size, regs, cmds, clut, rs, v0, v1, _with_flat_color(rs, v2, pv))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _lerp(cmds, xf, a, b, t, out):
     """The vertex at t from a to b (attributes and clip coordinates), re-projected."""
     for i in range(S_SIZE):
@@ -271,7 +271,7 @@ def _lerp(cmds, xf, a, b, t, out):
     geometry.to_screen(cmds, xf, out)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _near_clip(mem, ram_size, regs, cmds, clut, xf, rs, v0, v1, v2, pv):
     """Clip against z + w >= 0 (the only plane the GE clips) and fan out the polygon."""
     poly = np.zeros((4, S_SIZE), dtype=np.float64)
@@ -298,7 +298,7 @@ def _near_clip(mem, ram_size, regs, cmds, clut, xf, rs, v0, v1, v2, pv):
         raster.triangle(mem, ram_size, regs, cmds, clut, rs, t0, t1, _with_flat_color(rs, t2, pv))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _line(mem, ram_size, regs, cmds, clut, xf, rs, v0, v1):
     if rs[raster.RS_THROUGH] != 0.0:
         raster.line(mem, ram_size, regs, cmds, clut, rs, v0, v1)
@@ -320,14 +320,14 @@ def _line(mem, ram_size, regs, cmds, clut, xf, rs, v0, v1):
         raster.line(mem, ram_size, regs, cmds, clut, rs, a, b)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _point(mem, ram_size, regs, cmds, clut, rs, v0):
     if rs[raster.RS_THROUGH] == 0.0 and v0[S_OUT] != 0.0:
         return
     raster.point(mem, ram_size, regs, cmds, clut, rs, v0)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _rectangle(mem, ram_size, regs, cmds, clut, xf, rs, v0, v1):
     if rs[raster.RS_THROUGH] == 0.0:
         if v0[S_OUT] != 0.0 or v1[S_OUT] != 0.0:
@@ -338,7 +338,7 @@ def _rectangle(mem, ram_size, regs, cmds, clut, xf, rs, v0, v1):
     raster.rectangle(mem, ram_size, regs, cmds, clut, rs, v0, v1)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def bounding_box(mem, ram_size, regs, cmds, mtx, count):
     """BOUNDINGBOX: set the 'inside' flag BJUMP reads when some part of the `count` points
     can be on screen: the test fails only when every point is beyond the same side of the
@@ -361,7 +361,7 @@ def bounding_box(mem, ram_size, regs, cmds, mtx, count):
         regs[R_EXEC] |= EXEC_BBOX_INSIDE
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _box_inside(mem, ram_size, regs, cmds, mtx, vtype, lay, vaddr, iaddr, first, tested):
     xf = geometry.setup(cmds, mtx)
     ox, oy = (cmds[OFFSETX] & 0xFFFF) / 16.0, (cmds[OFFSETY] & 0xFFFF) / 16.0
@@ -402,7 +402,7 @@ def _box_inside(mem, ram_size, regs, cmds, mtx, vtype, lay, vaddr, iaddr, first,
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def patch(mem, ram_size, regs, cmds, mtx, clut, keep, spline, arg):
     """BEZIER/SPLINE: the control points are consumed (VADR/IADR advance by u x v).
     Tessellation comes from curves.py (ge-pixels); until it is merged, patches are not
@@ -413,7 +413,7 @@ def patch(mem, ram_size, regs, cmds, mtx, clut, keep, spline, arg):
     regs[R_CYCLES] += count * vertex_cost(cmds, vtype)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def immediate_vertex(mem, ram_size, regs, cmds, mtx, clut, keep, arg):
     """VAP: one vertex from the VSC*/VTC*/VCV/VFC/VSCV registers and this alpha; a new
     primitive type starts a primitive (its flags override antialiasing, shading, culling,

@@ -57,7 +57,7 @@ X_UVSCALE = 58  # 4: u scale, v scale, u offset, v offset
 X_SIZE = 64
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def f24(word):
     """The float a command word's 24-bit argument holds."""
     bits = np.zeros(1, dtype=np.uint32)
@@ -65,7 +65,7 @@ def f24(word):
     return np.float64(bits.view(np.float32)[0])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _mat43(mtx, start, out, o):
     """A 4x3 upload-order matrix as a 4x4 (row-major, column vectors) at out[o:o+16]."""
     for r in range(3):
@@ -74,7 +74,7 @@ def _mat43(mtx, start, out, o):
     out[o + 12], out[o + 13], out[o + 14], out[o + 15] = 0.0, 0.0, 0.0, 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _mul44(a, ao, b, bo, out, o):
     """out = A x B (4x4, row-major)."""
     tmp = np.zeros(16, dtype=np.float64)
@@ -88,7 +88,7 @@ def _mul44(a, ao, b, bo, out, o):
         out[o + i] = tmp[i]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def setup(cmds, mtx):
     """Matrices and viewport figures for one draw."""
     x = np.zeros(X_SIZE, dtype=np.float64)
@@ -114,12 +114,12 @@ def setup(cmds, mtx):
     return x
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _apply(m, o, x, y, z, w, r):
     return m[o + r * 4] * x + m[o + r * 4 + 1] * y + m[o + r * 4 + 2] * z + m[o + r * 4 + 3] * w
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def to_screen(cmds, xf, sv):
     """Screen position of sv's clip coordinates (viewport, offset, GE rounding); sets S_OUT."""
     w = sv[S_W]
@@ -128,8 +128,9 @@ def to_screen(cmds, xf, sv):
     sz = sv[S_CZ] * xf[X_SCALE + 2] / w + xf[X_CENTER + 2]
     outside = False
     if cmds[DEPTHCLIPENABLE] & 1:
-        # depth clamp: the range check only applies in front of the near plane
-        if sv[S_CZ] > -w and (sx >= SCREEN_BOUND or sy >= SCREEN_BOUND or sx < 0 or sy < 0):
+        # depth clamp: the range check applies on or in front of the near plane
+        # (MEASURED: gpu/clipping/guardband drops x = -1 px at z = -w)
+        if sv[S_CZ] >= -w and (sx >= SCREEN_BOUND or sy >= SCREEN_BOUND or sx < 0 or sy < 0):
             outside = True
         sz = min(65535.0, max(0.0, sz))
     elif sx > SCREEN_BOUND or sy >= SCREEN_BOUND or sx < 0 or sy < 0 or sz < 0.0 or sz >= 65536.0:
@@ -143,13 +144,13 @@ def to_screen(cmds, xf, sv):
     sv[S_OUT] = 1.0 if outside else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def pack_rgba(r, g, b, a):
     return (np.uint32(min(255, max(0, int(r)))) | (np.uint32(min(255, max(0, int(g)))) << np.uint32(8))
             | (np.uint32(min(255, max(0, int(b)))) << np.uint32(16)) | (np.uint32(min(255, max(0, int(a)))) << np.uint32(24)))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def transform(cmds, mtx, xf, vtype, v, sv):
     """Screen vertex sv from decoded vertex v (transform or through mode)."""
     for i in range(S_SIZE):
@@ -201,7 +202,7 @@ def transform(cmds, mtx, xf, vtype, v, sv):
             sv[S_SR + i] = (secondary >> np.uint32(8 * i)) & np.uint32(0xFF)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _texcoords(cmds, mtx, xf, v, sv, nx, ny, nz, wnx, wny, wnz):
     mode = cmds[TEXMAPMODE] & 3
     sv[S_Q] = 1.0

@@ -21,7 +21,7 @@ ZTESTENABLE, ZTEST, ZWRITEDISABLE = 0x23, 0xDE, 0xE7
 VRAM = 0x04000000
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def load_clut(mem, ram_size, cmds, clut):
     addr = (cmds[CLUTADDR] & 0xFFFFF0) | ((cmds[CLUTADDRUPPER] << 8) & 0x0F000000)
     size = min(1024, (cmds[LOADCLUT] & 0x3F) * 32)
@@ -31,12 +31,12 @@ def load_clut(mem, ram_size, cmds, clut):
             clut[i] = mem[off]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _u16(mem, off):
     return np.int64(mem[off]) | (np.int64(mem[off + 1]) << 8)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _expand16(c, fmt):
     if fmt == 0:
         r, g, b = c & 0x1F, (c >> 5) & 0x3F, (c >> 11) & 0x1F
@@ -48,7 +48,7 @@ def _expand16(c, fmt):
     return ((c & 0xF) * 17) | (((c >> 4) & 0xF) * 17 << 8) | (((c >> 8) & 0xF) * 17 << 16) | ((c >> 12) * 17 << 24)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sample(mem, ram_size, cmds, clut, u, v, lod):
     fmt = cmds[TEXFORMAT] & 0xF
     w = 1 << (cmds[TEXSIZE0] & 0xF)
@@ -79,7 +79,7 @@ def sample(mem, ram_size, cmds, clut, u, v, lod):
     return np.uint32(_expand16(_u16(mem, off), fmt))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def combine(cmds, prim_rgba, tex_rgba):
     func = cmds[TEXFUNC] & 7
     if func != 0:  # everything but modulate: the texel as it is
@@ -92,12 +92,12 @@ def combine(cmds, prim_rgba, tex_rgba):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def light_vertex(cmds, pos, normal, color):
     return np.uint32(color), np.uint32(0)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _depth_pass(func, z, old):
     if func == 0:
         return False
@@ -116,7 +116,7 @@ def _depth_pass(func, z, old):
     return z >= old
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def process(mem, ram_size, cmds, x, y, z, rgba, spec_rgb, fog):
     clear = cmds[CLEARMODE] & 1
     zstride = cmds[ZBUFWIDTH] & 0x7FC

@@ -64,13 +64,13 @@ for _data, _index, _start, _size, _mask in ((BONEMATRIXDATA, BONEMATRIXNUMBER, B
     MATRIX_INDEX_OP[_data], MATRIX_START[_data], MATRIX_SIZE[_data], MATRIX_INDEX_MASK[_data] = _index, _start, _size, _mask
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def relative(cmds, regs, arg):
     """An address argument made absolute: BASE's high bits, plus the offset register."""
     return ((((np.int64(cmds[BASE]) << 8) & 0x0F000000) | arg) + regs[R_OADR]) & ADDR_MASK
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _fail(regs, error, pc, addr):
     regs[R_ERROR] = error
     regs[R_ERROR_PC] = pc
@@ -78,12 +78,12 @@ def _fail(regs, error, pc, addr):
     return EV_ERROR
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _valid(target, ram_size):
     return translate(target, 4, ram_size) >= 0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _matrix_data(cmds, mtx_bits, num_op, word, start, size, index_mask):
     """Store one matrix value at the upload index and advance it (the index wraps at
     its field width: 16 for the 4-bit ones, so a 4x3 matrix ignores indices 12-15)."""
@@ -93,7 +93,7 @@ def _matrix_data(cmds, mtx_bits, num_op, word, start, size, index_mask):
     cmds[num_op] = (num_op << 24) | ((index + 1) & index_mask)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def run(mem, ram_size, regs, cmds, mtx, clut, keep, budget):
     """Execute from regs[R_LISTADDR] until an event (EV_*); at most `budget` commands."""
     mem32 = mem.view(np.uint32)

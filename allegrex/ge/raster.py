@@ -43,7 +43,7 @@ RS_SIZE = 20
 SAMPLE = 8  # where in its 16 sub-pixels a pixel is sampled (its centre)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def setup(cmds):
     rs = np.zeros(RS_SIZE, dtype=np.float64)
     rs[RS_X1] = cmds[SCISSOR1] & 0x3FF
@@ -69,7 +69,7 @@ def setup(cmds):
     return rs
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def tex_log2(value):
     """The GE's log2: float exponent plus the top 4 mantissa bits as a fraction (1/16 steps)."""
     bits = np.zeros(1, dtype=np.float32)
@@ -78,13 +78,13 @@ def tex_log2(value):
     return (((u >> 19) & 0xFFF) - 127 * 16) / 16.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _pack(r, g, b, a):
     return (np.uint32(min(255, max(0, int(r)))) | (np.uint32(min(255, max(0, int(g)))) << np.uint32(8))
             | (np.uint32(min(255, max(0, int(b)))) << np.uint32(16)) | (np.uint32(min(255, max(0, int(a)))) << np.uint32(24)))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _write(mem, ram_size, regs, cmds, clut, rs, x, y, z, rgba, spec, fog, s, t, lod):
     """Texture (if on) and hand one pixel to the fragment stage."""
     if rs[RS_DEPTHRANGE] != 0.0 and (z < rs[RS_MINZ] or z > rs[RS_MAXZ]):
@@ -96,14 +96,14 @@ def _write(mem, ram_size, regs, cmds, clut, rs, x, y, z, rgba, spec, fog, s, t, 
         regs[R_PIXELS] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _lod(rs, ds, dt, w):
     if rs[RS_LODMODE] == 2:
         return tex_log2(2.0 * w * rs[RS_SLOPE])
     return tex_log2(max(abs(ds * rs[RS_TW]), abs(dt * rs[RS_TH])))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _right_or_flat_bottom(vx, vy, ax, ay, bx, by):
     """Is the edge a-b a right edge (the third vertex v left of it) or a flat bottom?"""
     if ay == by:
@@ -111,7 +111,7 @@ def _right_or_flat_bottom(vx, vy, ax, ay, bx, by):
     return vx < ax + (bx - ax) * (vy - ay) / (by - ay)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def triangle(mem, ram_size, regs, cmds, clut, rs, v0, v1, v2):
     """Draw a counter-clockwise triangle (clockwise ones cover no pixel)."""
     x0, y0, x1, y1, x2, y2 = int(v0[S_X]), int(v0[S_Y]), int(v1[S_X]), int(v1[S_Y]), int(v2[S_X]), int(v2[S_Y])
@@ -184,12 +184,12 @@ def triangle(mem, ram_size, regs, cmds, clut, rs, v0, v1, v2):
             _write(mem, ram_size, regs, cmds, clut, rs, px, py, z, rgba, spec, fog, s, t, lod)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _bary(w0, w1, w2, a, b, c, wsum):
     return (w0 * int(a) + w1 * int(b) + w2 * int(c)) // wsum
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _tri_st(v0, v1, v2, q0, q1, q2, rs, w0, w1, w2, recip):
     """Texture coordinates (level-0 normalized) and w at barycentric weights w0..w2."""
     if rs[RS_THROUGH] != 0.0:
@@ -210,7 +210,7 @@ def _tri_st(v0, v1, v2, q0, q1, q2, rs, w0, w1, w2, recip):
     return s, t, w
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def rectangle(mem, ram_size, regs, cmds, clut, rs, v0, v1):
     """A sprite: the axis-aligned rectangle between two corners, coloured by v1. A pixel
     is drawn when its sample point lies within [x1 - 1/16, x2 - 1/16]; texture
@@ -258,7 +258,7 @@ def rectangle(mem, ram_size, regs, cmds, clut, rs, v0, v1):
             _write(mem, ram_size, regs, cmds, clut, rs, px, py, z, rgba, spec, fog, s, t, lod)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def point(mem, ram_size, regs, cmds, clut, rs, v0):
     px, py = int(v0[S_X]) >> 4, int(v0[S_Y]) >> 4
     if px < rs[RS_X1] or px > rs[RS_X2] or py < rs[RS_Y1] or py > rs[RS_Y2]:
@@ -273,7 +273,7 @@ def point(mem, ram_size, regs, cmds, clut, rs, v0):
            _pack(v0[S_SR], v0[S_SG], v0[S_SB], 0), v0[S_FOG] if rs[RS_FOG] != 0.0 else 1.0, s, t, lod)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def line(mem, ram_size, regs, cmds, clut, rs, v0, v1):
     """A line: along its longer axis, the pixels whose centres lie from v0 up to (not
     including) v1; the other coordinate, colour (Gouraud, else v1's), depth and texture
@@ -315,12 +315,12 @@ def line(mem, ram_size, regs, cmds, clut, rs, v0, v1):
         _write(mem, ram_size, regs, cmds, clut, rs, px, py, z, rgba, spec, fog, s, tt, lod)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _lerp(a, b, t):
     return a + (b - a) * t
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _line_st(v0, v1, rs, p):
     """Texture coordinates at fraction p of v0 (p = 1 at v0)."""
     if rs[RS_THROUGH] != 0.0:

@@ -23,18 +23,18 @@ WARN_TRANSFER = 2  # regs[R_WARN]: a block transfer touched memory outside every
 CHUNK = 64
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _stride(word):
     s = word & 0x7F8
     return 0 if s > 0x400 else s
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _address(lo, hi):
     return (lo & 0xFFFFF0) | ((hi & 0xFF0000) << 8)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _wrap(addr):
     """GE addresses past the VRAM window wrap to its start."""
     addr &= 0xFFFFFFFF
@@ -43,7 +43,7 @@ def _wrap(addr):
     return addr
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def block_transfer(mem, ram_size, regs, cmds, bpp32):
     bpp = 4 if bpp32 else 2
     src_base = _address(cmds[TRANSFERSRC], cmds[TRANSFERSRCW])
@@ -76,7 +76,7 @@ def block_transfer(mem, ram_size, regs, cmds, bpp32):
                     mem[off] = chunk[i]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _warn(regs, addr):
     if regs[R_WARN] == 0:
         regs[R_WARN] = WARN_TRANSFER

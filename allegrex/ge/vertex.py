@@ -43,19 +43,19 @@ L_STRIDE, L_ONE, L_WEIGHT, L_TC, L_COLOR, L_NORMAL, L_POS, L_ALIGN = 0, 1, 2, 3,
 L_SIZE = 8
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def fields(vtype):
     """(tc, color, normal, pos, weight, index, weights, morphs, through) codes of a VERTEXTYPE."""
     return (vtype & 3, (vtype >> 2) & 7, (vtype >> 5) & 3, (vtype >> 7) & 3, (vtype >> 9) & 3,
             (vtype >> 11) & 3, ((vtype >> 14) & 7) + 1, ((vtype >> 18) & 7) + 1, (vtype >> 23) & 1)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _align(n, a):
     return (n + a - 1) & ~(a - 1) if a > 1 else n
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def layout(vtype):
     """Byte offsets of each element, the size of one morph target and the vertex stride."""
     tc, col, nrm, pos, wt, _idx, nweights, morphs, _through = fields(vtype)
@@ -92,31 +92,31 @@ def layout(vtype):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _s8(mem, off):
     v = np.int64(mem[off])
     return v - 256 if v >= 128 else v
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _u16(mem, off):
     return np.int64(mem[off]) | (np.int64(mem[off + 1]) << 8)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _s16(mem, off):
     v = _u16(mem, off)
     return v - 65536 if v >= 32768 else v
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _f32(mem, off):
     bits = np.uint32(np.int64(mem[off]) | (np.int64(mem[off + 1]) << 8) | (np.int64(mem[off + 2]) << 16)
                      | (np.int64(mem[off + 3]) << 24))
     return np.float64(np.array([bits], dtype=np.uint32).view(np.float32)[0])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _scalar(mem, off, code, scale8, scale16, signed):
     """One element of format code 1 (8-bit), 2 (16-bit) or 3 (float)."""
     if code == 1:
@@ -129,7 +129,7 @@ def _scalar(mem, off, code, scale8, scale16, signed):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _color(mem, off, code, rgba):
     """Expand a 565/5551/4444/8888 colour to 0-255 components (bit replication)."""
     if code == 7:
@@ -148,7 +148,7 @@ def _color(mem, off, code, rgba):
         rgba[0], rgba[1], rgba[2], rgba[3] = (c & 0xF) * 17, ((c >> 4) & 0xF) * 17, ((c >> 8) & 0xF) * 17, (c >> 12) * 17
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def morph_weights(cmds, morphs):
     w = np.zeros(8, dtype=np.float64)
     bits = np.zeros(1, dtype=np.uint32)
@@ -158,7 +158,7 @@ def morph_weights(cmds, morphs):
     return w
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def decode(mem, ram_size, mtx, vtype, lay, mweights, addr, out):
     """Decode the vertex at guest `addr` into out[V_*]; False if it lies outside memory."""
     tc, col, nrm, pos, wt, _idx, nweights, morphs, through = fields(vtype)
@@ -220,7 +220,7 @@ def decode(mem, ram_size, mtx, vtype, lay, mweights, addr, out):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _skin(mem, base, mtx, wt, nweights, out, has_normal):
     """Blend the bone matrices by the vertex's weights and apply them to position and normal."""
     m = np.zeros(12, dtype=np.float64)
@@ -238,7 +238,7 @@ def _skin(mem, base, mtx, wt, nweights, out, has_normal):
             out[V_NX + r] = m[r] * nx + m[3 + r] * ny + m[6 + r] * nz
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def index_at(mem, ram_size, vtype, iaddr, i):
     """Vertex number i of an indexed draw (8/16/32-bit indices), or -1 outside memory."""
     code = (vtype >> 11) & 3
