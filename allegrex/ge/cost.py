@@ -20,7 +20,7 @@ BOUNDINGBOX_VERTEX = 16  # MEASURED by PPSSPP on a PSP: 22 ticks of its 222 MHz 
 PRIMITIVE = 8  # ESTIMATE: triangle/line setup
 PIXEL_QUADS = 4  # ESTIMATE: pixels written per GE cycle (664 Mpixel/s published fill rate / 166 MHz)
 PIXEL_TEXTURED = 1  # ESTIMATE: extra cycles per textured pixel (texel fetch)
-TRANSFER_BYTES = 8  # ESTIMATE: bytes moved per GE cycle by a block transfer
+TRANSFER_CYCLES_PER_16_BYTES = 19  # ESTIMATE: PPSSPP's 1.6 ticks of 222 MHz per byte (1.2 GE cycles)
 CLUT_BYTES = 8  # ESTIMATE: bytes of CLUT loaded per GE cycle
 
 

@@ -53,7 +53,7 @@ def block_transfer(mem, ram_size, regs, cmds, bpp32):
     dx, dy = cmds[TRANSFERDSTPOS] & 0x3FF, (cmds[TRANSFERDSTPOS] >> 10) & 0x3FF
     width, height = (cmds[TRANSFERSIZE] & 0x3FF) + 1, ((cmds[TRANSFERSIZE] >> 10) & 0x3FF) + 1
     row_bytes = width * bpp
-    regs[R_CYCLES] += row_bytes * height // cost.TRANSFER_BYTES
+    regs[R_CYCLES] += row_bytes * height * cost.TRANSFER_CYCLES_PER_16_BYTES // 16
     chunk = np.zeros(CHUNK, dtype=np.uint8)
     valid = np.zeros(CHUNK, dtype=np.bool_)
     for y in range(height):
