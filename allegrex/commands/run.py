@@ -31,6 +31,8 @@ def add_parser(subparsers):
     p.add_argument("--screenshot", metavar="FILE.png", help="write the displayed frame at exit")
     p.add_argument("--frames", metavar="DIR", help="write displayed frames as PNG files")
     p.add_argument("--frames-every", metavar="N", type=int, default=1, help="with --frames: every N-th vblank")
+    p.add_argument("--ge-dump", metavar="FILE", help="write every GE display-list command executed, by frame "
+                   "(address, command, decoded arguments)")
     p.add_argument("--max-seconds", metavar="S", type=float, help="stop after S simulated seconds")
     p.add_argument("--timeout", metavar="S", type=float, help="stop after S wall-clock seconds")
     p.add_argument("--stats", action="store_true", help="print cycles, instructions, time and exit reason")
@@ -60,6 +62,9 @@ def options_from_args(args) -> RunOptions:
                       frames_every=args.frames_every, strict=args.strict)
     if args.epoch is not None:
         opts.epoch = args.epoch
+    if args.ge_dump:
+        from allegrex.ge.dump import open_dump
+        opts.ge_dump = open_dump(args.ge_dump)
     return opts
 
 

@@ -11,6 +11,8 @@ endless list) continues after the time it took, so it keeps the GE busy without 
 the host. Times are simulated microseconds (floats, exact to the CPU cycle).
 """
 
+import numpy as np
+
 from allegrex.ge import cost, processor
 from allegrex.ge.state import (ADDR_MASK, EXEC_RUNNING, GeState, R_CYCLES,
                                R_ERROR, R_ERROR_ADDR, R_ERROR_PC, R_EXEC, R_INTR, R_LISTADDR, R_STALLADDR,
@@ -36,7 +38,8 @@ class GeHardware:
         self.timer = None  # the in-flight run's completion
         self.stalled = False
         self.stats = {"commands": 0, "vertices": 0, "pixels": 0, "cycles": 0}
-        self.dump = None  # a callable(start_pc, end_pc, event) when list dumping is on
+        self.dump = None  # a callable(addresses, event) when list dumping is on (dump.py)
+        self.trace = np.zeros(1, dtype=np.int64)  # room for the executed addresses while dumping
         self.origin = None  # set during a call that starts the GE: the call's entry time
         self.clock_on = False  # the driver turns the GE's register clock off when idle: registers read 0
 
@@ -108,12 +111,13 @@ class GeHardware:
         regs = st.regs
         for r in (R_CYCLES, R_COMMANDS, R_PIXELS, R_VERTICES, R_WARN):
             regs[r] = 0
-        start = int(regs[R_LISTADDR])
-        event = processor.run(self.memory.mem, self.memory.ram_size, regs, st.cmds, st.mtx, st.clut, st.keep, BUDGET)
+        self.trace[0] = 0
+        event = processor.run(self.memory.mem, self.memory.ram_size, regs, st.cmds, st.mtx, st.clut, st.keep, BUDGET,
+                              self.trace)
         for key, r in (("commands", R_COMMANDS), ("vertices", R_VERTICES), ("pixels", R_PIXELS), ("cycles", R_CYCLES)):
             self.stats[key] += int(regs[r])
         if self.dump is not None:
-            self.dump(start, int(regs[R_LISTADDR]), event)
+            self.dump(self.trace[1:1 + int(self.trace[0])], event)
         if regs[R_WARN]:
             self.warn(("ge-warn", int(regs[R_WARN])), self._describe_warning())
         return event

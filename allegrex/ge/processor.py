@@ -94,8 +94,10 @@ def _matrix_data(cmds, mtx_bits, num_op, word, start, size, index_mask):
 
 
 @njit(cache=True, error_model="numpy")
-def run(mem, ram_size, regs, cmds, mtx, clut, keep, budget):
-    """Execute from regs[R_LISTADDR] until an event (EV_*); at most `budget` commands."""
+def run(mem, ram_size, regs, cmds, mtx, clut, keep, budget, trace):
+    """Execute from regs[R_LISTADDR] until an event (EV_*); at most `budget` commands.
+    trace: int64[1 + n]; when n > 0 the addresses of executed commands are appended
+    (trace[0] counts them, up to n) for the list dump."""
     mem32 = mem.view(np.uint32)
     mtx_bits = mtx.view(np.uint32)
     executed = 0
@@ -117,6 +119,9 @@ def run(mem, ram_size, regs, cmds, mtx, clut, keep, budget):
         if op != END:
             regs[R_INTR] &= ~INT_SIGNAL  # a SIGNAL not followed by END is acknowledged and ignored
         executed += 1
+        if trace[0] < trace.shape[0] - 1:
+            trace[0] += 1
+            trace[trace[0]] = pc
         regs[R_COMMANDS] += 1
         regs[R_CYCLES] += cost.COMMAND
         regs[R_LISTADDR] = pc + 4

@@ -19,6 +19,9 @@ def queue(k):
     if q is None:
         from allegrex.ge.queue import GeQueue
         q = k.ge = GeQueue(k)
+        if k.options.ge_dump is not None:
+            from allegrex.ge.dump import ListDump
+            ListDump(k, k.options.ge_dump)
     return q
 
 

@@ -93,6 +93,7 @@ class RunOptions:
     input_events: list = field(default_factory=list)  # from allegrex.hle.ctrl.parse_* helpers
     frames_dir: str | None = None
     frames_every: int = 1
+    ge_dump: object = None  # an open text file: every GE command executed (allegrex/ge/dump.py)
     strict: bool = False
     epoch: int = DEFAULT_EPOCH
     has_display: bool = False  # answer to the pspautotests emulator devctl
