@@ -30,7 +30,7 @@ from allegrex.ge.state import R_CYCLES, R_PIXELS
 SCISSOR1, SCISSOR2, REGION2 = OPS["SCISSOR1"], OPS["SCISSOR2"], OPS["REGION2"]
 MINZ, MAXZ = OPS["MINZ"], OPS["MAXZ"]
 TEXTUREMAPENABLE, TEXSIZE0, TEXMAPMODE = OPS["TEXTUREMAPENABLE"], OPS["TEXSIZE0"], OPS["TEXMAPMODE"]
-TEXLEVEL, TEXLODSLOPE = OPS["TEXLEVEL"], OPS["TEXLODSLOPE"]
+TEXLEVEL, TEXLODSLOPE, TEXMODE, TEXFILTER = OPS["TEXLEVEL"], OPS["TEXLODSLOPE"], OPS["TEXMODE"], OPS["TEXFILTER"]
 SHADEMODE, CLEARMODE, FOGENABLE, VERTEXTYPE = OPS["SHADEMODE"], OPS["CLEARMODE"], OPS["FOGENABLE"], OPS["VERTEXTYPE"]
 ANTIALIASENABLE = OPS["ANTIALIASENABLE"]
 
@@ -39,6 +39,7 @@ RS_X1, RS_Y1, RS_X2, RS_Y2 = 0, 1, 2, 3  # scissor, pixels, inclusive
 RS_MINZ, RS_MAXZ, RS_DEPTHRANGE = 4, 5, 6
 RS_TEX, RS_TW, RS_TH, RS_PROJ, RS_LODMODE, RS_SLOPE = 7, 8, 9, 10, 11, 12
 RS_THROUGH, RS_GOURAUD, RS_FOG, RS_CLEAR, RS_ANTIALIAS = 13, 14, 15, 16, 17
+RS_NEEDLOD = 18  # the sampler's choices depend on the measured level of detail
 RS_SIZE = 20
 SAMPLE = 8  # where in its 16 sub-pixels a pixel is sampled (its centre)
 
@@ -66,6 +67,10 @@ def setup(cmds):
     rs[RS_FOG] = 1 if (cmds[FOGENABLE] & 1) and not through and not clear else 0
     rs[RS_CLEAR] = clear
     rs[RS_ANTIALIAS] = cmds[ANTIALIASENABLE] & 1
+    # with one level and the same filter both ways (or a constant level) lod changes nothing
+    mipmapped = (cmds[TEXMODE] >> 16) & 7 != 0
+    filters_differ = (cmds[TEXFILTER] & 1) != ((cmds[TEXFILTER] >> 8) & 1)
+    rs[RS_NEEDLOD] = 1 if (cmds[TEXLEVEL] & 3) != 1 and (mipmapped or filters_differ) else 0
     return rs
 
 
@@ -136,78 +141,111 @@ def triangle(mem, ram_size, regs, cmds, clut, rs, v0, v1, v2):
     if wsum <= 0.0:
         return
     recip = 1.0 / wsum
-    iwsum = c0 + c1 + c2
     flat_z = v0[S_Z] == v1[S_Z] and v0[S_Z] == v2[S_Z]
     if rs[RS_DEPTHRANGE] != 0.0 and flat_z and (v0[S_Z] < rs[RS_MINZ] or v0[S_Z] > rs[RS_MAXZ]):
         return
     gouraud = rs[RS_GOURAUD] != 0.0
     tex = rs[RS_TEX] != 0.0
-    q0, q1, q2 = 1.0 / v0[S_W], 1.0 / v1[S_W], 1.0 / v2[S_W]
+    need_lod = tex and rs[RS_NEEDLOD] != 0.0
+    fog_on = rs[RS_FOG] != 0.0
+    # attributes as v2 + d0 * w0 / wsum + d1 * w1 / wsum (exact when the vertices agree)
+    dz0, dz1 = v0[S_Z] - v2[S_Z], v1[S_Z] - v2[S_Z]
+    dc = np.zeros((7, 2))
+    for i in range(7):
+        dc[i, 0] = v0[S_R + i] - v2[S_R + i]
+        dc[i, 1] = v1[S_R + i] - v2[S_R + i]
+    df0, df1 = v0[S_FOG] - v2[S_FOG], v1[S_FOG] - v2[S_FOG]
     flat_rgba = _pack(v2[S_R], v2[S_G], v2[S_B], v2[S_A])
     flat_spec = _pack(v2[S_SR], v2[S_SG], v2[S_SB], 0)
+    # texture coordinates: s = Ns / Nq with Ns, Nq linear in the weights (perspective-correct)
+    tc = _texture_planes(v0, v1, v2, rs)
     for py in range(miny, maxy + 1):
         sy = py * 16 + SAMPLE
-        for px in range(minx, maxx + 1):
+        lo, hi = minx, maxx
+        lo, hi = _span(a0, b0 * sy + c0 + bias0, lo, hi)
+        lo, hi = _span(a1, b1 * sy + c1 + bias1, lo, hi)
+        lo, hi = _span(a2, b2 * sy + c2 + bias2, lo, hi)
+        for px in range(lo, hi + 1):
             sx = px * 16 + SAMPLE
             w0 = a0 * sx + b0 * sy + c0
             w1 = a1 * sx + b1 * sy + c1
-            w2 = a2 * sx + b2 * sy + c2
-            if w0 + bias0 < 0 or w1 + bias1 < 0 or w2 + bias2 < 0:
-                continue
-            f0, f1, f2 = w0 * recip, w1 * recip, w2 * recip
-            z = int(v2[S_Z]) if flat_z else _bary(w0, w1, w2, v0[S_Z], v1[S_Z], v2[S_Z], iwsum)
-            if gouraud:  # screen-space weights in integers: equal vertex colours stay exact
-                rgba = _pack(_bary(w0, w1, w2, v0[S_R], v1[S_R], v2[S_R], iwsum),
-                             _bary(w0, w1, w2, v0[S_G], v1[S_G], v2[S_G], iwsum),
-                             _bary(w0, w1, w2, v0[S_B], v1[S_B], v2[S_B], iwsum),
-                             _bary(w0, w1, w2, v0[S_A], v1[S_A], v2[S_A], iwsum))
-                spec = _pack(_bary(w0, w1, w2, v0[S_SR], v1[S_SR], v2[S_SR], iwsum),
-                             _bary(w0, w1, w2, v0[S_SG], v1[S_SG], v2[S_SG], iwsum),
-                             _bary(w0, w1, w2, v0[S_SB], v1[S_SB], v2[S_SB], iwsum), 0)
+            f0, f1 = w0 * recip, w1 * recip
+            z = int(v2[S_Z]) if flat_z else int(v2[S_Z] + dz0 * f0 + dz1 * f1)
+            if gouraud:
+                rgba = _pack(v2[S_R] + dc[0, 0] * f0 + dc[0, 1] * f1, v2[S_G] + dc[1, 0] * f0 + dc[1, 1] * f1,
+                             v2[S_B] + dc[2, 0] * f0 + dc[2, 1] * f1, v2[S_A] + dc[3, 0] * f0 + dc[3, 1] * f1)
+                spec = _pack(v2[S_SR] + dc[4, 0] * f0 + dc[4, 1] * f1, v2[S_SG] + dc[5, 0] * f0 + dc[5, 1] * f1,
+                             v2[S_SB] + dc[6, 0] * f0 + dc[6, 1] * f1, 0)
             else:
                 rgba, spec = flat_rgba, flat_spec
-            fog = 1.0
-            if rs[RS_FOG] != 0.0:
-                fog = f0 * v0[S_FOG] + f1 * v1[S_FOG] + f2 * v2[S_FOG]
+            fog = v2[S_FOG] + df0 * f0 + df1 * f1 if fog_on else 1.0
             s = t = lod = 0.0
             if tex:
-                # the level of detail is measured per 2x2 quad, as the GE does
-                qx, qy = (px & ~1) * 16 + SAMPLE, (py & ~1) * 16 + SAMPLE
-                s, t, w = _tri_st(v0, v1, v2, q0, q1, q2, rs, a0 * qx + b0 * qy + c0, a1 * qx + b1 * qy + c1,
-                                  a2 * qx + b2 * qy + c2, recip)
-                sdx, _tdx, _w = _tri_st(v0, v1, v2, q0, q1, q2, rs, a0 * (qx + 16) + b0 * qy + c0,
-                                        a1 * (qx + 16) + b1 * qy + c1, a2 * (qx + 16) + b2 * qy + c2, recip)
-                _sdy, tdy, _w = _tri_st(v0, v1, v2, q0, q1, q2, rs, a0 * qx + b0 * (qy + 16) + c0,
-                                        a1 * qx + b1 * (qy + 16) + c1, a2 * qx + b2 * (qy + 16) + c2, recip)
-                lod = _lod(rs, sdx - s, tdy - t, w)
-                s, t, w = _tri_st(v0, v1, v2, q0, q1, q2, rs, w0, w1, w2, recip)
+                s, t, w = _st_at(tc, rs, sx, sy)
+                if need_lod:  # measured per 2x2 quad, as the GE does
+                    qx, qy = (px & ~1) * 16 + SAMPLE, (py & ~1) * 16 + SAMPLE
+                    s0, t0, w = _st_at(tc, rs, qx, qy)
+                    s1, _t1, _w = _st_at(tc, rs, qx + 16, qy)
+                    _s2, t2, _w = _st_at(tc, rs, qx, qy + 16)
+                    lod = _lod(rs, s1 - s0, t2 - t0, w)
             _write(mem, ram_size, regs, cmds, clut, rs, px, py, z, rgba, spec, fog, s, t, lod)
 
 
 @njit(cache=True, error_model="numpy")
-def _bary(w0, w1, w2, a, b, c, wsum):
-    return (w0 * int(a) + w1 * int(b) + w2 * int(c)) // wsum
+def _span(a, k, lo, hi):
+    """Narrow [lo, hi] to the pixels px with a * (16 px + SAMPLE) + k >= 0 (one edge)."""
+    r = -k - SAMPLE * a
+    if a > 0:
+        lo = max(lo, -((-r) // (16 * a)))  # ceil(r / 16a)
+    elif a < 0:
+        hi = min(hi, (-r) // (-16 * a))  # floor(r / 16a)
+    elif k < 0:
+        hi = lo - 1
+    return lo, hi
 
 
 @njit(cache=True, error_model="numpy")
-def _tri_st(v0, v1, v2, q0, q1, q2, rs, w0, w1, w2, recip):
-    """Texture coordinates (level-0 normalized) and w at barycentric weights w0..w2."""
-    if rs[RS_THROUGH] != 0.0:
-        s = (w0 * v0[S_S] + w1 * v1[S_S] + w2 * v2[S_S]) * recip / rs[RS_TW]
-        t = (w0 * v0[S_T] + w1 * v1[S_T] + w2 * v2[S_T]) * recip / rs[RS_TH]
-        return s, t, 1.0
-    wq0, wq1, wq2 = w0 * q0, w1 * q1, w2 * q2
-    den = wq0 + wq1 + wq2
-    if rs[RS_PROJ] != 0.0:
-        qd = wq0 * v0[S_Q] + wq1 * v1[S_Q] + wq2 * v2[S_Q]
-    else:
-        qd = den
-    if qd == 0.0 or den == 0.0:
+def _texture_planes(v0, v1, v2, rs):
+    """Planes over screen (1/16 px) of the texture numerators and their denominator:
+    rows s, t, q (q: 1/w, times the vertex q with texture projection), w, and the weights'
+    sum in [4, 2]; columns x, y, 1."""
+    tc = np.zeros((5, 3))
+    x0, y0, x1, y1, x2, y2 = v0[S_X], v0[S_Y], v1[S_X], v1[S_Y], v2[S_X], v2[S_Y]
+    through = rs[RS_THROUGH] != 0.0
+    q = np.empty(3)
+    qq = np.empty(3)
+    for i, v in enumerate((v0, v1, v2)):
+        q[i] = 1.0 if through else 1.0 / v[S_W]
+        qq[i] = q[i] * v[S_Q] if rs[RS_PROJ] != 0.0 else q[i]
+    a = np.array([y1 - y2, y2 - y0, y0 - y1])
+    b = np.array([x2 - x1, x0 - x2, x1 - x0])
+    c = np.array([y2 * x1 - x2 * y1, y0 * x2 - x0 * y2, y1 * x0 - x1 * y0])
+    vals = np.empty((4, 3))
+    for i, v in enumerate((v0, v1, v2)):
+        vals[0, i] = v[S_S] * q[i]
+        vals[1, i] = v[S_T] * q[i]
+        vals[2, i] = qq[i]
+        vals[3, i] = v[S_W]
+    for r in range(4):
+        for i in range(3):
+            tc[r, 0] += a[i] * vals[r, i]
+            tc[r, 1] += b[i] * vals[r, i]
+            tc[r, 2] += c[i] * vals[r, i]
+    tc[4, 2] = c[0] + c[1] + c[2]  # the weights' sum (twice the area)
+    return tc
+
+
+@njit(cache=True, error_model="numpy")
+def _st_at(tc, rs, sx, sy):
+    """Level-0 normalized s, t and the interpolated w at screen point (sx, sy)."""
+    nq = tc[2, 0] * sx + tc[2, 1] * sy + tc[2, 2]
+    if nq == 0.0:
         return 0.0, 0.0, 1.0
-    s = (wq0 * v0[S_S] + wq1 * v1[S_S] + wq2 * v2[S_S]) / qd
-    t = (wq0 * v0[S_T] + wq1 * v1[S_T] + wq2 * v2[S_T]) / qd
-    w = (w0 * v0[S_W] + w1 * v1[S_W] + w2 * v2[S_W]) * recip
-    return s, t, w
+    s = (tc[0, 0] * sx + tc[0, 1] * sy + tc[0, 2]) / nq
+    t = (tc[1, 0] * sx + tc[1, 1] * sy + tc[1, 2]) / nq
+    if rs[RS_THROUGH] != 0.0:
+        return s / rs[RS_TW], t / rs[RS_TH], 1.0
+    return s, t, (tc[3, 0] * sx + tc[3, 1] * sy + tc[3, 2]) / tc[4, 2]
 
 
 @njit(cache=True, error_model="numpy")
