@@ -44,3 +44,9 @@ def test_the_markdown_table_lists_every_named_command():
     for c in TABLE:
         if not c.name.startswith("UNKNOWN"):
             assert f"| {c.name} |" in text
+
+
+def test_docs_ge_md_holds_the_table_as_generated():
+    from pathlib import Path
+    page = Path(__file__).resolve().parents[2] / "docs" / "ge.md"
+    assert commands.markdown() in page.read_text(encoding="utf-8")
