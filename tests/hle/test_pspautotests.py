@@ -68,11 +68,19 @@ REQUIRED = {  # passing when written (`allegrex test`: 195 of the 215 programs o
     "utility/savedata/secureversion",
     "utility/savedata/sizes", "utility/systemparam/systemparam",
     "umd/register", "umd/callbacks/umd",
-    # the GE driver (allegrex/ge/queue.py): lists, states, signals, callbacks, contexts
-    "gpu/callbacks/ge_callbacks", "gpu/displaylist/alignment", "gpu/displaylist/state", "gpu/ge/break",
-    "gpu/ge/context", "gpu/ge/edram", "gpu/ge/enqueueparam", "gpu/ge/get", "gpu/ge/queue",
-    "gpu/signals/continue", "gpu/signals/jumps", "gpu/signals/pause", "gpu/signals/pause2",
-    "gpu/signals/simple", "gpu/signals/suspend", "gpu/signals/sync",
+    # the GE (allegrex/ge): the driver's lists, signals and callbacks, drawing, transfers
+    "gpu/bounding/count", "gpu/bounding/planes", "gpu/bounding/vertexaddr", "gpu/bounding/viewport",
+    "gpu/callbacks/ge_callbacks", "gpu/clipping/guardband", "gpu/clipping/homogeneous", "gpu/commands/basic",
+    "gpu/commands/blocktransfer", "gpu/commands/material", "gpu/complex/complex", "gpu/displaylist/alignment",
+    "gpu/displaylist/state", "gpu/ge/break", "gpu/ge/context", "gpu/ge/edram", "gpu/ge/enqueueparam", "gpu/ge/get",
+    "gpu/ge/queue", "gpu/primitives/bezier", "gpu/primitives/continue", "gpu/primitives/immediate",
+    "gpu/primitives/indices", "gpu/primitives/invalidprim", "gpu/primitives/lines", "gpu/primitives/linestrip",
+    "gpu/primitives/points", "gpu/primitives/rectangles", "gpu/primitives/spline", "gpu/primitives/trianglefan",
+    "gpu/primitives/triangles", "gpu/primitives/trianglestrip", "gpu/reflection/reflection",
+    "gpu/rendertarget/rendertarget", "gpu/signals/continue", "gpu/signals/jumps", "gpu/signals/pause",
+    "gpu/signals/pause2", "gpu/signals/simple", "gpu/signals/suspend", "gpu/signals/sync", "gpu/texcolors/rgb565",
+    "gpu/texcolors/rgba4444", "gpu/texcolors/rgba5551", "gpu/textures/rotate", "gpu/transfer/overlap",
+    "gpu/triangle/triangle", "gpu/vertices/colors", "gpu/vertices/morph", "gpu/vertices/texcoords",
 }
 
 # Programs that need more simulated time than the default: power/freq runs at 1-3 MHz,
