@@ -1,4 +1,5 @@
-"""Drawing commands: PRIM, BEZIER/SPLINE, BOUNDINGBOX and immediate vertices (VAP).
+"""Drawing commands: PRIM, BEZIER/SPLINE (tessellated by curves.py), BOUNDINGBOX and
+immediate vertices (VAP).
 
 PRIM decodes its vertices (through IADR when indexed), runs the vertex stage
 (geometry.py) and assembles primitives: points, lines, line strips, triangles, strips,
@@ -19,6 +20,7 @@ from numba import njit
 from allegrex.ge import cost, geometry, raster, vertex
 from allegrex.ge.commands import OPS
 from allegrex.ge.geometry import S_CX, S_CZ, S_OUT, S_SIZE, S_W, S_X, S_Y, S_Z, f24
+from allegrex.ge.pixels import lighting_prepare, tessellate
 from allegrex.ge.state import (R_CYCLES, R_IADR, R_IMM_FLAGS, R_KEEP_COUNT, R_PRIM_LAST, R_VADR, R_VERTICES,
                                R_EXEC, EXEC_BBOX_INSIDE, R_WARN, R_WARN_ADDR, R_WARN_PC, R_LISTADDR)
 
@@ -35,7 +37,7 @@ VSCX, VSCY, VSCZ, VTCS, VTCT, VTCQ = OPS["VSCX"], OPS["VSCY"], OPS["VSCZ"], OPS[
 VCV, VFC, VSCV, LIGHTMODE = OPS["VCV"], OPS["VFC"], OPS["VSCV"], OPS["LIGHTMODE"]
 ANTIALIASENABLE, TEXTUREMAPENABLE, FOGENABLE, DITHERENABLE = (OPS["ANTIALIASENABLE"], OPS["TEXTUREMAPENABLE"],
                                                               OPS["FOGENABLE"], OPS["DITHERENABLE"])
-TEXSIZE0 = OPS["TEXSIZE0"]
+TEXSIZE0, BEZIER, SPLINE = OPS["TEXSIZE0"], OPS["BEZIER"], OPS["SPLINE"]
 WARN_VERTICES = 1  # regs[R_WARN]: a draw read vertices or indices outside memory (it is skipped)
 
 @njit(cache=True, error_model="numpy")
@@ -99,6 +101,7 @@ def primitive(mem, ram_size, regs, cmds, mtx, clut, keep, count, ptype):
     regs[R_CYCLES] += count * vertex_cost(cmds, vtype) + cost.PRIMITIVE
     xf = geometry.setup(cmds, mtx)
     rs = raster.setup(cmds)
+    lp = lighting_prepare(cmds)
     mw = vertex.morph_weights(cmds, ((vtype >> 18) & 7) + 1)
     dv = np.zeros(vertex.V_SIZE, dtype=np.float64)
     verts = np.zeros((count, S_SIZE), dtype=np.float64)
@@ -107,32 +110,33 @@ def primitive(mem, ram_size, regs, cmds, mtx, clut, keep, count, ptype):
         if n < 0 or not vertex.decode(mem, ram_size, mtx, vtype, lay, mw, vaddr + n * lay[vertex.L_STRIDE], dv):
             _warn(regs, WARN_VERTICES, iaddr + i if n < 0 else vaddr + n * lay[vertex.L_STRIDE])
             return
-        geometry.transform(cmds, mtx, xf, vtype, dv, verts[i])
-    assemble(mem, ram_size, regs, cmds, clut, keep, xf, rs, verts, count, ptype, False)
+        geometry.transform(cmds, mtx, xf, lp, vtype, dv, verts[i])
+    pix = raster.prepare_pixels(cmds, clut)
+    assemble(mem, ram_size, regs, cmds, pix, keep, xf, rs, verts, count, ptype, False)
 
 
 @njit(cache=True, error_model="numpy")
-def assemble(mem, ram_size, regs, cmds, clut, keep, xf, rs, verts, count, ptype, immediate):
+def assemble(mem, ram_size, regs, cmds, pix, keep, xf, rs, verts, count, ptype, immediate):
     """Turn screen vertices into primitives, continuing the kept ones (keep, R_KEEP_COUNT)."""
     cull = _cull_type(cmds)
     k = regs[R_KEEP_COUNT]
     if ptype == POINTS:
         for i in range(k):
-            _point(mem, ram_size, regs, cmds, clut, rs, keep[i])
+            _point(mem, ram_size, regs, cmds, pix, rs, keep[i])
         k = 0
         for i in range(count):
-            _point(mem, ram_size, regs, cmds, clut, rs, verts[i])
+            _point(mem, ram_size, regs, cmds, pix, rs, verts[i])
     elif ptype == LINES:
         i = 0
         while i + 1 < k:
-            _line(mem, ram_size, regs, cmds, clut, xf, rs, keep[i], keep[i + 1])
+            _line(mem, ram_size, regs, cmds, pix, xf, rs, keep[i], keep[i + 1])
             i += 2
         k &= 1
         for i in range(count):
             keep[k] = verts[i]
             k += 1
             if k == 2:
-                _line(mem, ram_size, regs, cmds, clut, xf, rs, keep[0], keep[1])
+                _line(mem, ram_size, regs, cmds, pix, xf, rs, keep[0], keep[1])
                 k = 0
     elif ptype == TRIANGLES:
         for i in range(count):
@@ -140,19 +144,19 @@ def assemble(mem, ram_size, regs, cmds, clut, keep, xf, rs, verts, count, ptype,
             k += 1
             if k == 3:
                 k = 0
-                _send_triangle(mem, ram_size, regs, cmds, clut, xf, rs, cull, keep[0], keep[1], keep[2], 2)
+                _send_triangle(mem, ram_size, regs, cmds, pix, xf, rs, cull, keep[0], keep[1], keep[2], 2)
         if k >= 3:
-            _send_triangle(mem, ram_size, regs, cmds, clut, xf, rs, cull, keep[0], keep[1], keep[2], 2)
+            _send_triangle(mem, ram_size, regs, cmds, pix, xf, rs, cull, keep[0], keep[1], keep[2], 2)
             k = 0
     elif ptype == SPRITES:
         for i in range(count):
             keep[k] = verts[i]
             k += 1
             if k == 2:
-                _rectangle(mem, ram_size, regs, cmds, clut, xf, rs, keep[0], keep[1])
+                _rectangle(mem, ram_size, regs, cmds, pix, xf, rs, keep[0], keep[1])
                 k = 0
         if k >= 2:
-            _rectangle(mem, ram_size, regs, cmds, clut, xf, rs, keep[0], keep[1])
+            _rectangle(mem, ram_size, regs, cmds, pix, xf, rs, keep[0], keep[1])
             k -= 2
     elif ptype == LINE_STRIP:
         skip = 1 if k == 0 else 0
@@ -162,18 +166,18 @@ def assemble(mem, ram_size, regs, cmds, clut, keep, xf, rs, verts, count, ptype,
             if skip:
                 skip -= 1
             else:
-                _line(mem, ram_size, regs, cmds, clut, xf, rs, keep[k & 1], keep[(k & 1) ^ 1])
+                _line(mem, ram_size, regs, cmds, pix, xf, rs, keep[k & 1], keep[(k & 1) ^ 1])
         if immediate and k >= 2:
-            _line(mem, ram_size, regs, cmds, clut, xf, rs, keep[k & 1], keep[(k & 1) ^ 1])
+            _line(mem, ram_size, regs, cmds, pix, xf, rs, keep[k & 1], keep[(k & 1) ^ 1])
     elif ptype == TRIANGLE_STRIP:
         for i in range(count):
             provoking = k % 3
             keep[provoking] = verts[i]
             k += 1
             if k >= 3:
-                _strip_triangle(mem, ram_size, regs, cmds, clut, xf, rs, cull, keep, k, provoking)
+                _strip_triangle(mem, ram_size, regs, cmds, pix, xf, rs, cull, keep, k, provoking)
         if immediate and k >= 3:
-            _strip_triangle(mem, ram_size, regs, cmds, clut, xf, rs, cull, keep, k, (k - 1) % 3)
+            _strip_triangle(mem, ram_size, regs, cmds, pix, xf, rs, cull, keep, k, (k - 1) % 3)
     elif ptype == TRIANGLE_FAN:
         start = 0
         if k == 0 and count > 0:
@@ -185,32 +189,32 @@ def assemble(mem, ram_size, regs, cmds, clut, keep, xf, rs, verts, count, ptype,
             keep[provoking] = verts[i]
             k += 1
             if k >= 3:
-                _strip_triangle(mem, ram_size, regs, cmds, clut, xf, rs, cull, keep, k, provoking)
+                _strip_triangle(mem, ram_size, regs, cmds, pix, xf, rs, cull, keep, k, provoking)
         if immediate and k >= 3:
-            _strip_triangle(mem, ram_size, regs, cmds, clut, xf, rs, cull, keep, k, 2 - ((k - 1) % 2))
+            _strip_triangle(mem, ram_size, regs, cmds, pix, xf, rs, cull, keep, k, 2 - ((k - 1) % 2))
     regs[R_KEEP_COUNT] = k
 
 
 @njit(cache=True, error_model="numpy")
-def _strip_triangle(mem, ram_size, regs, cmds, clut, xf, rs, cull, keep, k, provoking):
+def _strip_triangle(mem, ram_size, regs, cmds, pix, xf, rs, cull, keep, k, provoking):
     """Strips and fans alternate their winding: every other triangle flips the cull side."""
     wind = (k - 1) % 2
     c = cull
     if cull != CULL_OFF and wind:
         c = CULL_CCW if cull == CULL_CW else CULL_CW
-    _send_triangle(mem, ram_size, regs, cmds, clut, xf, rs, c, keep[0], keep[1], keep[2], provoking)
+    _send_triangle(mem, ram_size, regs, cmds, pix, xf, rs, c, keep[0], keep[1], keep[2], provoking)
 
 
 @njit(cache=True, error_model="numpy")
-def _send_triangle(mem, ram_size, regs, cmds, clut, xf, rs, cull, v0, v1, v2, provoking):
+def _send_triangle(mem, ram_size, regs, cmds, pix, xf, rs, cull, v0, v1, v2, provoking):
     pv = v0 if provoking == 0 else (v1 if provoking == 1 else v2)
     if cull == CULL_OFF:
-        _clip_triangle(mem, ram_size, regs, cmds, clut, xf, rs, v0, v1, v2, pv)
-        _clip_triangle(mem, ram_size, regs, cmds, clut, xf, rs, v2, v1, v0, pv)
+        _clip_triangle(mem, ram_size, regs, cmds, pix, xf, rs, v0, v1, v2, pv)
+        _clip_triangle(mem, ram_size, regs, cmds, pix, xf, rs, v2, v1, v0, pv)
     elif cull == CULL_CW:
-        _clip_triangle(mem, ram_size, regs, cmds, clut, xf, rs, v2, v1, v0, pv)
+        _clip_triangle(mem, ram_size, regs, cmds, pix, xf, rs, v2, v1, v0, pv)
     else:
-        _clip_triangle(mem, ram_size, regs, cmds, clut, xf, rs, v0, v1, v2, pv)
+        _clip_triangle(mem, ram_size, regs, cmds, pix, xf, rs, v0, v1, v2, pv)
 
 
 @njit(cache=True, error_model="numpy")
@@ -244,7 +248,7 @@ def _with_flat_color(rs, v, pv):
 
 
 @njit(cache=True, error_model="numpy")
-def _clip_triangle(mem, ram_size, regs, cmds, clut, xf, rs, v0, v1, v2, pv):
+def _clip_triangle(mem, ram_size, regs, cmds, pix, xf, rs, v0, v1, v2, pv):
     if rs[raster.RS_THROUGH] == 0.0:
         if v0[S_OUT] != 0.0 or v1[S_OUT] != 0.0 or v2[S_OUT] != 0.0:
             return
@@ -258,9 +262,9 @@ def _clip_triangle(mem, ram_size, regs, cmds, clut, xf, rs, v0, v1, v2, pv):
         if _depth_rejects(cmds, pos, neg, 3):
             return
         if v0[S_CZ] < -v0[S_W] or v1[S_CZ] < -v1[S_W] or v2[S_CZ] < -v2[S_W]:
-            _near_clip(mem, ram_size, regs, cmds, clut, xf, rs, v0, v1, v2, pv)
+            _near_clip(mem, ram_size, regs, cmds, pix, xf, rs, v0, v1, v2, pv)
             return
-    raster.triangle(mem, ram_size, regs, cmds, clut, rs, v0, v1, _with_flat_color(rs, v2, pv))
+    raster.triangle(mem, ram_size, regs, cmds, pix, rs, v0, v1, _with_flat_color(rs, v2, pv))
 
 
 @njit(cache=True, error_model="numpy")
@@ -272,7 +276,7 @@ def _lerp(cmds, xf, a, b, t, out):
 
 
 @njit(cache=True, error_model="numpy")
-def _near_clip(mem, ram_size, regs, cmds, clut, xf, rs, v0, v1, v2, pv):
+def _near_clip(mem, ram_size, regs, cmds, pix, xf, rs, v0, v1, v2, pv):
     """Clip against z + w >= 0 (the only plane the GE clips) and fan out the polygon."""
     poly = np.zeros((4, S_SIZE), dtype=np.float64)
     n = 0
@@ -295,13 +299,13 @@ def _near_clip(mem, ram_size, regs, cmds, clut, xf, rs, v0, v1, v2, pv):
         t0, t1, t2 = poly[0], poly[j - 1], poly[j]
         if t0[S_OUT] != 0.0 or t1[S_OUT] != 0.0 or t2[S_OUT] != 0.0:
             continue
-        raster.triangle(mem, ram_size, regs, cmds, clut, rs, t0, t1, _with_flat_color(rs, t2, pv))
+        raster.triangle(mem, ram_size, regs, cmds, pix, rs, t0, t1, _with_flat_color(rs, t2, pv))
 
 
 @njit(cache=True, error_model="numpy")
-def _line(mem, ram_size, regs, cmds, clut, xf, rs, v0, v1):
+def _line(mem, ram_size, regs, cmds, pix, xf, rs, v0, v1):
     if rs[raster.RS_THROUGH] != 0.0:
-        raster.line(mem, ram_size, regs, cmds, clut, rs, v0, v1)
+        raster.line(mem, ram_size, regs, cmds, pix, rs, v0, v1)
         return
     if v0[S_OUT] != 0.0 or v1[S_OUT] != 0.0:
         return
@@ -317,25 +321,25 @@ def _line(mem, ram_size, regs, cmds, clut, xf, rs, v0, v1):
     elif da < 0 and db < 0:
         return
     if a[S_OUT] == 0.0 and b[S_OUT] == 0.0:
-        raster.line(mem, ram_size, regs, cmds, clut, rs, a, b)
+        raster.line(mem, ram_size, regs, cmds, pix, rs, a, b)
 
 
 @njit(cache=True, error_model="numpy")
-def _point(mem, ram_size, regs, cmds, clut, rs, v0):
+def _point(mem, ram_size, regs, cmds, pix, rs, v0):
     if rs[raster.RS_THROUGH] == 0.0 and v0[S_OUT] != 0.0:
         return
-    raster.point(mem, ram_size, regs, cmds, clut, rs, v0)
+    raster.point(mem, ram_size, regs, cmds, pix, rs, v0)
 
 
 @njit(cache=True, error_model="numpy")
-def _rectangle(mem, ram_size, regs, cmds, clut, xf, rs, v0, v1):
+def _rectangle(mem, ram_size, regs, cmds, pix, xf, rs, v0, v1):
     if rs[raster.RS_THROUGH] == 0.0:
         if v0[S_OUT] != 0.0 or v1[S_OUT] != 0.0:
             return
         o0, o1 = _outside_z(v0), _outside_z(v1)
         if _depth_rejects(cmds, (o0 == 1) + (o1 == 1), (o0 == -1) + (o1 == -1), 2):
             return
-    raster.rectangle(mem, ram_size, regs, cmds, clut, rs, v0, v1)
+    raster.rectangle(mem, ram_size, regs, cmds, pix, rs, v0, v1)
 
 
 @njit(cache=True, error_model="numpy")
@@ -404,13 +408,57 @@ def _box_inside(mem, ram_size, regs, cmds, mtx, vtype, lay, vaddr, iaddr, first,
 
 @njit(cache=True, error_model="numpy")
 def patch(mem, ram_size, regs, cmds, mtx, clut, keep, spline, arg):
-    """BEZIER/SPLINE: the control points are consumed (VADR/IADR advance by u x v).
-    Tessellation comes from curves.py (ge-pixels); until it is merged, patches are not
-    drawn (pixels.INTERIM)."""
+    """BEZIER/SPLINE: decode the u x v control points (VADR/IADR move past them), have
+    curves.tessellate turn them into vertices and an index list, and draw those like a
+    PRIM of the primitive type it returns."""
     vtype = cmds[VERTEXTYPE] & 0xFFFFFF
+    lay = vertex.layout(vtype)
     count = (arg & 0xFF) * ((arg >> 8) & 0xFF)
-    _consume(regs, vtype, vertex.layout(vtype), count)
+    vaddr, iaddr = _consume(regs, vtype, lay, count)
     regs[R_CYCLES] += count * vertex_cost(cmds, vtype)
+    if count == 0:
+        return
+    mw = vertex.morph_weights(cmds, ((vtype >> 18) & 7) + 1)
+    dv = np.zeros(vertex.V_SIZE, dtype=np.float64)
+    pos = np.zeros((count, 3), dtype=np.float32)
+    color = np.zeros((count, 4), dtype=np.float32)
+    uv = np.zeros((count, 2), dtype=np.float32)
+    for i in range(count):
+        n = vertex.index_at(mem, ram_size, vtype, iaddr, i)
+        if n < 0 or not vertex.decode(mem, ram_size, mtx, vtype, lay, mw, vaddr + n * lay[vertex.L_STRIDE], dv):
+            _warn(regs, WARN_VERTICES, iaddr + i if n < 0 else vaddr + n * lay[vertex.L_STRIDE])
+            return
+        for j in range(3):
+            pos[i, j] = dv[vertex.V_X + j]
+        for j in range(4):
+            color[i, j] = dv[vertex.V_R + j]
+        uv[i, 0], uv[i, 1] = dv[vertex.V_S], dv[vertex.V_T]
+    command = (np.int64(SPLINE if spline else BEZIER) << 24) | arg
+    positions, colors, uvs, normals, indices, prim = tessellate(command, cmds, pos, color, uv, vtype & 3 != 0)
+    m = positions.shape[0]
+    regs[R_VERTICES] += m
+    regs[R_CYCLES] += m * vertex_cost(cmds, vtype)
+    xf = geometry.setup(cmds, mtx)
+    rs = raster.setup(cmds)
+    lp = lighting_prepare(cmds)
+    screen = np.zeros((m, S_SIZE), dtype=np.float64)
+    plain = vtype & ~((3 << 9) | (7 << 14) | (7 << 18))  # tessellated vertices are not skinned or morphed again
+    for i in range(m):
+        for j in range(vertex.V_SIZE):
+            dv[j] = 0.0
+        for j in range(3):
+            dv[vertex.V_X + j] = positions[i, j]
+            dv[vertex.V_NX + j] = normals[i, j]
+        for j in range(4):
+            dv[vertex.V_R + j] = (colors[i] >> np.uint32(8 * j)) & np.uint32(0xFF)
+        dv[vertex.V_S], dv[vertex.V_T] = uvs[i, 0], uvs[i, 1]
+        geometry.transform(cmds, mtx, xf, lp, plain, dv, screen[i])
+    verts = np.zeros((indices.shape[0], S_SIZE), dtype=np.float64)
+    for i in range(indices.shape[0]):
+        verts[i] = screen[indices[i]]
+    regs[R_KEEP_COUNT] = 0
+    pix = raster.prepare_pixels(cmds, clut)
+    assemble(mem, ram_size, regs, cmds, pix, keep, xf, rs, verts, indices.shape[0], prim, False)
 
 
 @njit(cache=True, error_model="numpy")
@@ -458,6 +506,7 @@ def immediate_vertex(mem, ram_size, regs, cmds, mtx, clut, keep, arg):
     cmds[CULL] = (CULL << 24) | ((flags >> 20) & 1)
     xf = geometry.setup(cmds, mtx)
     rs = raster.setup(cmds)
+    pix = raster.prepare_pixels(cmds, clut)
     ptype = regs[R_PRIM_LAST]
     k = regs[R_KEEP_COUNT]
     if ptype == LINE_STRIP:
@@ -470,7 +519,7 @@ def immediate_vertex(mem, ram_size, regs, cmds, mtx, clut, keep, arg):
         slot = k
     keep[slot] = sv
     regs[R_KEEP_COUNT] = k + 1
-    assemble(mem, ram_size, regs, cmds, clut, keep, xf, rs, np.zeros((0, S_SIZE), dtype=np.float64), 0, ptype, True)
+    assemble(mem, ram_size, regs, cmds, pix, keep, xf, rs, np.zeros((0, S_SIZE), dtype=np.float64), 0, ptype, True)
     for i in range(6):
         cmds[ops[i]] = saved[i]
     cmds[CULL] = saved_cull

@@ -6,7 +6,7 @@ Transform mode: model -> world (WORLD) -> view (VIEW) -> clip (PROJ), then the v
 world-space position and normal; texture coordinates come from the vertex (scaled by
 TEXSCALE/TEXOFFSET), the texture matrix (TEXMAPMODE 1, with the projection source), or
 environment mapping (TEXMAPMODE 2, from the TEXSHADELS lights' directions); fog depth is
-(view z + FOG1) * FOG2. A vertex outside the 4096x4096 screen space or the 0-65535
+fragment.fog_depth of the view-space z. A vertex outside the 4096x4096 screen space or the 0-65535
 depth range (without depth clamp) is flagged: primitives using it are not drawn.
 Through mode: positions are screen pixels and depth, texture coordinates texels.
 
@@ -18,7 +18,7 @@ from numba import njit
 
 from allegrex.ge import vertex
 from allegrex.ge.commands import OPS
-from allegrex.ge.pixels import light_vertex
+from allegrex.ge.pixels import fog_depth, light_vertex_prepared
 from allegrex.ge.state import PROJ, TGEN, VIEW, WORLD
 from allegrex.ge.vertex import V_B, V_G, V_NX, V_NY, V_NZ, V_R, V_A, V_S, V_T, V_X, V_Y, V_Z
 
@@ -39,7 +39,6 @@ TEXMAPMODE, TEXSHADELS = OPS["TEXMAPMODE"], OPS["TEXSHADELS"]
 TEXSCALEU, TEXSCALEV, TEXOFFSETU, TEXOFFSETV = OPS["TEXSCALEU"], OPS["TEXSCALEV"], OPS["TEXOFFSETU"], OPS["TEXOFFSETV"]
 VIEWPORTXSCALE, VIEWPORTXCENTER = OPS["VIEWPORTXSCALE"], OPS["VIEWPORTXCENTER"]
 OFFSETX, OFFSETY = OPS["OFFSETX"], OPS["OFFSETY"]
-FOG1, FOG2 = OPS["FOG1"], OPS["FOG2"]
 DEPTHCLIPENABLE, REVERSENORMAL = OPS["DEPTHCLIPENABLE"], OPS["REVERSENORMAL"]
 MATERIALAMBIENT, MATERIALALPHA = OPS["MATERIALAMBIENT"], OPS["MATERIALALPHA"]
 LX0 = OPS["LX0"]
@@ -52,7 +51,6 @@ X_WORLDVIEW = 32  # 16
 X_SCALE = 48  # 3: viewport scale
 X_CENTER = 51  # 3: viewport centre
 X_OFFSET = 54  # 2: screen offset in 1/16 pixel
-X_FOG = 56  # 2: fog end, fog scale
 X_UVSCALE = 58  # 4: u scale, v scale, u offset, v offset
 X_SIZE = 64
 
@@ -105,8 +103,6 @@ def setup(cmds, mtx):
         x[X_CENTER + i] = f24(cmds[VIEWPORTXCENTER + i])
     x[X_OFFSET] = cmds[OFFSETX] & 0xFFFF
     x[X_OFFSET + 1] = cmds[OFFSETY] & 0xFFFF
-    x[X_FOG] = f24(cmds[FOG1])
-    x[X_FOG + 1] = f24(cmds[FOG2])
     x[X_UVSCALE] = f24(cmds[TEXSCALEU])
     x[X_UVSCALE + 1] = f24(cmds[TEXSCALEV])
     x[X_UVSCALE + 2] = f24(cmds[TEXOFFSETU])
@@ -151,8 +147,9 @@ def pack_rgba(r, g, b, a):
 
 
 @njit(cache=True, error_model="numpy")
-def transform(cmds, mtx, xf, vtype, v, sv):
-    """Screen vertex sv from decoded vertex v (transform or through mode)."""
+def transform(cmds, mtx, xf, lp, vtype, v, sv):
+    """Screen vertex sv from decoded vertex v (transform or through mode); lp: the
+    lighting stage's prepared state for this draw."""
     for i in range(S_SIZE):
         sv[i] = 0.0
     has_color = (vtype >> 2) & 7
@@ -187,15 +184,14 @@ def transform(cmds, mtx, xf, vtype, v, sv):
     wny = _apply(xf, X_WORLD, nx, ny, nz, 0.0, 1)
     wnz = _apply(xf, X_WORLD, nx, ny, nz, 0.0, 2)
     if cmds[FOGENABLE] & 1:
-        vz = _apply(xf, X_WORLDVIEW, x, y, z, 1.0, 2)
-        sv[S_FOG] = (vz + xf[X_FOG]) * xf[X_FOG + 1]
+        sv[S_FOG] = fog_depth(cmds, _apply(xf, X_WORLDVIEW, x, y, z, 1.0, 2))
     _texcoords(cmds, mtx, xf, v, sv, nx, ny, nz, wnx, wny, wnz)
     if cmds[LIGHTINGENABLE] & 1 and not cmds[CLEARMODE] & 1:
         pos = np.array([wx, wy, wz])
         length = np.sqrt(wnx * wnx + wny * wny + wnz * wnz)
         normal = np.array([0.0, 0.0, 1.0]) if length == 0.0 else np.array([wnx, wny, wnz]) / length
-        primary, secondary = light_vertex(cmds, pos, normal,
-                                          pack_rgba(sv[S_R], sv[S_G], sv[S_B], sv[S_A]))
+        primary, secondary = light_vertex_prepared(lp, pos, normal, pack_rgba(sv[S_R], sv[S_G], sv[S_B], sv[S_A]),
+                                                   has_color != 0)
         for i in range(4):
             sv[S_R + i] = (primary >> np.uint32(8 * i)) & np.uint32(0xFF)
         for i in range(3):

@@ -1,10 +1,11 @@
-"""TEMPORARY stand-ins for ge-pixels' texture/fragment/lighting functions (same names and
-signatures as the shared interface), used by allegrex/ge/pixels.py only while those
-modules are not in this checkout. Deliberately the least that ge-core's own tests need:
-unswizzled 16/32-bit textures sampled nearest at level 0, modulate/replace, a plain pixel
-write with the frame buffer format, depth test and write, clear mode; no lighting, CLUT
-formats, blending, fog, stencil or dithering. Delete with pixels.py's fallback once
-texture.py, fragment.py and lighting.py land.
+"""TEMPORARY stand-ins for ge-pixels' texture/fragment/lighting/curves functions (the
+names and signatures of their prepared forms, docs/ge-pixels.md), used by
+allegrex/ge/pixels.py only while those modules are not in this checkout. Deliberately the
+least that ge-core's own tests need: unswizzled 16/32-bit textures sampled nearest at
+level 0, modulate or the texel as it is, a plain pixel write with the frame buffer
+format, depth test and write, clear mode; no lighting, CLUT formats, blending, stencil or
+dithering, and patches are not tessellated. Delete with pixels.py's fallback once
+texture.py, fragment.py, lighting.py and curves.py land.
 """
 
 import numpy as np
@@ -50,6 +51,7 @@ def _expand16(c, fmt):
 
 @njit(cache=True, error_model="numpy")
 def sample(mem, ram_size, cmds, clut, u, v, lod):
+    """The texel at u, v (here `cmds` and `clut` may be the same prepared array)."""
     fmt = cmds[TEXFORMAT] & 0xF
     w = 1 << (cmds[TEXSIZE0] & 0xF)
     h = 1 << ((cmds[TEXSIZE0] >> 8) & 0xF)
@@ -93,8 +95,47 @@ def combine(cmds, prim_rgba, tex_rgba):
 
 
 @njit(cache=True, error_model="numpy")
-def light_vertex(cmds, pos, normal, color):
+def texture_prepare(cmds, clut):
+    return cmds.copy()
+
+
+@njit(cache=True, error_model="numpy")
+def sample_prepared(mem, ram_size, tex, u, v, lod):
+    return sample(mem, ram_size, tex, tex, u, v, lod)
+
+
+@njit(cache=True, error_model="numpy")
+def fragment_prepare(cmds):
+    return cmds.copy()
+
+
+@njit(cache=True, error_model="numpy")
+def process_prepared(mem, ram_size, frag, x, y, z, rgba, spec_rgb, fog):
+    return process(mem, ram_size, frag, x, y, z, rgba, spec_rgb, fog)
+
+
+@njit(cache=True, error_model="numpy")
+def lighting_prepare(cmds):
+    return cmds.copy()
+
+
+@njit(cache=True, error_model="numpy")
+def light_vertex_prepared(lp, pos, normal, color, has_color):
     return np.uint32(color), np.uint32(0)
+
+
+@njit(cache=True, error_model="numpy")
+def fog_depth(cmds, view_z):
+    end = np.array([np.uint32((cmds[0xCD] & 0xFFFFFF) << 8)]).view(np.float32)[0]
+    slope = np.array([np.uint32((cmds[0xCE] & 0xFFFFFF) << 8)]).view(np.float32)[0]
+    return (view_z + end) * slope
+
+
+@njit(cache=True, error_model="numpy")
+def tessellate(command, cmds, pos, color, uv, has_uv):
+    """Not tessellated here: nothing to draw."""
+    return (np.zeros((0, 3), dtype=np.float32), np.zeros(0, dtype=np.uint32), np.zeros((0, 2), dtype=np.float32),
+            np.zeros((0, 3), dtype=np.float32), np.zeros(0, dtype=np.int32), 3)
 
 
 @njit(cache=True, error_model="numpy")

@@ -10,8 +10,9 @@ perspective-correctly (s/w, t/w, 1/w), depth and fog linearly. Flat shading uses
 provoking vertex (v2). Pixels outside the scissor (and REGION2) are not drawn; outside
 MINZ..MAXZ (transform mode) they are discarded before texturing.
 
-Per pixel: texture.sample + texture.combine (texturing on, not clear mode), then
-fragment.process, which writes the frame buffer (allegrex/ge/pixels.py imports them).
+Per pixel: texture.sample_prepared + texture.combine (texturing on, not clear mode), then
+fragment.process_prepared, which writes the frame buffer; `pix` is the pair of their
+per-draw prepared states (`prepare_pixels`; allegrex/ge/pixels.py imports them).
 `lod` is the GE's log2 of texels per pixel along the screen axes at level 0, as its
 piecewise-linear approximation (exponent + mantissa fraction), or in slope mode the
 log2 of 2 * w * TEXLODSLOPE.
@@ -24,7 +25,7 @@ from allegrex.ge import cost
 from allegrex.ge.commands import OPS
 from allegrex.ge.geometry import (S_A, S_B, S_FOG, S_G, S_Q, S_R, S_S, S_SB, S_SG, S_SR, S_T, S_W, S_X, S_Y,
                                   S_Z, f24)
-from allegrex.ge.pixels import combine, process, sample
+from allegrex.ge.pixels import combine, fragment_prepare, process_prepared, sample_prepared, texture_prepare
 from allegrex.ge.state import R_CYCLES, R_PIXELS
 
 SCISSOR1, SCISSOR2, REGION2 = OPS["SCISSOR1"], OPS["SCISSOR2"], OPS["REGION2"]
@@ -75,6 +76,12 @@ def setup(cmds):
 
 
 @njit(cache=True, error_model="numpy")
+def prepare_pixels(cmds, clut):
+    """The texture and fragment stages' prepared state for one draw."""
+    return texture_prepare(cmds, clut), fragment_prepare(cmds)
+
+
+@njit(cache=True, error_model="numpy")
 def tex_log2(value):
     """The GE's log2: float exponent plus the top 4 mantissa bits as a fraction (1/16 steps)."""
     bits = np.zeros(1, dtype=np.float32)
@@ -90,14 +97,14 @@ def _pack(r, g, b, a):
 
 
 @njit(cache=True, error_model="numpy")
-def _write(mem, ram_size, regs, cmds, clut, rs, x, y, z, rgba, spec, fog, s, t, lod):
+def _write(mem, ram_size, regs, cmds, pix, rs, x, y, z, rgba, spec, fog, s, t, lod):
     """Texture (if on) and hand one pixel to the fragment stage."""
     if rs[RS_DEPTHRANGE] != 0.0 and (z < rs[RS_MINZ] or z > rs[RS_MAXZ]):
         return
     if rs[RS_TEX] != 0.0:
-        rgba = combine(cmds, rgba, sample(mem, ram_size, cmds, clut, s, t, lod))
+        rgba = combine(cmds, rgba, sample_prepared(mem, ram_size, pix[0], s, t, lod))
         regs[R_CYCLES] += cost.PIXEL_TEXTURED
-    if process(mem, ram_size, cmds, x, y, z, rgba, spec, fog):
+    if process_prepared(mem, ram_size, pix[1], x, y, z, rgba, spec, fog):
         regs[R_PIXELS] += 1
 
 
@@ -117,7 +124,7 @@ def _right_or_flat_bottom(vx, vy, ax, ay, bx, by):
 
 
 @njit(cache=True, error_model="numpy")
-def triangle(mem, ram_size, regs, cmds, clut, rs, v0, v1, v2):
+def triangle(mem, ram_size, regs, cmds, pix, rs, v0, v1, v2):
     """Draw a counter-clockwise triangle (clockwise ones cover no pixel)."""
     x0, y0, x1, y1, x2, y2 = int(v0[S_X]), int(v0[S_Y]), int(v1[S_X]), int(v1[S_Y]), int(v2[S_X]), int(v2[S_Y])
     if (x0 - x1) * (y0 - y2) - (y0 - y1) * (x0 - x2) < 0:
@@ -188,7 +195,7 @@ def triangle(mem, ram_size, regs, cmds, clut, rs, v0, v1, v2):
                     s1, _t1, _w = _st_at(tc, rs, qx + 16, qy)
                     _s2, t2, _w = _st_at(tc, rs, qx, qy + 16)
                     lod = _lod(rs, s1 - s0, t2 - t0, w)
-            _write(mem, ram_size, regs, cmds, clut, rs, px, py, z, rgba, spec, fog, s, t, lod)
+            _write(mem, ram_size, regs, cmds, pix, rs, px, py, z, rgba, spec, fog, s, t, lod)
 
 
 @njit(cache=True, error_model="numpy")
@@ -249,7 +256,7 @@ def _st_at(tc, rs, sx, sy):
 
 
 @njit(cache=True, error_model="numpy")
-def rectangle(mem, ram_size, regs, cmds, clut, rs, v0, v1):
+def rectangle(mem, ram_size, regs, cmds, pix, rs, v0, v1):
     """A sprite: the axis-aligned rectangle between two corners, coloured by v1. A pixel
     is drawn when its sample point lies within [x1 - 1/16, x2 - 1/16]; texture
     coordinates run from v0's corner to v1's (rotated when the corners are swapped)."""
@@ -293,11 +300,11 @@ def rectangle(mem, ram_size, regs, cmds, clut, rs, v0, v1):
             fx = (px * 16 + 7 - ex1 + 1) / 16.0
             s = s_tl + sxs * fx + sys * fy
             t = t_tl + sxt * fx + syt * fy
-            _write(mem, ram_size, regs, cmds, clut, rs, px, py, z, rgba, spec, fog, s, t, lod)
+            _write(mem, ram_size, regs, cmds, pix, rs, px, py, z, rgba, spec, fog, s, t, lod)
 
 
 @njit(cache=True, error_model="numpy")
-def point(mem, ram_size, regs, cmds, clut, rs, v0):
+def point(mem, ram_size, regs, cmds, pix, rs, v0):
     px, py = int(v0[S_X]) >> 4, int(v0[S_Y]) >> 4
     if px < rs[RS_X1] or px > rs[RS_X2] or py < rs[RS_Y1] or py > rs[RS_Y2]:
         return
@@ -307,12 +314,12 @@ def point(mem, ram_size, regs, cmds, clut, rs, v0):
     elif rs[RS_PROJ] != 0.0 and v0[S_Q] != 0.0:
         s, t = s / v0[S_Q], t / v0[S_Q]
     lod = _lod(rs, 0.0, 0.0, v0[S_W]) if rs[RS_TEX] != 0.0 else 0.0
-    _write(mem, ram_size, regs, cmds, clut, rs, px, py, int(v0[S_Z]), _pack(v0[S_R], v0[S_G], v0[S_B], v0[S_A]),
+    _write(mem, ram_size, regs, cmds, pix, rs, px, py, int(v0[S_Z]), _pack(v0[S_R], v0[S_G], v0[S_B], v0[S_A]),
            _pack(v0[S_SR], v0[S_SG], v0[S_SB], 0), v0[S_FOG] if rs[RS_FOG] != 0.0 else 1.0, s, t, lod)
 
 
 @njit(cache=True, error_model="numpy")
-def line(mem, ram_size, regs, cmds, clut, rs, v0, v1):
+def line(mem, ram_size, regs, cmds, pix, rs, v0, v1):
     """A line: along its longer axis, the pixels whose centres lie from v0 up to (not
     including) v1; the other coordinate, colour (Gouraud, else v1's), depth and texture
     coordinates at each centre (MEASURED: gpu/primitives/lines draws 9.375..11.25 as
@@ -350,7 +357,7 @@ def line(mem, ram_size, regs, cmds, clut, rs, v0, v1):
             t1 = t + 16.0 / abs(b - a)
             s1, tt1, _w = _line_st(v0, v1, rs, 1.0 - t1)
             lod = _lod(rs, (s1 - s) if x_major else 0.0, (tt1 - tt) if not x_major else 0.0, w)
-        _write(mem, ram_size, regs, cmds, clut, rs, px, py, z, rgba, spec, fog, s, tt, lod)
+        _write(mem, ram_size, regs, cmds, pix, rs, px, py, z, rgba, spec, fog, s, tt, lod)
 
 
 @njit(cache=True, error_model="numpy")
