@@ -21,8 +21,8 @@ from allegrex.ge import cost, geometry, raster, vertex
 from allegrex.ge.commands import OPS
 from allegrex.ge.geometry import S_CX, S_CZ, S_OUT, S_SIZE, S_W, S_X, S_Y, S_Z, f24
 from allegrex.ge.pixels import lighting_prepare, tessellate
-from allegrex.ge.state import (R_CYCLES, R_IADR, R_IMM_FLAGS, R_KEEP_COUNT, R_PRIM_LAST, R_VADR, R_VERTICES,
-                               R_EXEC, EXEC_BBOX_INSIDE, R_WARN, R_WARN_ADDR, R_WARN_PC, R_LISTADDR)
+from allegrex.ge.state import (EXEC_BBOX_INSIDE, KEEP_LAST, R_CYCLES, R_EXEC, R_IADR, R_IMM_FLAGS, R_KEEP_COUNT,
+                               R_LISTADDR, R_PRIM_LAST, R_VADR, R_VERTICES, R_WARN, R_WARN_ADDR, R_WARN_PC)
 
 POINTS, LINES, LINE_STRIP, TRIANGLES, TRIANGLE_STRIP, TRIANGLE_FAN, SPRITES, CONTINUE = range(8)
 CULL_OFF, CULL_CW, CULL_CCW = 0, 1, 2
@@ -110,9 +110,26 @@ def primitive(mem, ram_size, regs, cmds, mtx, clut, keep, count, ptype):
         if n < 0 or not vertex.decode(mem, ram_size, mtx, vtype, lay, mw, vaddr + n * lay[vertex.L_STRIDE], dv):
             _warn(regs, WARN_VERTICES, iaddr + i if n < 0 else vaddr + n * lay[vertex.L_STRIDE])
             return
+        _carry_attributes(vtype, dv, keep[KEEP_LAST])
         geometry.transform(cmds, mtx, xf, lp, vtype, dv, verts[i])
     pix = raster.prepare_pixels(cmds, clut)
     assemble(mem, ram_size, regs, cmds, pix, keep, xf, rs, verts, count, ptype, False)
+
+
+@njit(cache=True, error_model="numpy")
+def _carry_attributes(vtype, dv, last):
+    """A vertex without texture coordinates or a normal keeps the last ones the GE read
+    (MEASURED: gpu/texmtx/source 'Without UV / normal' uses the previous draw's UV)."""
+    if vtype & 3:
+        last[0], last[1] = dv[vertex.V_S], dv[vertex.V_T]
+    else:
+        dv[vertex.V_S], dv[vertex.V_T] = last[0], last[1]
+    if (vtype >> 5) & 3:
+        for j in range(3):
+            last[2 + j] = dv[vertex.V_NX + j]
+    else:
+        for j in range(3):
+            dv[vertex.V_NX + j] = last[2 + j]
 
 
 @njit(cache=True, error_model="numpy")
@@ -339,7 +356,31 @@ def _rectangle(mem, ram_size, regs, cmds, pix, xf, rs, v0, v1):
         o0, o1 = _outside_z(v0), _outside_z(v1)
         if _depth_rejects(cmds, (o0 == 1) + (o1 == 1), (o0 == -1) + (o1 == -1), 2):
             return
+        if rs[raster.RS_PROJ] != 0.0:
+            _projected_rectangle(mem, ram_size, regs, cmds, pix, xf, rs, v0, v1)
+            return
     raster.rectangle(mem, ram_size, regs, cmds, pix, rs, v0, v1)
+
+
+@njit(cache=True, error_model="numpy")
+def _projected_rectangle(mem, ram_size, regs, cmds, pix, xf, rs, v0, v1):
+    """A sprite with projective texture coordinates is drawn as two triangles over its
+    corners (their fill rule covers the same pixels), coordinates mixed from both ends."""
+    corners = np.zeros((4, S_SIZE), dtype=np.float64)
+    for i in range(4):
+        corners[i] = v1
+    corners[0, S_X], corners[0, S_Y] = v0[S_X], v0[S_Y]  # v0's corner with v0's coordinates
+    corners[0, geometry.S_S], corners[0, geometry.S_T], corners[0, geometry.S_Q] = (
+        v0[geometry.S_S], v0[geometry.S_T], v0[geometry.S_Q])
+    corners[1, S_X], corners[1, S_Y] = v0[S_X], v1[S_Y]
+    corners[1, geometry.S_S], corners[1, geometry.S_Q] = v0[geometry.S_S], v0[geometry.S_Q]
+    corners[2, S_X], corners[2, S_Y] = v1[S_X], v0[S_Y]
+    corners[2, geometry.S_T] = v0[geometry.S_T]
+    if (v0[S_X] < v1[S_X]) != (v0[S_Y] < v1[S_Y]):  # corners swapped on one axis: rotated coordinates
+        for c in (geometry.S_S, geometry.S_T, geometry.S_Q):
+            corners[1, c], corners[2, c] = corners[2, c], corners[1, c]
+    _send_triangle(mem, ram_size, regs, cmds, pix, xf, rs, CULL_OFF, corners[0], corners[1], corners[3], 2)
+    _send_triangle(mem, ram_size, regs, cmds, pix, xf, rs, CULL_OFF, corners[0], corners[3], corners[2], 2)
 
 
 @njit(cache=True, error_model="numpy")

@@ -258,14 +258,15 @@ def _st_at(tc, rs, sx, sy):
 @njit(cache=True, error_model="numpy")
 def rectangle(mem, ram_size, regs, cmds, pix, rs, v0, v1):
     """A sprite: the axis-aligned rectangle between two corners, coloured by v1. A pixel
-    is drawn when its sample point lies within [x1 - 1/16, x2 - 1/16]; texture
+    is drawn when its centre lies in [x1, x2) x [y1, y2) (MEASURED: gpu/filtering
+    precision*2d, a sprite from x = -0.5 to 1.5 covers pixel 0 only); texture
     coordinates run from v0's corner to v1's (rotated when the corners are swapped)."""
     ex1, ey1 = min(int(v0[S_X]), int(v1[S_X])), min(int(v0[S_Y]), int(v1[S_Y]))
     ex2, ey2 = max(int(v0[S_X]), int(v1[S_X])) - 1, max(int(v0[S_Y]), int(v1[S_Y])) - 1
-    minx = max(-((8 - ex1) // 16), int(rs[RS_X1]), 0)  # ceil((ex1 - 8) / 16)
-    miny = max(-((8 - ey1) // 16), int(rs[RS_Y1]), 0)
-    maxx = min((ex2 - 7) // 16, int(rs[RS_X2]))
-    maxy = min((ey2 - 7) // 16, int(rs[RS_Y2]))
+    minx = max(-((SAMPLE - ex1) // 16), int(rs[RS_X1]), 0)  # ceil((ex1 - SAMPLE) / 16)
+    miny = max(-((SAMPLE - ey1) // 16), int(rs[RS_Y1]), 0)
+    maxx = min((ex2 - SAMPLE) // 16, int(rs[RS_X2]))
+    maxy = min((ey2 - SAMPLE) // 16, int(rs[RS_Y2]))
     if minx > maxx or miny > maxy:
         return
     z = int(v1[S_Z])
@@ -295,9 +296,9 @@ def rectangle(mem, ram_size, regs, cmds, pix, rs, v0, v1):
             s_tl, t_tl, sxs, sxt, sys, syt = s1, t1, -ds / dx, 0.0, 0.0, -dt / dy
     lod = _lod(rs, sxs, syt, v1[S_W]) if tex else 0.0
     for py in range(miny, maxy + 1):
-        fy = (py * 16 + 7 - ey1 + 1) / 16.0
+        fy = (py * 16 + SAMPLE - ey1) / 16.0
         for px in range(minx, maxx + 1):
-            fx = (px * 16 + 7 - ex1 + 1) / 16.0
+            fx = (px * 16 + SAMPLE - ex1) / 16.0
             s = s_tl + sxs * fx + sys * fy
             t = t_tl + sxt * fx + syt * fy
             _write(mem, ram_size, regs, cmds, pix, rs, px, py, z, rgba, spec, fog, s, t, lod)

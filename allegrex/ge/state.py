@@ -66,6 +66,7 @@ INT_ERROR = 8
 ADDR_MASK = 0x0FFFFFFF  # the GE sees 28-bit physical addresses (cached/uncached views alike)
 
 KEEP_SLOTS = 4  # screen vertices of an unfinished primitive (a strip needs 3)
+KEEP_LAST = 4  # keep's last row: the texture coordinates and normal of the last vertex that had them
 
 
 class GeState:
@@ -77,7 +78,7 @@ class GeState:
         self.clut = np.zeros(1024, dtype=np.uint8)
         self.regs = np.zeros(NREGS, dtype=np.int64)
         from allegrex.ge.geometry import S_SIZE
-        self.keep = np.zeros((KEEP_SLOTS, S_SIZE), dtype=np.float64)  # for PRIM type 7 and VAP
+        self.keep = np.zeros((KEEP_SLOTS + 1, S_SIZE), dtype=np.float64)  # PRIM type 7, VAP, KEEP_LAST
 
     def matrix_words(self, start: int, size: int) -> list[int]:
         """The 24-bit arguments the matrix values were uploaded with."""
