@@ -5,6 +5,7 @@ import json
 import sys
 
 from allegrex.errors import AllegrexError
+from allegrex.jobs import add_arguments, engine_from_args
 
 # Positions the default run simulates: enough for a steady per-token cost, few enough that
 # the default bench finishes in minutes at the simulator's present speed.
@@ -27,6 +28,7 @@ def add_parser(subparsers):
     b.add_argument("--plot", metavar="F.png", help="draw tok/s per kernel and the cycle breakdown")
     b.add_argument("--sweep", action="store_true", help="stories260K..110M on psp-1000 and psp-2000")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_arguments(b)
     return p
 
 
@@ -35,11 +37,12 @@ def run(args) -> int:
     from allegrex.bench.report import format_report
     kernels = tuple(k.strip() for k in args.kernels.split(",") if k.strip())
     if args.sweep:
-        report = sweep_llama(kernels, SWEEP_TOKENS if args.tokens is None else args.tokens, args.clock, show_progress=not args.quiet)
+        report = sweep_llama(kernels, SWEEP_TOKENS if args.tokens is None else args.tokens, args.clock,
+                             show_progress=not args.quiet, engine=engine_from_args(args))
     else:
         prompt = DEFAULT_PROMPT if args.prompt is None else args.prompt
-        report = bench_llama(args.shape, kernels, DEFAULT_TOKENS if args.tokens is None else args.tokens, prompt, args.model, args.clock,
-                             show_progress=not args.quiet)
+        report = bench_llama(args.shape, kernels, DEFAULT_TOKENS if args.tokens is None else args.tokens, prompt,
+                             args.model, args.clock, show_progress=not args.quiet, engine=engine_from_args(args))
     print(format_report(report))
     sys.stdout.flush()
     if args.json:

@@ -8,6 +8,7 @@ import json
 import sys
 
 from allegrex.errors import AllegrexError
+from allegrex.limits import count
 
 
 class _Collect:
@@ -39,7 +40,7 @@ def add_parser(subparsers):
                               description=__doc__.splitlines()[0])
     if run_command is None:
         p.add_argument("file", help="EBOOT.PBP, .prx or .elf")
-    p.add_argument("--top", type=int, default=20, metavar="N", help="functions to list (default 20)")
+    p.add_argument("--top", type=count, default=20, metavar="N", help="functions to list (default 20)")
     p.add_argument("--json", metavar="F", help="write the profile as JSON")
     p.add_argument("--region", action="append", default=[], metavar="GLOB",
                    help="also report the functions matching GLOB summed (e.g. 'matmul*')")
@@ -55,8 +56,8 @@ def run(args) -> int:
     options = run_command.options_from_args(args)
     machine, kernel = run_command.load_program(args.file, args.model, options)
     prof = Profile.start(machine, kernel.image)
-    stop = kernel.run(max_seconds=getattr(args, "max_seconds", None), timeout=getattr(args, "timeout", None))
-    report = prof.report(hle_cycles=getattr(kernel, "hle_cycles", 0), idle_cycles=getattr(kernel, "idle_cycles", 0))
+    stop = kernel.run(max_seconds=args.max_seconds, timeout=args.timeout, started=args.started)
+    report = prof.report(hle_cycles=kernel.hle_cycles, idle_cycles=kernel.idle_cycles)
     report["program"] = args.file
     report["exit"] = getattr(stop, "message", str(stop))
     report["regions"] = [region(report, g) for g in args.region]

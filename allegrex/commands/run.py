@@ -12,6 +12,7 @@ import time
 
 from allegrex.errors import AllegrexError
 from allegrex.hle.kernel import RunOptions
+from allegrex.limits import add_time_limits, count
 
 MODELS = ("psp-1000", "psp-2000", "psp-3000")
 PROGRESS_EVERY_S = 2.0  # wall-clock seconds between progress lines
@@ -30,11 +31,12 @@ def add_parser(subparsers):
     p.add_argument("--msgdialog", choices=("yes", "no", "back"), default="yes", help="message dialog answer, given once the dialog has been visible 60 frames")
     p.add_argument("--screenshot", metavar="FILE.png", help="write the displayed frame at exit")
     p.add_argument("--frames", metavar="DIR", help="write displayed frames as PNG files")
-    p.add_argument("--frames-every", metavar="N", type=int, default=1, help="with --frames: every N-th vblank")
+    p.add_argument("--frames-every", metavar="N", type=count, default=1, help="with --frames: every N-th vblank")
+    p.add_argument("--audio", metavar="FILE.wav",
+                   help="write what the speaker plays (16-bit stereo 44.1 kHz WAV, as long as the simulated time)")
     p.add_argument("--ge-dump", metavar="FILE", help="write every GE display-list command executed, by frame "
                    "(address, command, decoded arguments)")
-    p.add_argument("--max-seconds", metavar="S", type=float, help="stop after S simulated seconds")
-    p.add_argument("--timeout", metavar="S", type=float, help="stop after S wall-clock seconds")
+    add_time_limits(p)
     p.add_argument("--stats", action="store_true", help="print cycles, instructions, time and exit reason")
     p.add_argument("--json", metavar="F", help="write the run report as JSON")
     p.add_argument("--strict", action="store_true",
@@ -59,7 +61,7 @@ def options_from_args(args) -> RunOptions:
             raise AllegrexError(f"{flag} {folder}: not a folder")
     opts = RunOptions(ms0=args.ms0, host0=args.host0, program_path=args.file, osk_text=args.osk,
                       msgdialog_result=args.msgdialog, input_events=events, frames_dir=args.frames,
-                      frames_every=args.frames_every, strict=args.strict)
+                      frames_every=args.frames_every, strict=args.strict, audio_path=args.audio)
     if args.epoch is not None:
         opts.epoch = args.epoch
     if args.ge_dump:
@@ -119,8 +121,9 @@ def run(args) -> int:
     machine, kernel = load_program(args.file, args.model, options)
     progress = None if args.quiet else Progress(sys.stderr)
     wall_start = time.monotonic()
-    stop = kernel.run(max_seconds=args.max_seconds, timeout=args.timeout, progress=progress)
+    stop = kernel.run(max_seconds=args.max_seconds, timeout=args.timeout, progress=progress, started=args.started)
     wall = time.monotonic() - wall_start
+    kernel.audio.close()  # the speaker's output up to the end of the simulated time
     report = kernel.stats()
     report["program"] = args.file
     report["model"] = args.model
@@ -139,6 +142,7 @@ def run(args) -> int:
               f"cycles: {report['cycles']:,} (idle {report['idle_cycles']:,}, HLE {report['hle_cycles']:,})\n"
               f"instructions: {report['instructions']:,}\n"
               f"simulated time: {report['simulated_seconds']:.6f} s at {report['cpu_mhz']} MHz\n"
+              f"audio: {report['audio_seconds']:.6f} s of sound\n"
               f"wall time: {wall:.2f} s", file=sys.stderr)
     if args.json:
         try:

@@ -15,6 +15,7 @@ import numpy as np
 
 from allegrex.errors import AllegrexError
 from allegrex.ge import commands, hardware, processor
+from allegrex.hle.display import vblank_us
 
 
 def open_dump(path: str):
@@ -26,16 +27,16 @@ def open_dump(path: str):
 
 
 class ListDump:
-    def __init__(self, kernel, out):
+    """Writes each run of `hw` (a GeHardware) with the kernel's frame and time."""
+
+    def __init__(self, kernel, hw, out):
         self.k = kernel
         self.out = out
         self.frame = -1
-        hw = kernel.ge.hw
         hw.trace = np.zeros(1 + hardware.BUDGET, dtype=np.int64)
         hw.dump = self.run
 
     def run(self, addresses, event: int) -> None:
-        from allegrex.hle.display import vblank_us
         k = self.k
         frame = k.display.vcount()
         if frame != self.frame:

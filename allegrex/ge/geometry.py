@@ -16,11 +16,10 @@ A screen vertex is a float64[S_SIZE] record (S_* below).
 import numpy as np
 from numba import njit
 
-from allegrex.ge import vertex
 from allegrex.ge.commands import OPS
 from allegrex.ge.pixels import fog_depth, light_vertex_prepared
 from allegrex.ge.state import PROJ, TGEN, VIEW, WORLD
-from allegrex.ge.vertex import V_B, V_G, V_NX, V_NY, V_NZ, V_R, V_A, V_S, V_T, V_X, V_Y, V_Z
+from allegrex.ge.vertex import V_NX, V_NY, V_NZ, V_R, V_S, V_T, V_X, V_Y, V_Z
 
 S_X, S_Y, S_Z = 0, 1, 2  # screen x, y in 1/16 pixel (offset applied), depth 0-65535
 S_CX, S_CY, S_CZ, S_W = 3, 4, 5, 6  # clip coordinates (through mode: w = 1)

@@ -13,7 +13,7 @@ the host. Times are simulated microseconds (floats, exact to the CPU cycle).
 
 import numpy as np
 
-from allegrex.ge import cost, processor
+from allegrex.ge import cost, draw, processor, transfer
 from allegrex.ge.state import (ADDR_MASK, EXEC_RUNNING, GeState, R_CYCLES,
                                R_ERROR, R_ERROR_ADDR, R_ERROR_PC, R_EXEC, R_INTR, R_LISTADDR, R_STALLADDR,
                                R_COMMANDS, R_PIXELS, R_VERTICES, R_WARN, R_WARN_ADDR, R_WARN_PC)
@@ -169,7 +169,6 @@ class GeHardware:
         self.timer = None
 
     def _describe_warning(self) -> str:
-        from allegrex.ge import draw, transfer
         regs = self.regs
         what = {draw.WARN_VERTICES: "reads vertices or indices outside memory (primitive skipped)",
                 transfer.WARN_TRANSFER: "block transfer touches memory outside every region (bytes skipped)"}

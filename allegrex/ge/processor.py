@@ -12,8 +12,13 @@ command adds its cost (allegrex/ge/cost.py) to regs[R_CYCLES].
 Opcodes and kinds come from the command table (allegrex/ge/commands.py).
 """
 
+import hashlib
+import sys
+from pathlib import Path
+
 import numpy as np
 from numba import njit
+from numba.core.registry import CPUDispatcher
 
 from allegrex.ge import cost, draw, transfer
 from allegrex.ge.commands import OPS
@@ -200,8 +205,6 @@ def run(mem, ram_size, regs, cmds, mtx, clut, keep, budget, trace):
 
 def _source_fingerprint() -> str:
     """Digest of the sources numba compiles into `run` (every GE module, memory.py)."""
-    import hashlib
-    from pathlib import Path
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256()
     for f in sorted(here.glob("*.py")) + [here.parent / "memory.py"]:
@@ -214,9 +217,6 @@ def _flush_stale_caches() -> None:
     """numba's cache only watches each function's own file, and `run` is compiled with
     the whole drawing path inside it: when any GE source changes, flush every GE
     function's cached code (as interp.py does for the CPU loop)."""
-    import sys
-    from pathlib import Path
-    from numba.core.registry import CPUDispatcher
     try:
         stamp = Path(run._cache._cache_path) / "ge.sources"
         current = _source_fingerprint()

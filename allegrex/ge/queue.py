@@ -21,10 +21,13 @@ when it returns.
 from collections import deque
 from dataclasses import dataclass, field
 
-from allegrex.ge import commands, hardware
+from allegrex.ge import commands, hardware, processor
+from allegrex.ge.dump import ListDump
 from allegrex.ge.state import (ADDR_MASK, EXEC_DEPTH1, EXEC_DEPTH2, INT_END, INT_FINISH, INT_SIGNAL, MATRIX_BY_ID,
                                R_EXEC, R_IADR, R_LISTADDR, R_OADR, R_OADR1, R_OADR2, R_RADR1, R_RADR2,
                                R_STALLADDR, R_VADR)
+from allegrex.hle import codes, costs, intr, threads
+from allegrex.hle.objects import KernelObject
 
 OPS = commands.OPS
 
@@ -37,19 +40,6 @@ SIG_NONE, SIG_BREAK, SIG_PAUSE, SIG_SYNC = range(4)
 HANDLER_SUSPEND, HANDLER_CONTINUE, HANDLER_PAUSE, SIGNAL_SYNC = 0x01, 0x02, 0x03, 0x08
 SIGNAL_JUMP, SIGNAL_CALL, SIGNAL_RET, SIGNAL_RJUMP, SIGNAL_RCALL, SIGNAL_OJUMP, SIGNAL_OCALL = range(0x10, 0x17)
 SIGNAL_RCBP, SIGNAL_OCBP, SIGNAL_BREAK1, SIGNAL_BREAK2 = 0x30, 0x38, 0xF0, 0xFF
-
-# error codes (SCE_ERROR_*)
-NOT_SUPPORTED = 0x80000004
-ALREADY = 0x80000020
-BUSY = 0x80000021
-OUT_OF_MEMORY = 0x80000022
-PRIV_REQUIRED = 0x80000023
-INVALID_ID = 0x80000100
-INVALID_INDEX = 0x80000102
-INVALID_POINTER = 0x80000103
-INVALID_SIZE = 0x80000104
-INVALID_MODE = 0x80000107
-INVALID_VALUE = 0x800001FE
 
 SLOTS = 64
 CALLBACK_IDS = 16
@@ -80,11 +70,6 @@ SAVED_COMMANDS = _bitmap_commands()
 MATRIX_UPLOADS = (("BONEMATRIXNUMBER", "BONEMATRIXDATA", 96), ("WORLDMATRIXNUMBER", "WORLDMATRIXDATA", 12),
                   ("VIEWMATRIXNUMBER", "VIEWMATRIXDATA", 12), ("PROJMATRIXNUMBER", "PROJMATRIXDATA", 16),
                   ("TGENMATRIXNUMBER", "TGENMATRIXDATA", 12))
-
-
-def signed(value: int) -> int:
-    value &= 0xFFFFFFFF
-    return value - (1 << 32) if value & 0x80000000 else value
 
 
 @dataclass
@@ -118,8 +103,9 @@ class DisplayList:
 INTERNAL_STACK = -1
 
 
-class GeQueue:
-    """The sceGe driver of one kernel: the queue, callbacks, event flags, and the GE."""
+class GeQueue(KernelObject):
+    """The sceGe driver of one kernel: the queue, callbacks, event flags, and the GE.
+    Threads in sceGeListSync/sceGeDrawSync wait on it (a kernel object without a uid)."""
 
     def __init__(self, kernel):
         self.k = kernel
@@ -134,17 +120,22 @@ class GeQueue:
         self.callbacks_used = 0  # bit i: callback id i taken
         self.draw_done = True  # the drawing event flag
         self.list_done = (1 << SLOTS) - 1  # one event-flag bit per slot
-        self.waiters: list = []  # (thread, Wait, predicate)
+        self.waiters: list = []  # (thread, Wait, ready(), after())
         self.in_interrupt = False
         self.pending: list = []  # GE interrupts raised while a handler runs
         self.edram_translation = BOOT_TRANSLATION
-        memory = kernel.memory
+        self.started = False
+
+    def start(self) -> None:
+        """The driver's start-up, on the program's first sceGe call (so that a program
+        without graphics never loads the compiled GE): its stub list, then the start-up
+        list setting every context command and matrix value to 0."""
+        self.started = True
+        if self.k.options.ge_dump is not None:
+            ListDump(self.k, self.hw, self.k.options.ge_dump)
+        memory = self.k.memory
         memory.write_u32(SCRATCH, commands.OPS["FINISH"] << 24)
         memory.write_u32(SCRATCH + 4, commands.OPS["END"] << 24)
-        self._boot()
-
-    def _boot(self) -> None:
-        """The driver's start-up list: every context command and matrix value set to 0."""
         words = [op << 24 for op in SAVED_COMMANDS]
         for number, data, count in MATRIX_UPLOADS:
             words += [OPS[number] << 24] + [OPS[data] << 24] * count
@@ -199,7 +190,7 @@ class GeQueue:
     def enqueue(self, list_addr: int, stall: int, cb_id: int, args: int, head: bool) -> int:
         k = self.k
         if _kernel_pointer(list_addr) or _kernel_pointer(stall) or _kernel_buffer(args, 16):
-            return signed(PRIV_REQUIRED)
+            return codes.signed(codes.PRIV_REQUIRED)
         self.sdk = k.sdk_version
         old_sdk = self.sdk <= 0x01FFFFFF
         stack, num_stacks, ctx = (INTERNAL_STACK, OLD_SDK_STACKS, 0) if old_sdk else (0, 0, 0)
@@ -207,26 +198,26 @@ class GeQueue:
             size = k.memory.read_u32(args)
             ctx = k.memory.read_u32(args + 4)
             if _kernel_buffer(ctx, 2048):
-                return signed(PRIV_REQUIRED)
+                return codes.signed(codes.PRIV_REQUIRED)
             if size >= 16:
                 num_stacks = k.memory.read_u32(args + 8)
                 if num_stacks >= 256:
-                    return signed(INVALID_SIZE)
+                    return codes.signed(codes.INVALID_SIZE)
                 stack = k.memory.read_u32(args + 12)
                 if _kernel_buffer(stack, num_stacks * 32):
-                    return signed(PRIV_REQUIRED)
+                    return codes.signed(codes.PRIV_REQUIRED)
         if (list_addr | stall | ctx | (stack if stack != INTERNAL_STACK else 0)) & 3:
-            return signed(INVALID_POINTER)
+            return codes.signed(codes.INVALID_POINTER)
         for other in self.active:
             if other.pc & 0x1FFFFFFF == list_addr & 0x1FFFFFFF:
                 k.warn_once(("ge-dup", list_addr), f"sceGeListEnQueue: list 0x{list_addr:08x} is already queued")
                 if old_sdk:
                     break
-                return signed(BUSY)
+                return codes.signed(codes.BUSY)
             if other.busy and stack not in (0, INTERNAL_STACK) and other.stack == stack and not old_sdk:
-                return signed(BUSY)
+                return codes.signed(codes.BUSY)
         if not self.free:
-            return signed(OUT_OF_MEMORY)
+            return codes.signed(codes.OUT_OF_MEMORY)
         dl = self.free.popleft()
         dl.busy, dl.signal, dl.cb_id = False, SIG_NONE, max(cb_id, -1)
         dl.num_stacks, dl.stack, dl.internal, dl.ctx = num_stacks, stack, [], ctx
@@ -234,7 +225,7 @@ class GeQueue:
         dl.radr1 = dl.radr2 = dl.oadr = dl.oadr1 = dl.oadr2 = dl.base = dl.stack_off = 0
         if head:
             if self.active and self.active[0].state != PAUSED:
-                return signed(INVALID_VALUE)  # the slot stays taken, as the driver leaves it
+                return codes.signed(codes.INVALID_VALUE)  # the slot stays taken, as the driver leaves it
             dl.state = PAUSED
             if self.active:
                 self.active[0].state = QUEUED
@@ -255,9 +246,9 @@ class GeQueue:
     def dequeue(self, list_id: int) -> int:
         dl = self.by_id(list_id, strict=False)
         if dl is None or dl.state == NONE:
-            return signed(INVALID_ID)
+            return codes.signed(codes.INVALID_ID)
         if dl.busy:
-            return signed(BUSY)
+            return codes.signed(codes.BUSY)
         self._retire(dl, NONE)
         self._set_list_done(dl)
         return 0
@@ -273,7 +264,7 @@ class GeQueue:
     def update_stall(self, list_id: int, stall: int) -> int:
         dl = self.by_id(list_id, strict=False)
         if dl is None:
-            return signed(INVALID_ID)
+            return codes.signed(codes.INVALID_ID)
         if dl.state == RUNNING:
             dl.stall = stall
             self.hw.set_stall(stall & 0x1FFFFFFF)
@@ -282,20 +273,20 @@ class GeQueue:
             dl.stall = stall
             return 0
         if dl.state == COMPLETED:
-            return signed(ALREADY)
-        return signed(INVALID_ID)
+            return codes.signed(codes.ALREADY)
+        return codes.signed(codes.INVALID_ID)
 
     # --- state queries and waits ---
     def list_sync(self, list_id: int, mode: int):
         """sceGeListSync: mode 1 reports the state; mode 0 waits (returns None if blocked)."""
         dl = self.by_id(list_id, strict=False)
         if dl is None:
-            return signed(INVALID_ID)
+            return codes.signed(codes.INVALID_ID)
         if mode == 0:
             bit = 1 << dl.index
             return self._wait("GE list sync", lambda: self.list_done & bit, LIST_COMPLETED)
         if mode != 1:
-            return signed(INVALID_MODE)
+            return codes.signed(codes.INVALID_MODE)
         if dl.state == QUEUED:
             return LIST_PAUSED if dl.busy else LIST_QUEUED
         if dl.state == RUNNING:
@@ -304,13 +295,13 @@ class GeQueue:
             return LIST_COMPLETED
         if dl.state == PAUSED:
             return LIST_PAUSED
-        return signed(INVALID_ID)
+        return codes.signed(codes.INVALID_ID)
 
     def draw_sync(self, mode: int):
         if mode == 0:
             return self._wait("GE draw sync", lambda: self.draw_done, LIST_COMPLETED, self._collect_completed)
         if mode != 1:
-            return signed(INVALID_MODE)
+            return codes.signed(codes.INVALID_MODE)
         if not self.active:
             return LIST_COMPLETED
         dl = self.active[0]
@@ -327,12 +318,11 @@ class GeQueue:
                 dl.state, dl.busy = NONE, False
 
     def _wait(self, kind: str, ready, result, after=None):
-        from allegrex.hle import codes, threads
         k = self.k
         if threads.cannot_wait(k):
-            return signed(codes.WAIT_CAN_NOT_WAIT)
+            return codes.signed(codes.WAIT_CAN_NOT_WAIT)
         if k.interrupts:
-            return signed(codes.ILLEGAL_CONTEXT)
+            return codes.signed(codes.ILLEGAL_CONTEXT)
         if ready():
             if after:
                 after()
@@ -342,6 +332,9 @@ class GeQueue:
         k.threads.block(wait)
         self.waiters.append((k.threads.current, wait, ready, after))
         return None
+
+    def forget_waiter(self, thread) -> None:
+        self.waiters = [w for w in self.waiters if w[0] is not thread]  # a new list: _wake_waiters may be iterating
 
     def _wake_waiters(self) -> None:
         still = []
@@ -367,11 +360,11 @@ class GeQueue:
     # --- break / continue ---
     def break_(self, mode: int, param: int) -> int:
         if mode & 0xFFFFFFFF >= 2:
-            return signed(INVALID_MODE)
+            return codes.signed(codes.INVALID_MODE)
         if _kernel_buffer(param, 16):
-            return signed(PRIV_REQUIRED)
+            return codes.signed(codes.PRIV_REQUIRED)
         if not self.active:
-            return signed(ALREADY)
+            return codes.signed(codes.ALREADY)
         dl = self.active[0]
         if mode == 1:
             self.hw.stop()
@@ -403,12 +396,12 @@ class GeQueue:
             return dl.id
         if dl.state == PAUSED:
             if self.sdk > SDK_CALLBACK_GETS_LIST and dl.signal != SIG_PAUSE:
-                return signed(ALREADY)
-            return signed(BUSY)
+                return codes.signed(codes.ALREADY)
+            return codes.signed(codes.BUSY)
         if dl.state == QUEUED:
             dl.state = PAUSED
             return dl.id
-        return signed(NOT_SUPPORTED) if self.sdk >= SDK_2 else -1
+        return codes.signed(codes.NOT_SUPPORTED) if self.sdk >= SDK_2 else -1
 
     def continue_(self) -> int:
         if not self.active:
@@ -419,7 +412,7 @@ class GeQueue:
                 dl.state = QUEUED  # the break's finish interrupt starts it
                 return 0
             if dl.signal == SIG_PAUSE:
-                return signed(BUSY)
+                return codes.signed(codes.BUSY)
             dl.state, dl.signal = RUNNING, SIG_NONE
             if dl.ctx and not dl.busy:
                 self.save_context(dl.ctx, force=True)
@@ -428,20 +421,20 @@ class GeQueue:
             self.draw_done = False
             return 0
         if dl.state == RUNNING:
-            return signed(ALREADY) if self.sdk >= SDK_2 else -1
-        return signed(NOT_SUPPORTED) if self.sdk >= SDK_2 else -1
+            return codes.signed(codes.ALREADY) if self.sdk >= SDK_2 else -1
+        return codes.signed(codes.NOT_SUPPORTED) if self.sdk >= SDK_2 else -1
 
     # --- callbacks ---
     def set_callback(self, data: int) -> int:
         memory = self.k.memory
         if _kernel_pointer(data):
-            return signed(PRIV_REQUIRED)
+            return codes.signed(codes.PRIV_REQUIRED)
         signal_func, signal_arg, finish_func, finish_arg = (memory.read_u32(data + 4 * i) for i in range(4))
         if _kernel_pointer(signal_func) or _kernel_pointer(finish_func):
-            return signed(PRIV_REQUIRED)
+            return codes.signed(codes.PRIV_REQUIRED)
         free = [i for i in range(CALLBACK_IDS) if not self.callbacks_used >> i & 1]
         if not free:
-            return signed(OUT_OF_MEMORY)
+            return codes.signed(codes.OUT_OF_MEMORY)
         cb = free[0]
         self.callbacks_used |= 1 << cb
         handlers = self._sub_handlers()
@@ -454,7 +447,7 @@ class GeQueue:
 
     def unset_callback(self, cb: int) -> int:
         if not 0 <= cb < CALLBACK_IDS:
-            return signed(INVALID_ID)
+            return codes.signed(codes.INVALID_ID)
         handlers = self._sub_handlers()
         for sub in (2 * cb, 2 * cb + 1):
             handlers.pop(sub, None)
@@ -462,7 +455,6 @@ class GeQueue:
         return 0
 
     def _sub_handlers(self) -> dict:
-        from allegrex.hle import intr
         return intr.table(self.k, GE_INTERRUPT).handlers
 
     # --- interrupts ---
@@ -490,7 +482,6 @@ class GeQueue:
     def _interrupt_done(self) -> None:
         """The driver's interrupt code takes CPU time after the GE was restarted: a GE
         interrupt due meanwhile is taken before the interrupted code resumes."""
-        from allegrex.hle import costs
         self.k.charge(costs.GE_INTERRUPT)
         if self.pending:
             self._on_interrupt(self.pending.pop(0))
@@ -681,9 +672,9 @@ class GeQueue:
         """sceGeSaveContext: the registers, then a list that sets every context command and
         matrix back (run by sceGeRestoreContext). Refused while the GE runs."""
         if addr & 3:
-            return signed(INVALID_POINTER)
+            return codes.signed(codes.INVALID_POINTER)
         if _kernel_buffer(addr, CONTEXT_WORDS * 4):
-            return signed(PRIV_REQUIRED)
+            return codes.signed(codes.PRIV_REQUIRED)
         if self.hw.running() and not force:
             return -1
         st = self.hw.state
@@ -709,11 +700,11 @@ class GeQueue:
 
     def restore_context(self, addr: int, force: bool = False) -> int:
         if addr & 3:
-            return signed(INVALID_POINTER)
+            return codes.signed(codes.INVALID_POINTER)
         if _kernel_buffer(addr, CONTEXT_WORDS * 4):
-            return signed(PRIV_REQUIRED)
+            return codes.signed(codes.PRIV_REQUIRED)
         if self.hw.running() and not force:
-            return signed(BUSY)
+            return codes.signed(codes.BUSY)
         memory = self.k.memory
         header = [memory.read_u32(addr + 4 * i) for i in range(CONTEXT_HEADER)]
         event = self.hw.run_now(addr + 4 * CONTEXT_HEADER)
@@ -723,20 +714,19 @@ class GeQueue:
         regs[R_VADR], regs[R_IADR] = header[5], header[6]
         regs[R_OADR], regs[R_OADR1], regs[R_OADR2] = header[7], header[8], header[9]
         regs[R_RADR1], regs[R_RADR2] = header[3], header[4]
-        from allegrex.ge import processor
         return 0 if event == processor.EV_END else -1
 
     # --- registers and tables the program may read ---
     def get_cmd(self, op: int) -> int:
         if not 0 <= op < 0xFF:
-            return signed(INVALID_INDEX)
+            return codes.signed(codes.INVALID_INDEX)
         return int(self.hw.state.cmds[op])
 
     def get_matrix(self, which: int, addr: int) -> int:
         if not 0 <= which < len(MATRIX_BY_ID):
-            return signed(INVALID_INDEX)
+            return codes.signed(codes.INVALID_INDEX)
         if _kernel_pointer(addr):
-            return signed(PRIV_REQUIRED)
+            return codes.signed(codes.PRIV_REQUIRED)
         start, size = MATRIX_BY_ID[which]
         for i, word in enumerate(self.hw.state.matrix_words(start, size)):
             self.k.memory.write_u32(addr + 4 * i, word)
@@ -749,9 +739,9 @@ class GeQueue:
         if index < 0:
             return dl.stack_off
         if index >= dl.stack_off:
-            return signed(INVALID_INDEX)
+            return codes.signed(codes.INVALID_INDEX)
         if _kernel_pointer(addr):
-            return signed(PRIV_REQUIRED)
+            return codes.signed(codes.PRIV_REQUIRED)
         if addr:
             for i, word in enumerate(self._stack_entry(dl, index)):
                 self.k.memory.write_u32(addr + 4 * i, word)
@@ -759,7 +749,7 @@ class GeQueue:
 
     def set_edram_translation(self, width: int) -> int:
         if width not in (0, 0x200, 0x400, 0x800, 0x1000):
-            return signed(INVALID_VALUE)
+            return codes.signed(codes.INVALID_VALUE)
         previous, self.edram_translation = self.edram_translation, width
         return previous
 

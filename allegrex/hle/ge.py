@@ -1,10 +1,11 @@
 """sceGe_user: the GE driver's user calls, answered by the display-list queue of
-allegrex/ge/queue.py (one per kernel, made on first use). Calls that can start the GE
+allegrex/ge/queue.py (kernel.ge, started on the first call). Calls that can start the GE
 start it at their entry time: a short list finishes while the call still runs, and its
 interrupts come right after it returns, as on the PSP."""
 
 from contextlib import contextmanager
 
+from allegrex.ge.queue import GeQueue
 from allegrex.hle import costs, threads
 from allegrex.hle.registry import Ptr, Raw, hle
 
@@ -13,15 +14,11 @@ EDRAM_ADDR = 0x04000000
 EDRAM_SIZE = 0x00200000
 
 
-def queue(k):
-    """The kernel's GE driver (allegrex.ge.queue.GeQueue)."""
-    q = getattr(k, "ge", None)
-    if q is None:
-        from allegrex.ge.queue import GeQueue
-        q = k.ge = GeQueue(k)
-        if k.options.ge_dump is not None:
-            from allegrex.ge.dump import ListDump
-            ListDump(k, k.options.ge_dump)
+def queue(k) -> GeQueue:
+    """The kernel's GE driver (kernel.ge, an allegrex.ge.queue.GeQueue), started on first use."""
+    q = k.ge
+    if not q.started:
+        q.start()
     return q
 
 

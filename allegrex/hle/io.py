@@ -11,11 +11,13 @@ import stat as statmod
 import time
 from types import SimpleNamespace
 
+from allegrex.cpu.state import V0
 from allegrex.hle import codes, costs
 from allegrex.hle.kernel import HleStop
 from allegrex.hle.registry import CStr, Ptr, S64, U32, hle, write64
+from allegrex.hle.rtc import wall_us
 from allegrex.hle.sandbox import Sandbox, SandboxRefusal, UnknownDevice, Unmapped
-from allegrex.hle.threads import Wait
+from allegrex.hle.threads import Callback, Wait
 from allegrex.timing.clock import MEMSTICK_BYTES_PER_SECOND, MEMSTICK_OP_LATENCY_US
 
 O_RDONLY, O_WRONLY, O_RDWR, O_NBLOCK, O_DIROPEN = 1, 2, 3, 4, 8
@@ -251,10 +253,16 @@ def memstick_us(nbytes: int) -> int:
 def driver_call(k, result, nbytes: int = 0):
     """A call that reached the file system driver: the caller sleeps while the medium
     works (other threads run meanwhile) and gets `result` when it is done."""
+    return wait_for_device(k, result, memstick_us(nbytes))
+
+
+def wait_for_device(k, result, us: int):
+    """The calling thread sleeps `us` simulated microseconds, then its call returns `result`
+    (None here: the wake-up sets v0). Outside a thread the call returns at once."""
     if k.threads.current is None or k.interrupts:
         return result
-    k.cpu.regs[2] = result & 0xFFFFFFFF
-    k.threads.block(Wait("io", data=result), timeout_us=memstick_us(nbytes))
+    k.cpu.regs[V0] = result & 0xFFFFFFFF
+    k.threads.block(Wait("io", data=result), timeout_us=us)
     return None
 
 
@@ -422,7 +430,7 @@ def _datetime(ts: float) -> bytes:
     return out + int((ts % 1) * 1e6).to_bytes(4, "little")
 
 
-def _stat_bytes(st, size_override: int | None = None) -> bytes:
+def stat_bytes(st, size_override: int | None = None) -> bytes:
     """SceIoStat: st_attr holds the FAT attribute alone (directory 0x10, archive 0x20), as
     the memory stick reports it (measured: io/directory, io/file)."""
     if statmod.S_ISDIR(st.st_mode):
@@ -445,7 +453,6 @@ def _virtual_folder(k, path: str):
 
 def _virtual_stat(k):
     """A virtual folder's stat: made when the run started (the run's wall clock)."""
-    from allegrex.hle.rtc import wall_us
     made = (wall_us(k) - k.now_us()) / 1e6
     return SimpleNamespace(st_mode=statmod.S_IFDIR | 0o777, st_size=0, st_ctime=made, st_atime=made, st_mtime=made)
 
@@ -454,7 +461,7 @@ def _virtual_stat(k):
 def sceIoGetstat(k, path: CStr, out: Ptr) -> int:
     virtual = _virtual_folder(k, path or "")
     if virtual is not None:
-        k.memory.write(out, _stat_bytes(_virtual_stat(k)))
+        k.memory.write(out, stat_bytes(_virtual_stat(k)))
         return driver_call(k, 0)
     r = k.io.resolve(path or "")
     if isinstance(r, int):
@@ -463,7 +470,7 @@ def sceIoGetstat(k, path: CStr, out: Ptr) -> int:
         st = os.stat(r.host)
     except OSError:
         return driver_call(k, codes.signed(codes.ERRNO_FILE_NOT_FOUND))
-    k.memory.write(out, _stat_bytes(st))
+    k.memory.write(out, stat_bytes(st))
     return driver_call(k, 0)
 
 
@@ -487,9 +494,12 @@ def sceIoDopen(k, path: CStr) -> int:
         return r
     if not os.path.isdir(r.host):
         return codes.signed(codes.ERRNO_FILE_NOT_FOUND if not os.path.exists(r.host) else codes.ERRNO_NOT_A_DIRECTORY)
-    names = [".", ".."] + sorted(os.listdir(r.host))
+    names, hidden = r.listing()
+    for name in hidden:
+        k.warn_once(("hidden", r.host, name), f"sandbox: {r.guest.rstrip('/')}/{name} is a symbolic link that "
+                    "leads outside the mapped folder: not listed")
     entries = []
-    for name in names:
+    for name in [".", "..", *names]:
         try:
             st = os.stat(os.path.join(r.host, name)) if name not in (".", "..") else os.stat(r.host)
         except OSError:
@@ -530,7 +540,7 @@ def sceIoDread(k, fd: int, out: Ptr) -> int:
     if not f.entries:
         return 0
     name, st = f.entries.pop(0)
-    k.memory.write(out, _stat_bytes(st, PARENT_DIR_SIZE if name == ".." else None))
+    k.memory.write(out, stat_bytes(st, PARENT_DIR_SIZE if name == ".." else None))
     made_here = f.host is not None and os.path.realpath(os.path.join(f.host, name)) in k.io.created
     raw = (name if made_here else fat_listed_name(name)).encode("utf-8")[:255] + b"\0"
     k.memory.write(out + STAT_SIZE, raw)
@@ -590,9 +600,6 @@ def sceIoRmdir(k, path: CStr) -> int:
     return _path_op(k, path, os.rmdir)
 
 
-CROSS_DEVICE = 0x80020322
-
-
 @hle(LIB, cost=costs.IO)
 def sceIoRename(k, old: CStr, new: CStr) -> int:
     """The FAT driver keeps the file in its folder: only the new name's last part counts
@@ -604,7 +611,7 @@ def sceIoRename(k, old: CStr, new: CStr) -> int:
     if isinstance(r_new, int):
         return r_new
     if r_old.device != r_new.device:
-        return codes.signed(CROSS_DEVICE)
+        return codes.signed(codes.CROSS_DEVICE)
     result = _rename(r_old, r_new, old)
     if result == 0:  # the new name is written as given
         k.io.created.add(os.path.realpath(os.path.join(os.path.dirname(r_old.host), r_new.guest.rsplit("/", 1)[-1])))
@@ -637,9 +644,12 @@ def sceIoChdir(k, path: CStr) -> int:
         return 0
     try:
         device, parts = k.io.sandbox.normalise(path or "", k.io.cwd)
+        k.io.sandbox.resolve(path or "", k.io.cwd)  # refuses a symbolic link that leads outside
     except SandboxRefusal as exc:
         k.io.refuse(str(exc))
         return codes.signed(REFUSED)
+    except (Unmapped, UnknownDevice):
+        pass  # no host folder to check: the device's own answer below
     if not k.io.sandbox.has_device(device):
         return k.io.resolve(path or "")  # the device's own error
     k.io.cwd = f"{device}:/" + "/".join(parts)  # measured: the firmware does not check that the folder exists
@@ -690,7 +700,6 @@ def _memstick_devctl(k, cmd, inp, inlen, out) -> int | None:
             k.memory.write_u32(info + 4 * i, v)
         return 0
     if cmd in (MS_REGISTER_CALLBACK, MS_UNREGISTER_CALLBACK):
-        from allegrex.hle.threads import Callback
         cb = k.get(k.memory.read_u32(inp), Callback) if inlen >= 4 and k.memory.is_valid(inp, 4) else None
         if cb is None:
             return codes.signed(codes.ERRNO_INVALID_ARGUMENT)

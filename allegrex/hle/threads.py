@@ -7,8 +7,10 @@ exits, or a higher-priority thread becomes ready (then it goes back to the front
 priority's queue). A thread that waits gives the CPU to the next ready thread.
 """
 
-from allegrex.cpu.state import HI, LO, PC, NPC, CpuState
+from allegrex.cpu.state import A0, A1, A2, FP, GP, HI, K0, LO, NPC, PC, RA, SP, V0, CpuState
 from allegrex.hle import codes, costs
+from allegrex.hle.kernel import IllegalContext
+from allegrex.hle.objects import KernelObject, status_block, write_status
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle, read64
 
 RUNNING, READY, WAITING, SUSPENDED, DORMANT, DEAD = 1, 2, 4, 8, 16, 32
@@ -27,8 +29,6 @@ MAX_STACK = 0x7FFFFF00  # larger sizes cannot be rounded to 256 bytes: no memory
 STACK_RESERVED = 0x100  # the firmware keeps the top 256 bytes of a new stack (measured via argument addresses)
 ENTRY_FRAME = 0x40  # and starts the thread 64 bytes below its arguments (measured: sceKernelCheckThreadStack)
 LOWEST_PRIORITY, HIGHEST_PRIORITY = 0x77, 0x08  # user threads (0x78+ are refused)
-A0, A1, A2, A3, GP, SP, FP, RA, K0 = 4, 5, 6, 7, 28, 29, 30, 31, 26
-V0 = 2
 DEADBEEF = 0xDEADBEEF
 THREAD_INFO_SIZE = 104
 THREAD_INFO_SIZE_260 = 108  # for programs built with an SDK after 2.60
@@ -72,7 +72,9 @@ def shortest_timeout(kind: str, us: int) -> int:
     return us
 
 
-class Thread:
+class Thread(KernelObject):
+    threadman_type = 1
+
     def __init__(self, name, entry, priority, stack_size, attr, gp):
         self.uid = 0
         self.name = name
@@ -94,6 +96,7 @@ class Thread:
         self.run_clocks = 0
         self.deleted_on_exit = False
         self.extended: list = []  # (stack block, base, size, pc, npc, sp, ra) of each sceKernelExtendThreadStack
+        self.on_exit = None  # called with the exit status when the thread ends (module start/stop threads)
 
 
 CALLBACK_INFO_SIZE = 56
@@ -110,7 +113,9 @@ class CallbackFrame:
         self.unstarted = unstarted
 
 
-class Callback:
+class Callback(KernelObject):
+    threadman_type = 8
+
     def __init__(self, name, func, common, owner):
         self.uid = 0
         self.name = name
@@ -129,6 +134,8 @@ class ThreadManager:
         self.current: Thread | None = None
         self.dispatch_suspended = False
         self.no_preempt: set = set()  # ready threads that wait for the running one to give up the CPU
+        self.exit_callback = 0  # the callback sceKernelRegisterExitCallback named (LoadExecForUser)
+        self.exit_requested = False  # the HOME > Quit the kernel does once for a sleeping program
 
     # --- queries ---
     def any_alive(self) -> bool:
@@ -138,6 +145,18 @@ class ThreadManager:
         """Every live thread is in sceKernelSleepThread(CB): nothing but the user can go on."""
         alive = [t for t in self.threads if t.status not in (DORMANT, DEAD)]
         return bool(alive) and all(t.wait is not None and t.wait.kind == "sleep" for t in alive)
+
+    def quit_via_exit_callback(self) -> bool:
+        """Every thread sleeps and the program registered an exit callback: do what the
+        HOME menu's "quit" does, once, so the program ends through its own exit path."""
+        cb = self.k.get(self.exit_callback, Callback)
+        if cb is None or self.exit_requested:
+            return False
+        self.exit_requested = True
+        self.k.warn("every thread sleeps: quitting through the program's exit callback, as HOME > Quit would")
+        self.notify(cb, 0)
+        self.reschedule()
+        return True
 
     def describe_waits(self) -> str:
         lines = []
@@ -244,17 +263,19 @@ class ThreadManager:
             thread.stack_block = block.previous
             self.k.sysmem.free_block(block)
         thread.cb_frames.clear()
-        from allegrex.hle import sync
-        sync.release_held_by(self.k, thread)
-        from allegrex.hle import tls
-        tls.release_blocks_of(self.k, thread)
+        for obj in list(self.k.objects.values()):  # mutexes it holds, its TLS blocks
+            obj.release_thread(self.k, thread)
         for other in self.threads:
             if other.status & WAITING and other.wait and other.wait.kind == "thread-end" and other.wait.obj is thread:
                 self.wake(other, status)
                 if not dispatch:
                     self.no_preempt.add(other)
+        if thread.on_exit is not None:
+            thread.on_exit(status)
 
     def delete(self, thread: Thread) -> None:
+        if thread.status == DEAD:  # already deleted when it ended (a module start/stop thread)
+            return
         thread.status = DEAD
         if thread.stack_block is not None:
             if thread.attr & ATTR_CLEAR_STACK:  # measured (threads/start): the freed stack reads back as zeros
@@ -272,7 +293,6 @@ class ThreadManager:
         provisional v0. A timeout pointer in wait.timeout_ptr or timeout_us arms a deadline."""
         k = self.k
         if k.interrupts:
-            from allegrex.hle.kernel import IllegalContext
             raise IllegalContext
         thread = thread or self.current
         if wait.timeout_ptr:
@@ -300,8 +320,8 @@ class ThreadManager:
         elif wait.kind == "io":
             result = wait.data  # the driver finished: the call's own result
         self.wake(thread, result, wait)
-        from allegrex.hle import sync
-        sync.waiter_left(self.k, wait.obj)  # a FIFO queue may now serve the next waiter
+        if wait.obj is not None:
+            wait.obj.serve_waiters(self.k)  # a FIFO queue may now serve the next waiter
 
     def wake(self, thread: Thread, result: int, wait: Wait | None = None) -> None:
         """End `thread`'s wait (or the given one, which a callback may have interrupted) with
@@ -316,9 +336,9 @@ class ThreadManager:
             left = max(0, wait.deadline - k.now_us())
             if k.memory.is_valid(wait.timeout_ptr, 4):
                 k.memory.write_u32(wait.timeout_ptr, left)
-        from allegrex.hle import sync
-        sync.forget_waiter(wait, thread)
-        sync.wait_ended(k, wait, result)
+        if wait.obj is not None:
+            wait.obj.forget_waiter(thread)
+            wait.obj.wait_ended(k, wait, result)
         interrupted = next((f for f in thread.cb_frames if f.wait is wait), None)
         if interrupted is not None:  # a callback runs on top of it: the result waits for its return
             interrupted.wait = None
@@ -339,8 +359,8 @@ class ThreadManager:
             return
         if wait.timer is not None:
             self.k.timers.cancel(wait.timer)
-        from allegrex.hle import sync
-        sync.forget_waiter(wait, thread)
+        if wait.obj is not None:
+            wait.obj.forget_waiter(thread)
         thread.wait = None
 
     # --- the scheduler ---
@@ -974,9 +994,8 @@ def sceKernelReferCallbackStatus(k, uid: int, info: Ptr) -> int:
     cb = k.get(uid, Callback)
     if cb is None:
         return codes.signed(codes.NOT_FOUND_CALLBACK)
-    from allegrex.hle.sync import _status_block, _write_status
     words = [cb.owner.uid, cb.func, cb.common, cb.notify_count, cb.notify_arg]
-    _write_status(k, info, _status_block(CALLBACK_INFO_SIZE, cb.name, words))
+    write_status(k, info, status_block(CALLBACK_INFO_SIZE, cb.name, words))
     return 0
 
 
@@ -984,7 +1003,7 @@ def sceKernelReferCallbackStatus(k, uid: int, info: Ptr) -> int:
 @hle(LIB)
 def sceKernelSuspendDispatchThread(k) -> int:
     if not k.intr_enabled:
-        return codes.signed(INTERRUPTS_DISABLED)
+        return codes.signed(codes.INTERRUPTS_DISABLED)
     was = 0 if k.threads.dispatch_suspended else 1
     k.threads.dispatch_suspended = True
     return was
@@ -993,12 +1012,9 @@ def sceKernelSuspendDispatchThread(k) -> int:
 @hle(LIB)
 def sceKernelResumeDispatchThread(k, state: int) -> int:
     if not k.intr_enabled:
-        return codes.signed(INTERRUPTS_DISABLED)
+        return codes.signed(codes.INTERRUPTS_DISABLED)
     k.threads.dispatch_suspended = state == 0
     return 0
-
-
-INTERRUPTS_DISABLED = 0x80020066  # dispatch cannot be switched while interrupts are off
 
 
 @hle(LIB)
@@ -1045,17 +1061,10 @@ def sceKernelGetThreadStackFreeSize(k, uid: int) -> int:
     return (len(data) - len(data.lstrip(b"\xff"))) & ~3
 
 
-def id_type(obj) -> int | None:
-    """The thread manager's type number of a kernel object (None: not a thread manager object)."""
-    from allegrex.hle import msgpipe, pools, sync, timers, tls, vpl
-    types = {Thread: 1, sync.Semaphore: 2, sync.EventFlag: 3, sync.Mbx: 4, vpl.Vpl: 5, pools.Fpl: 6, msgpipe.MsgPipe: 7,
-             Callback: 8, timers.Alarm: 10, timers.VTimer: 11, sync.Mutex: 12, sync.LwMutex: 13, tls.Tlspl: 14}
-    return types.get(type(obj))
-
-
 @hle(LIB)
 def sceKernelGetThreadmanIdType(k, uid: int) -> int:
-    found = id_type(k.objects.get(uid & 0xFFFFFFFF))
+    obj = k.objects.get(uid & 0xFFFFFFFF)
+    found = None if obj is None else obj.threadman_type
     return codes.signed(codes.ILLEGAL_ARGUMENT) if found is None else found
 
 
@@ -1066,7 +1075,6 @@ THREAD_STATE_LISTS = {
     0x42: lambda t: bool(t.status & SUSPENDED),
     0x43: lambda t: t.status == DORMANT,
 }
-ILLEGAL_TYPE = 0x800201BB
 
 
 @hle(LIB)
@@ -1074,11 +1082,11 @@ def sceKernelGetThreadmanIdList(k, kind: int, buf: Ptr, size: int, count_out: Pt
     if size < 0:
         return codes.signed(codes.ILLEGAL_ADDR)
     if 1 <= kind <= 14:
-        ids = [uid for uid, obj in k.objects.items() if id_type(obj) == kind]
+        ids = [uid for uid, obj in k.objects.items() if obj.threadman_type == kind]
     elif kind in THREAD_STATE_LISTS:
         ids = [t.uid for t in k.threads.threads if THREAD_STATE_LISTS[kind](t)]
     else:
-        return codes.signed(ILLEGAL_TYPE)
+        return codes.signed(codes.ILLEGAL_TYPE)
     for i, uid in enumerate(ids[:size]):
         k.memory.write_u32(buf + 4 * i, uid)
     if count_out:

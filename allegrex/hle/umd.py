@@ -3,8 +3,10 @@ no disc. Programs may register a callback, activate the drive and wait on its st
 state never becomes READY, so a wait for it only ends by its timeout (measured:
 pspautotests umd/register, umd/callbacks)."""
 
+from allegrex.cpu.state import V0
 from allegrex.hle import codes
-from allegrex.hle.registry import V0, CStr, Raw, U32, hle
+from allegrex.hle.registry import CStr, Raw, U32, hle
+from allegrex.hle.threads import Callback, Wait
 
 LIB = "sceUmdUser"
 NOT_PRESENT = 0x01  # PSP_UMD_NOT_PRESENT: the drive's state with no disc in it
@@ -12,35 +14,29 @@ SDK_UNREGISTER_RETURNS_ZERO = 0x3000001  # older programs get the callback id ba
 
 
 class UmdState:
-    def __init__(self):
+    """The drive's registered callback (kernel.umd)."""
+
+    def __init__(self, kernel):
         self.callback = 0  # the registered callback's id, 0 for none
 
 
-def _state(k) -> UmdState:
-    if not hasattr(k, "umd"):
-        k.umd = UmdState()
-    return k.umd
-
-
 def _notify(k) -> None:
-    from allegrex.hle.threads import Callback
-    cb = k.get(_state(k).callback, Callback)
+    cb = k.get(k.umd.callback, Callback)
     if cb is not None:
         k.threads.notify(cb, NOT_PRESENT)
 
 
 @hle(LIB)
 def sceUmdRegisterUMDCallBack(k, uid: int) -> int:
-    from allegrex.hle.threads import Callback
     if k.get(uid, Callback) is None:
         return codes.signed(codes.ERRNO_INVALID_ARGUMENT)
-    _state(k).callback = uid
+    k.umd.callback = uid
     return 0
 
 
 @hle(LIB)
 def sceUmdUnRegisterUMDCallBack(k, uid: int) -> int:
-    state = _state(k)
+    state = k.umd
     if uid != state.callback:  # only the registered one (or 0 when none is) may go
         return codes.signed(codes.ERRNO_INVALID_ARGUMENT)
     state.callback = 0
@@ -72,7 +68,6 @@ def sceUmdDeactivate(k, mode: int, drive: CStr) -> int:
 def _wait_stat(k, wanted: int, timeout_us: int | None, cb: bool) -> None:
     """Return at once when the drive is in a wanted state (running pending callbacks first
     for the CB forms); else wait, until the timeout if there is one."""
-    from allegrex.hle.threads import Wait
     k.cpu.regs[V0] = 0
     if wanted & NOT_PRESENT:
         if cb and k.threads.pending_callbacks(k.threads.current):

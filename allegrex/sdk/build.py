@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from allegrex.sdk import imports as import_tables
+from allegrex.sdk import prx as prx_tables
 from allegrex.sdk import toolchain
 from allegrex.sdk.errors import SdkError, UnknownImportError
 from allegrex.sdk.symbols import read_symbols, resolve
@@ -171,8 +172,8 @@ def _c_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _generated_object(ws: _Workspace, name: str, text: str, flags: list) -> Path:
-    source = ws.tmp / f"{name}.c"
+def _generated_object(ws: _Workspace, name: str, text: str, flags: list, suffix: str = ".c") -> Path:
+    source = ws.tmp / f"{name}{suffix}"
     source.write_text(text)
     obj = ws.tmp / f"{name}.o"
     toolchain.compile_object(source, obj, flags, f"compiling generated {name}.c")
@@ -204,16 +205,27 @@ def _import_objects(ws, missing: dict, flags: list, imports, origins: dict) -> l
     return [obj]
 
 
-def _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines) -> bytes:
+def _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines, prx=None, imports_text=None) -> bytes:
+    """prx: None for a program, else the module's exports ({library: (attributes, names)});
+    imports: extra import declarations (libraries of other modules) in imports.txt form."""
     include = ws.generated_include()
     base_flags = _psp_flags(opt_flag, include)
     user_flags = base_flags + _user_flags(include_dirs, defines)
     user_objs = [ws.compile_source(p, user_flags, i) for i, p in enumerate(paths)]
     sdk_flags = base_flags + toolchain.SDK_CFLAGS
-    crt0 = ws.compile_cached(SDK / "crt" / "crt0.c", sdk_flags, _digest("crt0", sdk_digest(), toolchain.zig_version(), *sdk_flags))
-    program = [read_symbols(o) for o in [crt0, *user_objs]]
+    if prx is None:  # a program starts in crt0; a module in its own module_start
+        starts = [ws.compile_cached(SDK / "crt" / "crt0.c", sdk_flags,
+                                    _digest("crt0", sdk_digest(), toolchain.zig_version(), *sdk_flags))]
+    else:
+        starts = []
+    program = [read_symbols(o) for o in [*starts, *user_objs]]
     defined = set().union(*(o.defined for o in program))
     extra = []
+    if prx is not None:
+        if "module_start" not in defined:
+            raise SdkError("a PRX module must define module_start(SceSize args, void *argp)")
+        extra.append(_generated_object(ws, "exports", prx_tables.exports_assembly(prx, "module_stop" in defined),
+                                       sdk_flags, suffix=".S"))
     if "module_info" not in defined:
         extra.append(_generated_object(
             ws, "module_info", f'#define MODULE_NAME {_c_string(title[:27])}\n'
@@ -226,14 +238,20 @@ def _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines) ->
     library = [read_symbols(o) for o in _sdk_objects(ws, sdk_flags, "psp")]
     pulled, missing = resolve(program, library)
     imports = import_tables.load_imports(IMPORTS)
+    if imports_text:
+        imports = import_tables.merge(imports, import_tables.parse_imports(imports_text, "the program's imports"))
     origins = {o.name: str(p) for o, p in zip(user_objs, paths)}
     origins.update({o.path.name: f"the SDK's {o.path.stem.rsplit('-', 1)[0]}.c" for o in library})
     stub_objs = _import_objects(ws, missing, sdk_flags, imports, origins)
-    objects = [crt0, *user_objs, *extra, *[o.path for o in pulled], *stub_objs]
+    objects = [*starts, *user_objs, *extra, *[o.path for o in pulled], *stub_objs]
     elf = ws.tmp / "program.elf"
-    link_flags = [*toolchain.PSP_TARGET, "-static", "-T", str(LINKER_SCRIPT), "-Wl,-e,_start",
-                  "-Wl,--gc-sections", "-Wl,--no-undefined"]
-    toolchain.link(objects, elf, link_flags)
+    link_flags = [*toolchain.PSP_TARGET, "-static", "-T", str(LINKER_SCRIPT), "-Wl,--no-undefined",
+                  "-Wl,--gc-sections"]
+    if prx is None:
+        toolchain.link(objects, elf, link_flags + ["-Wl,-e,_start"])
+    else:  # linked at 0 with every relocation kept for the module loader
+        toolchain.link_keeping_relocations(objects, elf, link_flags + ["-Wl,-e,module_start"],
+                                           ["--defsym=__prx_base=0"])
     return elf.read_bytes()
 
 
@@ -269,23 +287,34 @@ def default_title(sources) -> str:
 
 
 def build(sources, output, title=None, heap_kb=None, large_memory=False, opt="-O2",
-          include_dirs=(), defines=(), elf=False) -> Path:
+          include_dirs=(), defines=(), elf=False, prx=False, exports=None, imports=None) -> Path:
     """Compile and link C/assembly sources into a PSP EBOOT.PBP (or a bare ELF with
-    elf=True) at `output`; returns the output path. Raises CompileError with the
-    compiler's message, UnknownImportError for calls nothing provides, SdkError for
-    bad options."""
+    elf=True, or a relocatable PRX module with prx=True) at `output`; returns the output
+    path. exports: a file declaring the libraries a PRX exports (allegrex.sdk.prx);
+    imports: a file declaring functions of other modules' libraries (imports.txt form).
+    Raises CompileError with the
+    compiler's message, UnknownImportError for calls nothing provides, SdkError for bad
+    options."""
     paths = _check_sources(sources)
     opt_flag = _opt_flag(opt)
     title = title or default_title(paths)
     include_dirs, defines = tuple(map(str, include_dirs)), tuple(map(str, defines))
+    if exports and not prx:
+        raise SdkError("exports are for PRX modules (prx=True)")
+    export_text = Path(exports).read_text() if exports else ""
+    imports_text = Path(imports).read_text() if imports else ""
     key = _digest("psp", CACHE_FORMAT, sdk_digest(), toolchain.zig_version(), _inputs_digest(paths, include_dirs),
-                  title, heap_kb, large_memory, opt_flag, *include_dirs, "|", *defines, elf)
-    cached = cache_root() / "builds" / key / ("program.elf" if elf else "EBOOT.PBP")
+                  title, heap_kb, large_memory, opt_flag, *include_dirs, "|", *defines, elf, prx, export_text,
+                  imports_text)
+    cached = cache_root() / "builds" / key / ("module.prx" if prx else "program.elf" if elf else "EBOOT.PBP")
     if cached.exists():
         return _deliver(cached, output)
     ws = _Workspace()
     try:
-        image = _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines)
+        tables = prx_tables.parse_exports(export_text, str(exports)) if prx else None
+        image = _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines, tables, imports_text)
+        if prx:
+            return _finish(prx_tables.make_prx(image), cached, output)
         return _finish(image if elf else _pack(image, title, large_memory), cached, output)
     finally:
         ws.close()

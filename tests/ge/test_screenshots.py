@@ -15,7 +15,7 @@ def test_frame_matches_the_psp_screenshot(pspautotests, name):
     pytest.importorskip("allegrex.machine")
     from allegrex.commands.test import compare_image, run_program
     prx = pspautotests / "tests" / f"{name}.prx"
-    _text, stop, screenshot = run_program(str(prx), max_seconds=10, timeout=600)
+    _text, stop, _cycles, screenshot = run_program(str(prx), max_seconds=10, timeout=600)
     assert stop.kind == "exit"
     match = compare_image(screenshot, str(prx.with_suffix(".expected.bmp")))
     assert match is not None, "the program asked for a screenshot and none was captured"

@@ -5,7 +5,7 @@ import io
 
 import pytest
 
-from allegrex.hle import ctrl, msgdialog
+from allegrex.hle import codes, ctrl, msgdialog
 from allegrex.hle.kernel import RunOptions
 from helpers import call, make_kernel
 
@@ -142,7 +142,7 @@ def test_msgdialog_refuses_unknown_options_after_its_fade_in():
     assert msg("InitStart", params) == 0
     statuses = _msg_frames(k, msg, 60)
     assert statuses.index(3) - statuses.index(2) == msgdialog.REFUSED_UPDATES
-    assert k.memory.read_u32(params + msgdialog.RESULT) == msgdialog.ERROR_BAD_OPTION
+    assert k.memory.read_u32(params + msgdialog.RESULT) == codes.MSGDIALOG_BAD_OPTION
 
 
 def test_emulator_device_prints_the_test_output():

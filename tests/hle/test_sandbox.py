@@ -168,6 +168,33 @@ def test_an_unmapped_memory_stick_has_the_psp_folders(tmp_path):
     assert [e[0] for e in listing(k, "ms0:/PSP/SAVEDATA")] == [".", ".."]
 
 
+def test_symlinks_that_lead_outside_are_not_listed_entered_or_read(world):
+    """A listing leaves out an entry that leads outside the mapped folder, as if it were
+    absent (what it points at stays unseen, and opening it is refused anyway); Chdir,
+    Dopen, Getstat and Open through it are refused. A link that stays inside is listed as
+    what it points at."""
+    k, tmp, err = world
+    (tmp / "outdir").mkdir()
+    (tmp / "outdir" / "x.bin").write_bytes(bytes(1234))
+    os.symlink(tmp / "secret.txt", tmp / "ms0" / "link.txt")
+    os.symlink(tmp / "outdir", tmp / "ms0" / "linkdir")
+    os.symlink(tmp / "ms0" / "inside.txt", tmp / "ms0" / "alias.txt")
+    entries = {e[0]: e[1:] for e in listing(k, "ms0:/")}
+    assert sorted(entries) == sorted([".", "..", "PSP", "INSIDE.TXT", "ALIAS.TXT"])
+    assert entries["ALIAS.TXT"] == (0x20, 5)
+    assert "ms0:/link.txt is a symbolic link that leads outside" in err.getvalue()
+    for path in ("ms0:/link.txt", "ms0:/linkdir", "ms0:/linkdir/x.bin"):
+        k.memory.write(PATH, path.encode() + b"\0")
+        assert call(k, IO, "sceIoGetstat", PATH, BUF) == REFUSED
+        assert call(k, IO, "sceIoDopen", PATH) == REFUSED
+        assert open_(k, path) == REFUSED
+    cwd = k.io.cwd
+    k.memory.write(PATH, b"ms0:/linkdir\0")
+    assert call(k, IO, "sceIoChdir", PATH) == REFUSED and k.io.cwd == cwd
+    k.memory.write(PATH, b"ms0:/not/there/yet\0")
+    assert call(k, IO, "sceIoChdir", PATH) == 0  # a folder that does not exist is still accepted
+
+
 def test_chdir_joins_a_path_without_device_to_the_cwd_and_checks_nothing(world):
     k, tmp, err = world
     k.memory.write(PATH, b"/PSP\0")

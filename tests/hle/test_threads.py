@@ -99,9 +99,9 @@ def test_sleeping_program_is_quit_through_its_exit_callback():
     cb = call(k, TM, "sceKernelCreateCallback", NAME, ENTRY + 0x200, 0)
     assert call(k, "LoadExecForUser", "sceKernelRegisterExitCallback", cb) == 0
     call(k, TM, "sceKernelSleepThreadCB")
-    assert k.threads.current is None and k.quit_via_exit_callback()
+    assert k.threads.current is None and k.threads.quit_via_exit_callback()
     assert k.threads.current.name == "main" and k.cpu.pc == ENTRY + 0x200  # runs the exit callback
-    assert not k.quit_via_exit_callback()  # only once
+    assert not k.threads.quit_via_exit_callback()  # only once
 
 
 def test_semaphore_wait_times_out_with_the_psp_error():

@@ -109,10 +109,10 @@ def test_memstick_and_hle_costs():
 
 def test_scepower_sets_the_timing_clock():
     from allegrex.hle import power
-    from allegrex.hle.kernel import Kernel, RunOptions
+    from allegrex.hle.boot import new_kernel
     from allegrex.machine import Machine
     m = Machine("psp-2000")
-    k = Kernel(m, RunOptions())
+    k = new_kernel(m)
     assert (m.timing.cpu_mhz, m.timing.bus_mhz) == (222, 111)  # the PSP boots at 222/111
     assert power.scePowerSetClockFrequency(k, 333, 333, 166) == 0
     assert (m.timing.cpu_mhz, m.timing.bus_mhz) == (333, 166)
