@@ -80,7 +80,7 @@ def main(argv=None) -> int:
     p.add_argument("--repeat", type=int, default=10)
     args = p.parse_args(argv)
     gx, gy = (int(v) for v in args.grid.split("x"))
-    from allegrex.ge import cost, processor, pixels
+    from allegrex.ge import cost, processor
     from allegrex.ge.state import GeState, R_CYCLES, R_LISTADDR, R_PIXELS
     from allegrex.memory import Memory
     memory = Memory()
@@ -104,8 +104,7 @@ def main(argv=None) -> int:
         cpus.append(time.process_time() - c0)
     px = int(ge.regs[R_PIXELS])
     ge_us = (int(ge.regs[R_CYCLES]) + px // cost.PIXEL_QUADS) / cost.GE_MHZ
-    print(f"GE frame: {triangles} textured blended triangles, {px} pixels written, event {event}"
-          f"{' (interim pixel functions)' if pixels.INTERIM else ''}")
+    print(f"GE frame: {triangles} textured blended triangles, {px} pixels written, event {event}")
     print(f"  first call (compile or cache load): {first:.2f} s")
     print(f"  wall: best {1000 * min(walls):.1f} ms, median {1000 * float(np.median(walls)):.1f} ms")
     print(f"  process CPU: best {1000 * min(cpus):.1f} ms, median {1000 * float(np.median(cpus)):.1f} ms")

@@ -43,6 +43,8 @@ def add_parser(subparsers):
                    help="refuse programs with unimplemented imports; stop on sandbox refusals")
     p.add_argument("--epoch", type=int, default=None, help="wall-clock start in Unix seconds (default 2010-01-01)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--symbols", metavar="FILE",
+                   help="symbols and source lines from the unstripped ELF/PRX of the same build (checked against the code)")
     return p
 
 
@@ -70,8 +72,9 @@ def options_from_args(args) -> RunOptions:
     return opts
 
 
-def load_program(path: str, model: str, options: RunOptions):
-    """Machine + booted Kernel for the program at `path`."""
+def load_program(path: str, model: str, options: RunOptions, symbols: str | None = None):
+    """Machine + booted Kernel for the program at `path` (with the symbols and source
+    lines of the unstripped file `symbols`, which must hold the same code)."""
     if not os.path.isfile(path):
         raise AllegrexError(f"{path}: no such file")
     try:
@@ -88,7 +91,11 @@ def load_program(path: str, model: str, options: RunOptions):
         if exc.__class__.__name__ == "LoaderError":
             raise AllegrexError(f"{path}: {exc}") from None
         raise
+    if symbols:
+        from loader.debug import with_symbols
+        image = with_symbols(image, symbols)
     machine = Machine(model)
+    machine.symbol_lookup = image  # fault reports name functions
     if options.frames_dir:
         try:
             os.makedirs(options.frames_dir, exist_ok=True)
@@ -118,7 +125,7 @@ class Progress:
 
 def run(args) -> int:
     options = options_from_args(args)
-    machine, kernel = load_program(args.file, args.model, options)
+    machine, kernel = load_program(args.file, args.model, options, args.symbols)
     progress = None if args.quiet else Progress(sys.stderr)
     wall_start = time.monotonic()
     stop = kernel.run(max_seconds=args.max_seconds, timeout=args.timeout, progress=progress, started=args.started)

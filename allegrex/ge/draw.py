@@ -20,7 +20,8 @@ from numba import njit
 from allegrex.ge import cost, geometry, raster, vertex
 from allegrex.ge.commands import OPS
 from allegrex.ge.geometry import S_CZ, S_OUT, S_SIZE, S_W, S_X, S_Y, S_Z, f24
-from allegrex.ge.pixels import lighting_prepare, tessellate
+from allegrex.ge.curves import tessellate
+from allegrex.ge.lighting import prepare as lighting_prepare
 from allegrex.ge.state import (EXEC_BBOX_INSIDE, KEEP_LAST, R_CYCLES, R_EXEC, R_IADR, R_IMM_FLAGS, R_KEEP_COUNT,
                                R_LISTADDR, R_PRIM_LAST, R_VADR, R_VERTICES, R_WARN, R_WARN_ADDR, R_WARN_PC)
 

@@ -17,7 +17,8 @@ import numpy as np
 from numba import njit
 
 from allegrex.ge.commands import OPS
-from allegrex.ge.pixels import fog_depth, light_vertex_prepared
+from allegrex.ge.fragment import fog_depth
+from allegrex.ge.lighting import light_vertex_prepared
 from allegrex.ge.state import PROJ, TGEN, VIEW, WORLD
 from allegrex.ge.vertex import V_NX, V_NY, V_NZ, V_R, V_S, V_T, V_X, V_Y, V_Z
 

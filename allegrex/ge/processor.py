@@ -22,7 +22,7 @@ from numba.core.registry import CPUDispatcher
 
 from allegrex.ge import cost, draw, transfer
 from allegrex.ge.commands import OPS
-from allegrex.ge.pixels import load_clut
+from allegrex.ge.texture import load_clut
 from allegrex.ge.state import (ADDR_MASK, EXEC_BBOX_INSIDE, EXEC_DEPTH1, EXEC_DEPTH2, EXEC_RUNNING, INT_END,
                                INT_FINISH, INT_SIGNAL, PROJ, R_CYCLES, R_ERROR, R_ERROR_ADDR, R_ERROR_PC, R_EXEC,
                                R_IADR, R_INTR, R_LISTADDR, R_OADR, R_OADR1, R_OADR2, R_RADR1, R_RADR2,

@@ -12,7 +12,7 @@ MINZ..MAXZ (transform mode) they are discarded before texturing.
 
 Per pixel: texture.sample_prepared + texture.combine (texturing on, not clear mode), then
 fragment.process_prepared, which writes the frame buffer; `pix` is the pair of their
-per-draw prepared states (`prepare_pixels`; allegrex/ge/pixels.py imports them).
+per-draw prepared states (`prepare_pixels`).
 `lod` is the GE's log2 of texels per pixel along the screen axes at level 0, as its
 piecewise-linear approximation (exponent + mantissa fraction), or in slope mode the
 log2 of 2 * w * TEXLODSLOPE.
@@ -25,7 +25,10 @@ from allegrex.ge import cost
 from allegrex.ge.commands import OPS
 from allegrex.ge.geometry import (S_A, S_B, S_FOG, S_G, S_Q, S_R, S_S, S_SB, S_SG, S_SR, S_T, S_W, S_X, S_Y,
                                   S_Z, f24)
-from allegrex.ge.pixels import combine, fragment_prepare, process_prepared, sample_prepared, texture_prepare
+from allegrex.ge.fragment import prepare as fragment_prepare
+from allegrex.ge.fragment import process_prepared
+from allegrex.ge.texture import combine, sample_prepared
+from allegrex.ge.texture import prepare as texture_prepare
 from allegrex.ge.state import R_CYCLES, R_PIXELS
 
 SCISSOR1, SCISSOR2, REGION2 = OPS["SCISSOR1"], OPS["SCISSOR2"], OPS["REGION2"]

@@ -468,6 +468,8 @@ class Kernel:
                 self.request_stop("break", self.fault_report(event, "break instruction"), 1)
             elif kind == "halt":
                 self.request_stop("halt", f"the CPU halted at 0x{int(event.pc):08x}", 1)
+            elif kind == "breakpoint":  # set by a Python caller (bench kernel): it resumes with run()
+                self.request_stop("breakpoint", f"breakpoint at 0x{int(event.pc):08x}", 0)
             self.fire_timers()
             self.threads.reschedule()
             if progress is not None:

@@ -55,6 +55,11 @@ def compile_object(source, obj, flags, what=None):
     _run(zig_command("cc", *flags, "-c", str(source), "-o", str(obj)), CompileError, what or f"compiling {source}")
 
 
+# Leaves the symbol table (and DWARF) out of a link: zig's objcopy cannot rewrite MIPS
+# ELF files, so a stripped copy is linked again.
+STRIP_ALL = "-Wl,--strip-all"
+
+
 def link(objects, output, flags, what="linking"):
     _run(zig_command("cc", *flags, *map(str, objects), "-o", str(output)), LinkError, what)
 
