@@ -22,7 +22,9 @@ import numpy as np
 from PIL import Image
 
 from allegrex.errors import AllegrexError
+from allegrex.ge import processor
 from allegrex.hle.kernel import RunOptions
+from allegrex.hle.registry import default_nid
 from allegrex.jobs import Engine, add_arguments, engine_from_args, run_jobs
 from allegrex.limits import add_time_limits
 
@@ -228,11 +230,37 @@ def print_table(results, stream=None) -> None:
     print(f"\n{passed}/{len(results)} passed", file=stream)
 
 
+# a program that queues display lists imports one of these (NIDs as stored in its import table)
+GE_LIST_NIDS = tuple(default_nid("sceGe_user", name).to_bytes(4, "little")
+                     for name in ("sceGeListEnQueue", "sceGeListEnQueueHead"))
+
+
+def uses_ge(prx: str) -> bool:
+    """Whether the program can queue display lists (every pspautotests program imports
+    sceGe_user for the debug screen's sceGeEdramGetAddr, which needs no GE)."""
+    with open(prx, "rb") as f:
+        data = f.read()
+    return any(nid in data for nid in GE_LIST_NIDS)
+
+
+def warm_up_ge() -> None:
+    """Compile the GE's numba code here, before any program's --timeout starts counting:
+    the first time it takes about a minute of CPU, after that it loads from the cache."""
+    start = time.monotonic()
+    processor.warm_up()
+    took = time.monotonic() - start
+    if took > 5:
+        print(f"compiled the GE's numba code in {took:.0f} s (once; later runs load it from the cache)",
+              file=sys.stderr)
+
+
 def run(args) -> int:
     tests = find_tests(args.path, args.globs)
     if not tests:
         raise AllegrexError(f"no .prx with a .expected file under {args.path}")
-    results = run_tests(tests, args.path, args.model, args.max_seconds, args.timeout, args.verbose,
-                        engine=engine_from_args(args))
+    engine = engine_from_args(args)
+    if not engine.dask and any(uses_ge(prx) for prx in tests):
+        warm_up_ge()
+    results = run_tests(tests, args.path, args.model, args.max_seconds, args.timeout, args.verbose, engine=engine)
     print_table(results)
     return 0 if all(r.status == "pass" for r in results) else 1

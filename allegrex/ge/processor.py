@@ -26,8 +26,8 @@ from allegrex.ge.texture import load_clut
 from allegrex.ge.state import (ADDR_MASK, EXEC_BBOX_INSIDE, EXEC_DEPTH1, EXEC_DEPTH2, EXEC_RUNNING, INT_END,
                                INT_FINISH, INT_SIGNAL, PROJ, R_CYCLES, R_ERROR, R_ERROR_ADDR, R_ERROR_PC, R_EXEC,
                                R_IADR, R_INTR, R_LISTADDR, R_OADR, R_OADR1, R_OADR2, R_RADR1, R_RADR2,
-                               R_STALLADDR, R_VADR, TGEN, VIEW, WORLD, BONES, R_COMMANDS)
-from allegrex.memory import translate
+                               R_STALLADDR, R_VADR, TGEN, VIEW, WORLD, BONES, R_COMMANDS, GeState)
+from allegrex.memory import RAM_SIZE, VRAM_SIZE, translate
 
 # events: why run() returned
 EV_END = 1  # END executed (regs[R_INTR] says whether SIGNAL or FINISH came before it)
@@ -201,6 +201,18 @@ def run(mem, ram_size, regs, cmds, mtx, clut, keep, budget, trace):
             regs[R_EXEC] &= ~EXEC_RUNNING
             regs[R_CYCLES] += cost.END
             return EV_END
+
+
+def warm_up() -> None:
+    """Compile `run` (the whole drawing path: about a minute of CPU the first time, then
+    loaded from numba's cache in under a second) by running an empty list on scratch
+    state, so that a caller can do it outside a program's time limit."""
+    ram_size = min(RAM_SIZE.values())
+    mem = np.zeros(ram_size + VRAM_SIZE, dtype=np.uint8)
+    mem[:8].view(np.uint32)[:] = (OPS["FINISH"] << 24, OPS["END"] << 24)
+    state = GeState()
+    state.regs[R_LISTADDR] = 0x08000000
+    run(mem, ram_size, state.regs, state.cmds, state.mtx, state.clut, state.keep, 2, np.zeros(1, dtype=np.int64))
 
 
 def _source_fingerprint() -> str:

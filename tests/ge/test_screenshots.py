@@ -7,7 +7,8 @@ import pytest
 
 IDENTICAL = ["gpu/primitives/triangles", "gpu/primitives/trianglefan", "gpu/primitives/trianglestrip",
              "gpu/primitives/lines", "gpu/primitives/linestrip", "gpu/primitives/points", "gpu/primitives/indices",
-             "gpu/primitives/continue", "gpu/primitives/invalidprim", "gpu/commands/basic", "gpu/texmtx/uvs"]
+             "gpu/primitives/continue", "gpu/primitives/invalidprim", "gpu/primitives/rectangles", "gpu/commands/basic",
+             "gpu/commands/cull", "gpu/texmtx/uvs", "gpu/vertices/colors", "gpu/vertices/texcoords"]
 
 
 @pytest.mark.parametrize("name", IDENTICAL)
@@ -20,3 +21,9 @@ def test_frame_matches_the_psp_screenshot(pspautotests, name):
     match = compare_image(screenshot, str(prx.with_suffix(".expected.bmp")))
     assert match is not None, "the program asked for a screenshot and none was captured"
     assert (match.identical, match.max_difference) == (1.0, 0), f"{name}: {match}"
+
+
+def test_allegrex_test_compiles_the_ge_first_only_for_programs_that_use_it(pspautotests):
+    from allegrex.commands.test import uses_ge
+    assert uses_ge(str(pspautotests / "tests" / "gpu" / "primitives" / "triangles.prx"))
+    assert not uses_ge(str(pspautotests / "tests" / "cpu" / "cpu_alu" / "cpu_alu.prx"))
