@@ -369,7 +369,8 @@ def build(sources, output, title=None, heap_kb=None, large_memory=False, opt="-O
     beside = (debug and not elf) or strip or (debug and prx)
     key = _digest("psp", CACHE_FORMAT, sdk_digest(), toolchain.zig_version(), _inputs_digest(paths, include_dirs),
                   title, heap_kb, large_memory, opt_flag, *include_dirs, "|", *defines, elf, prx, export_text,
-                  imports_text, debug, strip)
+                  imports_text, debug, strip,
+                  *(str(p.resolve()) for p in paths if debug))  # DWARF holds the sources' absolute names
     folder = cache_root() / "builds" / key
     cached = folder / ("module.prx" if prx else "program.elf" if elf else "EBOOT.PBP")
     cached_full = folder / ("unstripped.prx" if prx else "unstripped.elf")
