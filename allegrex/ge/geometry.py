@@ -16,11 +16,14 @@ A screen vertex is a float64[S_SIZE] record (S_* below).
 import numpy as np
 from numba import njit
 
-from allegrex.ge.commands import OPS
 from allegrex.ge.fragment import fog_depth
 from allegrex.ge.lighting import light_vertex_prepared
 from allegrex.ge.state import PROJ, TGEN, VIEW, WORLD
 from allegrex.ge.vertex import V_NX, V_NY, V_NZ, V_R, V_S, V_T, V_X, V_Y, V_Z
+from allegrex.ge.regs import (VERTEXTYPE, LIGHTINGENABLE, FOGENABLE, TEXMAPMODE, TEXSHADELS, TEXSCALEU,
+                             TEXSCALEV, TEXOFFSETU, TEXOFFSETV, VIEWPORTXSCALE, VIEWPORTXCENTER, OFFSETX,
+                             OFFSETY, DEPTHCLIPENABLE, REVERSENORMAL, MATERIALAMBIENT, MATERIALALPHA, LX0,
+                             CLEARMODE)
 
 S_X, S_Y, S_Z = 0, 1, 2  # screen x, y in 1/16 pixel (offset applied), depth 0-65535
 S_CX, S_CY, S_CZ, S_W = 3, 4, 5, 6  # clip coordinates (through mode: w = 1)
@@ -33,16 +36,6 @@ S_SIZE = 20
 
 SCREEN_BOUND = 4095.0 + 15.5 / 16.0
 
-VERTEXTYPE = OPS["VERTEXTYPE"]
-LIGHTINGENABLE, FOGENABLE = OPS["LIGHTINGENABLE"], OPS["FOGENABLE"]
-TEXMAPMODE, TEXSHADELS = OPS["TEXMAPMODE"], OPS["TEXSHADELS"]
-TEXSCALEU, TEXSCALEV, TEXOFFSETU, TEXOFFSETV = OPS["TEXSCALEU"], OPS["TEXSCALEV"], OPS["TEXOFFSETU"], OPS["TEXOFFSETV"]
-VIEWPORTXSCALE, VIEWPORTXCENTER = OPS["VIEWPORTXSCALE"], OPS["VIEWPORTXCENTER"]
-OFFSETX, OFFSETY = OPS["OFFSETX"], OPS["OFFSETY"]
-DEPTHCLIPENABLE, REVERSENORMAL = OPS["DEPTHCLIPENABLE"], OPS["REVERSENORMAL"]
-MATERIALAMBIENT, MATERIALALPHA = OPS["MATERIALAMBIENT"], OPS["MATERIALALPHA"]
-LX0 = OPS["LX0"]
-CLEARMODE = OPS["CLEARMODE"]
 
 # transform setup record (float64[X_SIZE]) computed once per draw by `setup`
 X_WORLD = 0  # 16: world as 4x4 (row-major, acts on column vectors)

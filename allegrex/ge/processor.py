@@ -28,6 +28,11 @@ from allegrex.ge.state import (ADDR_MASK, EXEC_BBOX_INSIDE, EXEC_DEPTH1, EXEC_DE
                                R_IADR, R_INTR, R_LISTADDR, R_OADR, R_OADR1, R_OADR2, R_RADR1, R_RADR2,
                                R_STALLADDR, R_VADR, TGEN, VIEW, WORLD, BONES, R_COMMANDS, GeState)
 from allegrex.memory import RAM_SIZE, VRAM_SIZE, translate
+from allegrex.ge.regs import (NOP, VADDR, IADDR, PRIM, BEZIER, SPLINE, BOUNDINGBOX, JUMP, BJUMP, CALL, RET,
+                             END, SIGNAL, FINISH, BASE, OFFSETADDR, ORIGIN, BONEMATRIXNUMBER, BONEMATRIXDATA,
+                             WORLDMATRIXNUMBER, WORLDMATRIXDATA, VIEWMATRIXNUMBER, VIEWMATRIXDATA,
+                             PROJMATRIXNUMBER, PROJMATRIXDATA, TGENMATRIXNUMBER, TGENMATRIXDATA, LOADCLUT,
+                             TRANSFERSTART, VAP)
 
 # events: why run() returned
 EV_END = 1  # END executed (regs[R_INTR] says whether SIGNAL or FINISH came before it)
@@ -43,17 +48,6 @@ ERR_CALL_DEPTH = 3  # a third nested CALL (the hardware keeps two return address
 ERROR_TEXT = {ERR_LIST_ADDRESS: "the list runs outside memory", ERR_TARGET: "jump target outside memory",
               ERR_CALL_DEPTH: "CALL nested deeper than the GE's 2 levels"}
 
-NOP, VADDR, IADDR, PRIM = OPS["NOP"], OPS["VADDR"], OPS["IADDR"], OPS["PRIM"]
-BEZIER, SPLINE, BOUNDINGBOX = OPS["BEZIER"], OPS["SPLINE"], OPS["BOUNDINGBOX"]
-JUMP, BJUMP, CALL, RET = OPS["JUMP"], OPS["BJUMP"], OPS["CALL"], OPS["RET"]
-END, SIGNAL, FINISH, BASE = OPS["END"], OPS["SIGNAL"], OPS["FINISH"], OPS["BASE"]
-OFFSETADDR, ORIGIN = OPS["OFFSETADDR"], OPS["ORIGIN"]
-BONEMATRIXNUMBER, BONEMATRIXDATA = OPS["BONEMATRIXNUMBER"], OPS["BONEMATRIXDATA"]
-WORLDMATRIXNUMBER, WORLDMATRIXDATA = OPS["WORLDMATRIXNUMBER"], OPS["WORLDMATRIXDATA"]
-VIEWMATRIXNUMBER, VIEWMATRIXDATA = OPS["VIEWMATRIXNUMBER"], OPS["VIEWMATRIXDATA"]
-PROJMATRIXNUMBER, PROJMATRIXDATA = OPS["PROJMATRIXNUMBER"], OPS["PROJMATRIXDATA"]
-TGENMATRIXNUMBER, TGENMATRIXDATA = OPS["TGENMATRIXNUMBER"], OPS["TGENMATRIXDATA"]
-LOADCLUT, TRANSFERSTART, VAP = OPS["LOADCLUT"], OPS["TRANSFERSTART"], OPS["VAP"]
 
 # per matrix-data opcode: its index command, where the matrix starts in mtx, how many
 # values it holds, and the index field's mask (7 bits for bones, 4 for the others)

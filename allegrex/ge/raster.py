@@ -22,21 +22,16 @@ import numpy as np
 from numba import njit
 
 from allegrex.ge import cost
-from allegrex.ge.commands import OPS
 from allegrex.ge.geometry import (S_A, S_B, S_FOG, S_G, S_Q, S_R, S_S, S_SB, S_SG, S_SR, S_T, S_W, S_X, S_Y,
                                   S_Z, f24)
 from allegrex.ge.fragment import prepare as fragment_prepare
 from allegrex.ge.fragment import process_prepared
-from allegrex.ge.texture import combine, sample_prepared
+from allegrex.ge.texture import combine, gelog2, sample_prepared
 from allegrex.ge.texture import prepare as texture_prepare
 from allegrex.ge.state import R_CYCLES, R_PIXELS
-
-SCISSOR1, SCISSOR2, REGION2 = OPS["SCISSOR1"], OPS["SCISSOR2"], OPS["REGION2"]
-MINZ, MAXZ = OPS["MINZ"], OPS["MAXZ"]
-TEXTUREMAPENABLE, TEXSIZE0, TEXMAPMODE = OPS["TEXTUREMAPENABLE"], OPS["TEXSIZE0"], OPS["TEXMAPMODE"]
-TEXLEVEL, TEXLODSLOPE, TEXMODE, TEXFILTER = OPS["TEXLEVEL"], OPS["TEXLODSLOPE"], OPS["TEXMODE"], OPS["TEXFILTER"]
-SHADEMODE, CLEARMODE, FOGENABLE, VERTEXTYPE = OPS["SHADEMODE"], OPS["CLEARMODE"], OPS["FOGENABLE"], OPS["VERTEXTYPE"]
-ANTIALIASENABLE = OPS["ANTIALIASENABLE"]
+from allegrex.ge.regs import (SCISSOR1, SCISSOR2, REGION2, MINZ, MAXZ, TEXTUREMAPENABLE, TEXSIZE0, TEXMAPMODE,
+                             TEXLEVEL, TEXLODSLOPE, TEXMODE, TEXFILTER, SHADEMODE, CLEARMODE, FOGENABLE,
+                             VERTEXTYPE, ANTIALIASENABLE)
 
 # raster setup record (float64[RS_SIZE]), computed once per draw by `setup`
 RS_X1, RS_Y1, RS_X2, RS_Y2 = 0, 1, 2, 3  # scissor, pixels, inclusive
@@ -85,15 +80,6 @@ def prepare_pixels(cmds, clut):
 
 
 @njit(cache=True, error_model="numpy")
-def tex_log2(value):
-    """The GE's log2: float exponent plus the top 4 mantissa bits as a fraction (1/16 steps)."""
-    bits = np.zeros(1, dtype=np.float32)
-    bits[0] = abs(value)
-    u = np.int64(bits.view(np.uint32)[0])
-    return (((u >> 19) & 0xFFF) - 127 * 16) / 16.0
-
-
-@njit(cache=True, error_model="numpy")
 def _pack(r, g, b, a):
     return (np.uint32(min(255, max(0, int(r)))) | (np.uint32(min(255, max(0, int(g)))) << np.uint32(8))
             | (np.uint32(min(255, max(0, int(b)))) << np.uint32(16)) | (np.uint32(min(255, max(0, int(a)))) << np.uint32(24)))
@@ -114,8 +100,8 @@ def _write(mem, ram_size, regs, cmds, pix, rs, x, y, z, rgba, spec, fog, s, t, l
 @njit(cache=True, error_model="numpy")
 def _lod(rs, ds, dt, w):
     if rs[RS_LODMODE] == 2:
-        return tex_log2(2.0 * w * rs[RS_SLOPE])
-    return tex_log2(max(abs(ds * rs[RS_TW]), abs(dt * rs[RS_TH])))
+        return gelog2(2.0 * w * rs[RS_SLOPE])
+    return gelog2(max(abs(ds * rs[RS_TW]), abs(dt * rs[RS_TH])))
 
 
 @njit(cache=True, error_model="numpy")

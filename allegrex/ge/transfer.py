@@ -12,13 +12,11 @@ import numpy as np
 from numba import njit
 
 from allegrex.ge import cost
-from allegrex.ge.commands import OPS
 from allegrex.ge.state import R_CYCLES, R_LISTADDR, R_WARN, R_WARN_ADDR, R_WARN_PC
 from allegrex.memory import translate
+from allegrex.ge.regs import (TRANSFERSRC, TRANSFERSRCW, TRANSFERDST, TRANSFERDSTW, TRANSFERSRCPOS,
+                             TRANSFERDSTPOS, TRANSFERSIZE)
 
-TRANSFERSRC, TRANSFERSRCW, TRANSFERDST, TRANSFERDSTW = (OPS["TRANSFERSRC"], OPS["TRANSFERSRCW"], OPS["TRANSFERDST"],
-                                                        OPS["TRANSFERDSTW"])
-TRANSFERSRCPOS, TRANSFERDSTPOS, TRANSFERSIZE = OPS["TRANSFERSRCPOS"], OPS["TRANSFERDSTPOS"], OPS["TRANSFERSIZE"]
 WARN_TRANSFER = 2  # regs[R_WARN]: a block transfer touched memory outside every region
 CHUNK = 64
 

@@ -16,17 +16,15 @@ mode), texture coordinates, colour RGBA 0-255, normal.
 import numpy as np
 from numba import njit
 
-from allegrex.ge.commands import OPS
 from allegrex.ge.state import BONES
 from allegrex.memory import translate
+from allegrex.ge.regs import MORPHWEIGHT0
 
 V_X, V_Y, V_Z = 0, 1, 2
 V_S, V_T = 3, 4
 V_R, V_G, V_B, V_A = 5, 6, 7, 8
 V_NX, V_NY, V_NZ = 9, 10, 11
 V_SIZE = 12
-
-MORPHWEIGHT0 = OPS["MORPHWEIGHT0"]
 
 # element size and alignment by format code (0 = absent)
 TC_SIZE = (0, 2, 4, 8)
