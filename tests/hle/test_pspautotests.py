@@ -85,14 +85,15 @@ REQUIRED = {  # passing when written (`allegrex test`: 195 of the 215 programs o
     "gpu/signals/pause2", "gpu/signals/simple", "gpu/signals/suspend", "gpu/signals/sync", "gpu/texcolors/rgb565",
     "gpu/texcolors/rgba4444", "gpu/texcolors/rgba5551", "gpu/textures/rotate", "gpu/transfer/overlap",
     "gpu/triangle/triangle", "gpu/vertices/colors", "gpu/vertices/morph", "gpu/vertices/texcoords",
-    # with the pixel stage (texture.py, fragment.py) in: the quick ones (clut/offset, clut/shifts,
-    # commands/blend, blend565, filtering/precisionlinear2d/3d, rendertarget/copy and textures/mipmap
-    # pass too but take 12-40 s each)
+    # with the pixel stage (texture.py, fragment.py) in; rendertarget/copy is the slowest (about
+    # 10 s of CPU, nearly all of it the guest's own per-pixel loops, not the GE)
     "gpu/clut/masks", "gpu/commands/cull", "gpu/commands/fog", "gpu/dither/dither", "gpu/filtering/mipmaplinear",
     "gpu/filtering/precisionnearest2d", "gpu/filtering/precisionnearest3d", "gpu/rendertarget/depal",
     "gpu/texcolors/dxt1", "gpu/texcolors/dxt3", "gpu/texcolors/dxt5", "gpu/texfunc/add", "gpu/texfunc/blend",
     "gpu/texfunc/decal", "gpu/texfunc/modulate", "gpu/texfunc/replace", "gpu/texmtx/normals", "gpu/texmtx/prims",
-    "gpu/texmtx/source", "gpu/texmtx/uvs",
+    "gpu/texmtx/source", "gpu/texmtx/uvs", "gpu/clut/offset", "gpu/clut/shifts", "gpu/commands/blend",
+    "gpu/commands/blend565", "gpu/filtering/precisionlinear2d", "gpu/filtering/precisionlinear3d",
+    "gpu/textures/mipmap", "gpu/rendertarget/copy",
 }
 
 # Programs that need more simulated time than the default: power/freq runs at 1-3 MHz,
