@@ -87,8 +87,9 @@ def _pack(r, g, b, a):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _write(mem, ram_size, regs, cmds, pix, rs, x, y, z, rgba, spec, fog, s, t, lod):
-    """Texture (if on) and hand one pixel to the fragment stage. Inlined: as a call its
-    15 arguments cost a third of a textured frame (benchmarks/ge_speed.py: 30 -> 22 ms)."""
+    """Texture (if on) and hand one pixel to the fragment stage. Inlined into triangles
+    and sprites with the texture and fragment stages: as calls they cost 40% of a
+    textured frame (benchmarks/ge_speed.py: 30 -> 17 ms)."""
     if rs[RS_DEPTHRANGE] != 0.0 and (z < rs[RS_MINZ] or z > rs[RS_MAXZ]):
         return
     if rs[RS_TEX] != 0.0:
@@ -96,6 +97,13 @@ def _write(mem, ram_size, regs, cmds, pix, rs, x, y, z, rgba, spec, fog, s, t, l
         regs[R_CYCLES] += cost.PIXEL_TEXTURED
     if process_prepared(mem, ram_size, pix[1], x, y, z, rgba, spec, fog):
         regs[R_PIXELS] += 1
+
+
+@njit(cache=True, error_model="numpy")
+def _write_called(mem, ram_size, regs, cmds, pix, rs, x, y, z, rgba, spec, fog, s, t, lod):
+    """`_write` as a call, for points and lines: one more compiled copy of the pixel
+    stages instead of one per primitive kind (each copy adds about 20 s of compiling)."""
+    _write(mem, ram_size, regs, cmds, pix, rs, x, y, z, rgba, spec, fog, s, t, lod)
 
 
 @njit(cache=True, error_model="numpy")
@@ -305,7 +313,7 @@ def point(mem, ram_size, regs, cmds, pix, rs, v0):
     elif rs[RS_PROJ] != 0.0 and v0[S_Q] != 0.0:
         s, t = s / v0[S_Q], t / v0[S_Q]
     lod = _lod(rs, 0.0, 0.0, v0[S_W]) if rs[RS_TEX] != 0.0 else 0.0
-    _write(mem, ram_size, regs, cmds, pix, rs, px, py, int(v0[S_Z]), _pack(v0[S_R], v0[S_G], v0[S_B], v0[S_A]),
+    _write_called(mem, ram_size, regs, cmds, pix, rs, px, py, int(v0[S_Z]), _pack(v0[S_R], v0[S_G], v0[S_B], v0[S_A]),
            _pack(v0[S_SR], v0[S_SG], v0[S_SB], 0), v0[S_FOG] if rs[RS_FOG] != 0.0 else 1.0, s, t, lod)
 
 
@@ -348,7 +356,7 @@ def line(mem, ram_size, regs, cmds, pix, rs, v0, v1):
             t1 = t + 16.0 / abs(b - a)
             s1, tt1, _w = _line_st(v0, v1, rs, 1.0 - t1)
             lod = _lod(rs, (s1 - s) if x_major else 0.0, (tt1 - tt) if not x_major else 0.0, w)
-        _write(mem, ram_size, regs, cmds, pix, rs, px, py, z, rgba, spec, fog, s, tt, lod)
+        _write_called(mem, ram_size, regs, cmds, pix, rs, px, py, z, rgba, spec, fog, s, tt, lod)
 
 
 @njit(cache=True, error_model="numpy")
