@@ -34,6 +34,8 @@ def add_parser(subparsers):
     p.add_argument("--frames-every", metavar="N", type=count, default=1, help="with --frames: every N-th vblank")
     p.add_argument("--audio", metavar="FILE.wav",
                    help="write what the speaker plays (16-bit stereo 44.1 kHz WAV, as long as the simulated time)")
+    p.add_argument("--ge-dump", metavar="FILE", help="write every GE display-list command executed, by frame "
+                   "(address, command, decoded arguments)")
     add_time_limits(p)
     p.add_argument("--stats", action="store_true", help="print cycles, instructions, time and exit reason")
     p.add_argument("--json", metavar="F", help="write the run report as JSON")
@@ -64,6 +66,9 @@ def options_from_args(args) -> RunOptions:
                       frames_every=args.frames_every, strict=args.strict, audio_path=args.audio)
     if args.epoch is not None:
         opts.epoch = args.epoch
+    if args.ge_dump:
+        from allegrex.ge.dump import open_dump
+        opts.ge_dump = open_dump(args.ge_dump)
     return opts
 
 

@@ -1,6 +1,8 @@
 """`allegrex test DIR [GLOB...]`: run conformance programs and compare their output with
 the real-hardware `.expected` files next to them (the pspautotests layout), printing a
-pass/fail table with the first differing line of each failure.
+pass/fail table with the first differing line of each failure. A program with an
+`.expected.bmp` has the frame it asked to be captured compared with that screenshot
+(a column of the table; the output alone decides pass or fail).
 
 Each program runs in a fresh temporary memory stick (its folder copied to
 ms0:/PSP/GAME/<name>/, a scratch host0:/), so the checkout is never written to.
@@ -16,8 +18,13 @@ import tempfile
 import time
 from dataclasses import dataclass
 
+import numpy as np
+from PIL import Image
+
 from allegrex.errors import AllegrexError
+from allegrex.ge import processor
 from allegrex.hle.kernel import RunOptions
+from allegrex.hle.registry import default_nid
 from allegrex.jobs import Engine, add_arguments, engine_from_args, run_jobs
 from allegrex.limits import add_time_limits
 
@@ -33,6 +40,29 @@ class Result:
     detail: str = ""
     seconds: float = 0.0  # wall-clock
     cycles: int = 0  # simulated, at the program's end: the same whichever engine ran it
+    image: str = ""  # the screenshot comparison, when there is an .expected.bmp
+
+
+@dataclass
+class ImageMatch:
+    """How a captured frame compares with a recorded one (512 x 272, RGB)."""
+    identical: float  # share of pixels with every channel equal
+    max_difference: int  # largest difference of one channel anywhere
+
+    def __str__(self) -> str:
+        return f"{100 * self.identical:.2f}% max {self.max_difference}"
+
+
+def compare_image(rgba, bmp_path: str) -> ImageMatch | None:
+    """Compare a captured RGBA frame with a recorded screenshot; None if nothing was captured."""
+    if rgba is None:
+        return None
+    want = np.asarray(Image.open(bmp_path).convert("RGB"), dtype=np.int16)
+    got = np.zeros_like(want)
+    h, w = min(want.shape[0], rgba.shape[0]), min(want.shape[1], rgba.shape[1])
+    got[:h, :w] = rgba[:h, :w, :3]
+    diff = np.abs(got - want)
+    return ImageMatch(float((diff.max(axis=2) == 0).mean()), int(diff.max()))
 
 
 def add_parser(subparsers):
@@ -94,6 +124,14 @@ def run_one(prx: str, model=DEFAULT_MODEL, max_seconds=DEFAULT_MAX_SECONDS, time
             stderr=None, with_cycles=False) -> tuple:
     """Run one test program in a scratch memory stick; returns (stdout text, Stop), and
     the simulated cycle count at the end when with_cycles."""
+    text, stop, cycles, _screenshot = run_program(prx, model, max_seconds, timeout, stderr)
+    return (text, stop, cycles) if with_cycles else (text, stop)
+
+
+def run_program(prx: str, model=DEFAULT_MODEL, max_seconds=DEFAULT_MAX_SECONDS, timeout=DEFAULT_TIMEOUT,
+                stderr=None) -> tuple:
+    """Run one test program in a scratch memory stick; returns (stdout text, Stop, the
+    simulated cycles at the end, the RGBA frame the program asked to be captured or None)."""
     from allegrex.commands.run import load_program
     out = io.StringIO()
     err = stderr if stderr is not None else io.StringIO()
@@ -114,9 +152,7 @@ def run_one(prx: str, model=DEFAULT_MODEL, max_seconds=DEFAULT_MAX_SECONDS, time
         loading = time.monotonic()  # the timeout counts loading the program too
         _, kernel = load_program(options.program_path, model, options)
         stop = kernel.run(max_seconds=max_seconds, timeout=timeout, started=loading)
-    if with_cycles:
-        return out.getvalue(), stop, kernel.clock.cycles
-    return out.getvalue(), stop
+    return out.getvalue(), stop, kernel.clock.cycles, kernel.display.screenshot
 
 
 @dataclass(frozen=True)
@@ -136,20 +172,24 @@ def check_program(job: CheckJob) -> Result:
         return Result(job.name, "error", f"{job.prx}: not found on host {platform.node()}")
     start = time.monotonic()
     try:
-        got, stop, cycles = run_one(job.prx, job.model, job.max_seconds, job.timeout,
-                                    sys.stderr if job.verbose else None, with_cycles=True)
+        got, stop, cycles, screenshot = run_program(job.prx, job.model, job.max_seconds, job.timeout,
+                                                    sys.stderr if job.verbose else None)
     except AllegrexError as exc:
         return Result(job.name, "error", str(exc).splitlines()[0], time.monotonic() - start)
     with open(job.prx[:-4] + ".expected", encoding="latin-1") as f:
         want = normalise(f.read())
     lines = normalise(got)
     elapsed = time.monotonic() - start
+    image = ""
+    if os.path.exists(job.prx[:-4] + ".expected.bmp"):
+        match = compare_image(screenshot, job.prx[:-4] + ".expected.bmp")
+        image = str(match) if match else "no screenshot"
     if lines == want:
-        return Result(job.name, "pass", "", elapsed, cycles)
+        return Result(job.name, "pass", "", elapsed, cycles, image)
     detail = first_difference(lines, want)
     if stop.kind not in ("exit", "threads-ended"):
         detail += f" [{stop.kind}: {stop.message.splitlines()[0]}]"
-    return Result(job.name, "fail", detail, elapsed, cycles)
+    return Result(job.name, "fail", detail, elapsed, cycles, image)
 
 
 def check_jobs(tests, root, model=DEFAULT_MODEL, max_seconds=DEFAULT_MAX_SECONDS, timeout=DEFAULT_TIMEOUT,
@@ -181,18 +221,48 @@ def run_tests(tests, root, model=DEFAULT_MODEL, max_seconds=DEFAULT_MAX_SECONDS,
 def print_table(results, stream=None) -> None:
     stream = stream or sys.stdout
     width = max((len(r.name) for r in results), default=4)
-    print(f"\n{'test':{width}s}  result       cycles  seconds  first difference", file=stream)
+    shots = any(r.image for r in results)
+    screenshot = f"  {'screenshot':20s}" if shots else ""
+    print(f"\n{'test':{width}s}  result       cycles  seconds{screenshot}  first difference", file=stream)
     for r in results:
-        print(f"{r.name:{width}s}  {r.status:6s}  {r.cycles:11d}  {r.seconds:7.1f}  {r.detail}", file=stream)
+        screenshot = f"  {r.image:20s}" if shots else ""
+        print(f"{r.name:{width}s}  {r.status:6s}  {r.cycles:11d}  {r.seconds:7.1f}{screenshot}  {r.detail}",
+              file=stream)
     passed = sum(r.status == "pass" for r in results)
     print(f"\n{passed}/{len(results)} passed", file=stream)
+
+
+# a program that queues display lists imports one of these (NIDs as stored in its import table)
+GE_LIST_NIDS = tuple(default_nid("sceGe_user", name).to_bytes(4, "little")
+                     for name in ("sceGeListEnQueue", "sceGeListEnQueueHead"))
+
+
+def uses_ge(prx: str) -> bool:
+    """Whether the program can queue display lists (every pspautotests program imports
+    sceGe_user for the debug screen's sceGeEdramGetAddr, which needs no GE)."""
+    with open(prx, "rb") as f:
+        data = f.read()
+    return any(nid in data for nid in GE_LIST_NIDS)
+
+
+def warm_up_ge() -> None:
+    """Compile the GE's numba code here, before any program's --timeout starts counting:
+    the first time it takes about a minute of CPU, after that it loads from the cache."""
+    start = time.monotonic()
+    processor.warm_up()
+    took = time.monotonic() - start
+    if took > 5:
+        print(f"compiled the GE's numba code in {took:.0f} s (once; later runs load it from the cache)",
+              file=sys.stderr)
 
 
 def run(args) -> int:
     tests = find_tests(args.path, args.globs)
     if not tests:
         raise AllegrexError(f"no .prx with a .expected file under {args.path}")
-    results = run_tests(tests, args.path, args.model, args.max_seconds, args.timeout, args.verbose,
-                        engine=engine_from_args(args))
+    engine = engine_from_args(args)
+    if not engine.dask and any(uses_ge(prx) for prx in tests):
+        warm_up_ge()
+    results = run_tests(tests, args.path, args.model, args.max_seconds, args.timeout, args.verbose, engine=engine)
     print_table(results)
     return 0 if all(r.status == "pass" for r in results) else 1

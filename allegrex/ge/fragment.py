@@ -424,7 +424,7 @@ def clamp255(c):
     return c if c < 255 else 255
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined into the raster loops: a call per pixel costs more than the work
 def process_prepared(mem, ram_size, frag, x, y, z, rgba, spec_rgb, fog):
     """Run one pixel through the fragment stage and store it; 1 if the colour buffer was
     written, 0 if a test rejected it (a failed stencil test may still store its op)."""

@@ -475,7 +475,7 @@ def sample_between_levels(mem, ram_size, tex, level, frac, u, v, linear):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined into the raster loops: a call per pixel costs more than the work
 def sample_prepared(mem, ram_size, tex, u, v, lod):
     """The filtered texel (RGBA8888) at normalized (u, v); see the module docstring.
     Levels: detail <= 0 or no mipmaps -> level 0 with the magnify filter; otherwise
@@ -516,7 +516,7 @@ def channel(c, shift):
     return (c >> shift) & 0xFF
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined into the raster loops (see sample_prepared)
 def combine(cmds, prim_rgba, tex_rgba):
     """TEXFUNC: the fragment colour from the primitive colour and the texel, clamped to
     RGBA8888. Bit 8 selects RGBA (texture alpha used) vs RGB, bit 16 doubles RGB.

@@ -113,6 +113,7 @@ CACHE_ALIGNMENT = 0x8002044C  # invalidating part of a cache line would lose its
 
 # generic errors
 NOT_IMPLEMENTED = 0x80000003  # (sceAudioSRCChReserve with 4 channels)
+NOT_SUPPORTED = 0x80000004  # (sceGe: a signal behaviour the driver refuses)
 ALREADY = 0x80000020  # (power callbacks: the slot is taken)
 BUSY = 0x80000021  # a device is still busy with the previous request
 OUT_OF_MEMORY = 0x80000022  # (power callbacks: every slot is taken)

@@ -23,6 +23,7 @@ MAX_STRIDE = 4096  # wider buffers are accepted but not turned into pictures
 VRAM_BASE, VRAM_BYTES = 0x04000000, 0x00200000
 RAM_BASE, RAM_BYTES_MAX = 0x08000000, 0x04000000
 HSYNC_PER_FRAME = 286
+SCREENSHOT_WIDTH = 512
 
 
 VBLANK_MICROHZ = 59_940_060  # 59.94006 Hz, as sceDisplayGetFramePerSec reports
@@ -72,6 +73,7 @@ class Display:
         self.hcount_offset = 0
         self.frames_timer = None
         self.screenshots = 0
+        self.screenshot = None  # RGBA of the last frame the program asked to be captured
         if kernel.options.frames_dir:
             os.makedirs(kernel.options.frames_dir, exist_ok=True)
             self._arm_frame_timer()
@@ -94,9 +96,10 @@ class Display:
         self.current()
         return self.pending if self.pending is not None else (self.topaddr, self.stride, self.format)
 
-    def image(self, final: bool = False):
+    def image(self, final: bool = False, width: int = WIDTH):
         """The displayed frame as an RGBA array, or None when no frame buffer is set.
-        final: the run is over, so a pending buffer counts as shown."""
+        final: the run is over, so a pending buffer counts as shown. width: pixels per
+        row (up to the stride; pspautotests' screenshots keep 512)."""
         if final:
             self.latch()
         self.current()
@@ -105,7 +108,7 @@ class Display:
         size = self.stride * HEIGHT * BYTES_PER_PIXEL[self.format]
         if not self.k.memory.is_valid(self.topaddr, size):
             return None
-        return to_rgba(self.k.memory.read(self.topaddr, size), self.stride, self.format)
+        return to_rgba(self.k.memory.read(self.topaddr, size), self.stride, self.format, min(width, self.stride))
 
     def save_png(self, path: str, final: bool = False) -> bool:
         from PIL import Image
@@ -117,7 +120,10 @@ class Display:
         return True
 
     def emit_screenshot(self) -> None:
-        """pspautotests asks for a screenshot: written into the frames folder if one is set."""
+        """pspautotests asks for a screenshot: kept (512 pixels wide, as the PSP's own
+        screenshot code writes it) for `allegrex test`, and written into the frames folder
+        if one is set."""
+        self.screenshot = self.image(width=SCREENSHOT_WIDTH)
         folder = self.k.options.frames_dir
         if folder:
             self.screenshots += 1

@@ -1,7 +1,7 @@
 """Sub-interrupt handlers (InterruptManager): which interrupts and sub-interrupts a program
 may hook, and the errors for the others, as measured in pspautotests intr/registersub,
-releasesub and enablesub. Handlers of the vblank interrupt run (timers.VblankHandlers);
-those of other interrupts are kept but never called (their devices are not simulated)."""
+releasesub and enablesub. Handlers of the vblank interrupt run (timers.VblankHandlers),
+those of the GE interrupt when the GE driver calls them (allegrex/ge/queue.py)."""
 
 from allegrex.hle import codes
 from allegrex.hle.registry import Ptr, hle
@@ -21,7 +21,7 @@ SYSTEM_VBLANK_SUBS = frozenset((18, 19, 20, 24, 25, 26))
 
 
 class SubHandlers:
-    """Sub-handlers of an interrupt whose device is not simulated: kept, never run."""
+    """Sub-handlers the device's driver calls itself (the GE's: allegrex/ge/queue.py)."""
 
     def __init__(self, kernel):
         self.handlers: dict[int, list] = {}  # sub number -> [handler, arg, enabled]
@@ -58,8 +58,6 @@ def sceKernelRegisterSubIntrHandler(k, intr: int, sub: int, handler: Ptr, arg: P
         return codes.signed(codes.FOUND_HANDLER)
     if sub >= USER_SUB_INTERRUPTS:
         return codes.signed(codes.ILLEGAL_INTRCODE)
-    if intr != VBLANK_INTERRUPT:
-        k.warn_once(("intr", intr), f"interrupt {intr} handlers are registered but never called")
     slots = table(k, intr).handlers
     if sub in slots and slots[sub][0]:
         return codes.signed(codes.FOUND_HANDLER)

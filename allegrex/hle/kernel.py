@@ -6,6 +6,7 @@ timers, and decides when the run stops (exit, fault, deadlock, limits).
 """
 
 import heapq
+import math
 import sys
 import time as wallclock
 from dataclasses import dataclass, field
@@ -102,6 +103,7 @@ class RunOptions:
     input_events: list = field(default_factory=list)  # from allegrex.hle.ctrl.parse_* helpers
     frames_dir: str | None = None
     frames_every: int = 1
+    ge_dump: object = None  # an open text file: every GE command executed (allegrex/ge/dump.py)
     audio_path: str | None = None  # WAV file for what the speaker plays (allegrex run --audio)
     strict: bool = False
     epoch: int = DEFAULT_EPOCH
@@ -135,8 +137,13 @@ class Clock:
     def seconds(self) -> float:
         return self.base_us / 1e6 + (self.cycles - self.base_cycles) / (self.cpu_mhz * 1e6)
 
-    def cycles_at(self, us: int) -> int:
-        return self.base_cycles + (us - self.base_us) * self.cpu_mhz
+    def now_exact(self) -> float:
+        """Simulated microseconds to the cycle (a deadline may fall between microseconds)."""
+        return self.base_us + (self.cycles - self.base_cycles) / self.cpu_mhz
+
+    def cycles_at(self, us) -> int:
+        """The first cycle count at or after simulated time `us` (which may be fractional)."""
+        return self.base_cycles + math.ceil((us - self.base_us) * self.cpu_mhz)
 
     def set_mhz(self, cpu_mhz: int, bus_mhz: int) -> None:
         now = self.now_us()
@@ -152,7 +159,8 @@ class Clock:
 
 
 class Timers:
-    """Deadlines in simulated microseconds; each fires a Python callable once."""
+    """Deadlines in simulated microseconds (whole, or fractional for devices that finish
+    between microseconds: the GE); each fires a Python callable once."""
 
     def __init__(self):
         self.heap = []
@@ -219,7 +227,6 @@ class Kernel:
         # single values of libraries with no manager of their own
         self.running_vtimer = 0  # the vtimer whose handler runs now (timers), 0 outside handlers
         self.dmac_busy_until_us = 0  # when the DMAC finishes the copy under way (dmac)
-        self.ge_lists = 0  # display lists queued so far: the next list id (sceGe_user in misc)
         self.exception_handlers: list[int] = []  # default exception handlers, oldest first (kernel_libraries)
         for name, manager in managers.items():
             setattr(self, name, manager(self))
@@ -407,7 +414,7 @@ class Kernel:
     def fire_timers(self) -> None:
         if not self.intr_enabled:
             return
-        for action in self.timers.pop_due(self.clock.now_us()):
+        for action in self.timers.pop_due(self.clock.now_exact()):
             action()
 
     def idle_until_next_event(self) -> bool:

@@ -7,7 +7,7 @@ the import below and, if it has state, one line to MANAGERS (docs/contributing.m
 """
 
 # each import registers the module's functions (most are used only for that)
-from allegrex.hle import (audio, battery, ccc, ctrl, display, dmac, hash, hprm, http, intr, io, io_async,
+from allegrex.hle import (audio, battery, ccc, ctrl, display, dmac, ge, hash, hprm, http, intr, io, io_async,
                           kernel_libraries, misc, modules, msgpipe, mt19937, net, net_adhoc, pools, power, reg, rtc,
                           stdio, sync, sysmem, systemparam, threads, timers, tls, umd, usb, utility, utility_modules,
                           vaudio, vpl)
@@ -26,6 +26,7 @@ MANAGERS = {
     "volatile_lock": misc.VolatileLock,
     "vblank_handlers": timers.VblankHandlers,
     "ge_sub_handlers": intr.SubHandlers,
+    "ge": ge.GeQueue,
     "audio": audio.Audio,
     "vaudio": vaudio.VaudioState,
     "modules": modules.ModuleManager,

@@ -1,6 +1,6 @@
 """Small libraries: program exit (LoadExecForUser), caches and
-interrupt masking (UtilsForUser, Kernel_Library), power locks (sceSuspendForUser),
-and the GE (sceGe_user), which is out of scope: reported once, answered harmlessly."""
+interrupt masking (UtilsForUser, Kernel_Library), power locks (sceSuspendForUser).
+The GE (sceGe_user) is allegrex/hle/ge.py."""
 
 from allegrex.cpu.state import V0
 from allegrex.hle import codes
@@ -164,69 +164,6 @@ def _power_lock(k, mode: int) -> int:
 
 for _name in ("sceKernelPowerLock", "sceKernelPowerUnlock"):
     hle(SU, name=_name)(_power_lock)
-
-
-# --- GE: out of scope, reported once ---
-GE = "sceGe_user"
-EDRAM_ADDR = 0x04000000
-EDRAM_SIZE = 0x00200000
-
-
-def _ge_reported(k) -> None:
-    k.warn_once("ge", "the program uses the GE (sceGe/sceGu): graphics commands are not executed")
-
-
-@hle(GE)
-def sceGeEdramGetAddr(k) -> int:
-    return EDRAM_ADDR
-
-
-@hle(GE)
-def sceGeEdramGetSize(k) -> int:
-    return EDRAM_SIZE
-
-
-@hle(GE)
-def sceGeListEnQueue(k, start: Ptr, stall: Ptr, cbid: int, arg: Ptr) -> int:
-    _ge_reported(k)
-    k.ge_lists += 1
-    return k.ge_lists
-
-
-@hle(GE)
-def sceGeListEnQueueHead(k, start: Ptr, stall: Ptr, cbid: int, arg: Ptr) -> int:
-    return sceGeListEnQueue(k, start, stall, cbid, arg)
-
-
-@hle(GE)
-def sceGeListDeQueue(k, qid: int) -> int:
-    return 0
-
-
-@hle(GE)
-def sceGeListUpdateStallAddr(k, qid: int, stall: Ptr) -> int:
-    return 0
-
-
-@hle(GE)
-def sceGeListSync(k, qid: int, mode: int) -> int:
-    return 0
-
-
-@hle(GE)
-def sceGeDrawSync(k, mode: int) -> int:
-    return 0
-
-
-@hle(GE)
-def sceGeSetCallback(k, data: Ptr) -> int:
-    _ge_reported(k)
-    return 1
-
-
-@hle(GE)
-def sceGeUnsetCallback(k, cbid: int) -> int:
-    return 0
 
 
 alias(KL, "KL_sceKernelCheckThreadStack", threads.sceKernelCheckThreadStack, nid=0xD13BDE95)

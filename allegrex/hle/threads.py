@@ -654,8 +654,15 @@ def sceKernelDeleteThread(k, uid: int) -> int:
     return 0
 
 
+SDK_3_8 = 0x03080000
+
+
 @hle(LIB)
 def sceKernelTerminateThread(k, uid: int) -> int:
+    if k.interrupts and k.sdk_version >= SDK_3_8:
+        # measured (gpu/signals/*): a GE handler of a program built for SDK 3.8+ cannot
+        # terminate a thread; older programs' handlers can
+        return codes.signed(codes.ILLEGAL_CONTEXT)
     if uid == 0:
         return codes.signed(codes.ILLEGAL_THREAD)
     thread = k.get(uid, Thread)

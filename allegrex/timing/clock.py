@@ -32,6 +32,13 @@ HLE_CALL_CYCLES = {
     "alloc": 1500,  # partition allocator walk
     "io": 5000,  # IO manager call (open, close, stat) besides the medium's own time
     "display": 400,
+    # sceGe calls: a syscall plus the driver's work, PPSSPP's estimates (ESTIMATE, docs/timing.md)
+    "ge": 300,  # register reads (sceGeGetCmd, sceGeEdramGetAddr...)
+    "ge_enqueue": 790,  # + 490: list checks, queue insertion, starting the GE
+    "ge_stall": 490,  # + 190: sceGeListUpdateStallAddr
+    "ge_sync": 520,  # + 220: sceGeListSync, sceGeContinue, sceGeBreak
+    "ge_draw_sync": 1540,  # + 1240: sceGeDrawSync
+    "ge_interrupt": 300,  # the driver's interrupt handler besides the handlers it calls
 }
 
 
