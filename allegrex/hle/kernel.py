@@ -114,7 +114,7 @@ class Clock:
     clock rebases, so time stays continuous."""
 
     def __init__(self, counters):
-        self.counters = counters
+        self.counters = counters  # the CPU's counters (a memoryview of them: read per call)
         self.cpu_mhz = BOOT_CPU_MHZ
         self.bus_mhz = BOOT_BUS_MHZ
         self.base_cycles = 0
@@ -122,7 +122,7 @@ class Clock:
 
     @property
     def cycles(self) -> int:
-        return int(self.counters[CYCLES])
+        return self.counters[CYCLES]
 
     def now_us(self) -> int:
         return self.base_us + (self.cycles - self.base_cycles) // self.cpu_mhz
@@ -189,7 +189,7 @@ class Kernel:
         self.options = options or RunOptions()
         self.stdout = self.options.stdout or sys.stdout
         self.stderr = self.options.stderr or sys.stderr
-        self.clock = Clock(self.cpu.counters)
+        self.clock = Clock(self.cpu.counters_view)
         self.timers = Timers()
         self.stop: Stop | None = None
         self.syscalls: list = []
@@ -302,21 +302,12 @@ class Kernel:
 
     # --- dispatch ---
     def on_syscall(self, code: int) -> None:
+        """Answer system call `code`: the HLE function's arguments, call and result, then
+        the scheduler (the call may have made a thread ready or this one wait)."""
         index = code - SYSCALL_BASE
         entry = self.syscalls[index] if 0 <= index < len(self.syscalls) else None
-        ra = int(self.cpu.regs[RA])
-        if entry is None:
-            self.request_stop("fault", f"syscall 0x{code:x} at pc 0x{(int(self.cpu.regs[PC]) - 4) & 0xFFFFFFFF:08x}"
-                              " is not an import allegrex patched", 1)
-            return
-        if isinstance(entry, UnknownImport):
-            self.request_stop("unknown-import", f"called unimplemented import {entry.describe()} "
-                              f"from 0x{(ra - 8) & 0xFFFFFFFF:08x} (ra=0x{ra:08x})", 1)
-            return
-        if isinstance(entry, ModuleStub):  # the firmware's not-linked stub: an error code, nothing else
-            self.warn_once(("unlinked", entry.stub_addr), f"called {entry.describe()} from 0x{(ra - 8) & 0xFFFFFFFF:08x}"
-                           " before a module exporting it started: LIBRARY_IS_NOT_LINKED")
-            self.cpu.regs[V0] = LIBRARY_IS_NOT_LINKED
+        if type(entry) is not registry.HleFunction:
+            self._not_hle(entry, code)
             return
         self.charge(entry.cost)
         self.call_counts[entry.name] = self.call_counts.get(entry.name, 0) + 1
@@ -327,23 +318,40 @@ class Kernel:
             result = entry.func(self, *args)
             entry.write_result(self.cpu, result)
         except GuestMemoryError as exc:
-            self.request_stop("fault", f"{entry.library}.{entry.name} called from 0x{ra:08x}: {exc}", 1)
+            self.request_stop("fault", f"{self._call_site(entry)}: {exc}", 1)
         except HleStop as exc:
-            self.request_stop(exc.kind, f"{entry.library}.{entry.name} called from 0x{ra:08x}: {exc}",
-                              exc.exit_code)
+            self.request_stop(exc.kind, f"{self._call_site(entry)}: {exc}", exc.exit_code)
         except IllegalContext:
             self.cpu.regs[V0] = codes.ILLEGAL_CONTEXT  # waiting inside an interrupt
         except AttributeError as exc:
             if self.interrupts and self.threads.current is None:  # a thread call with no thread
                 self.cpu.regs[V0] = codes.ILLEGAL_CONTEXT
             else:
-                self.request_stop("hle-error", f"internal error in {entry.library}.{entry.name} called from "
-                                  f"0x{ra:08x}: {exc.__class__.__name__}: {exc}", 1)
+                self.request_stop("hle-error", f"internal error in {self._call_site(entry)}: "
+                                  f"{exc.__class__.__name__}: {exc}", 1)
         except (ArithmeticError, ValueError, IndexError, KeyError, TypeError) as exc:
             # a bug in allegrex's HLE, not in the guest: stop with a clear line, not a traceback
-            self.request_stop("hle-error", f"internal error in {entry.library}.{entry.name} called from "
-                              f"0x{ra:08x}: {exc.__class__.__name__}: {exc}", 1)
+            self.request_stop("hle-error", f"internal error in {self._call_site(entry)}: "
+                              f"{exc.__class__.__name__}: {exc}", 1)
         self.threads.reschedule()
+
+    def _call_site(self, entry) -> str:
+        return f"{entry.library}.{entry.name} called from 0x{int(self.cpu.regs[RA]):08x}"
+
+    def _not_hle(self, entry, code: int) -> None:
+        """A system call that is no HLE function: not ours, an import allegrex lacks, or a
+        user library's function called before its module started."""
+        ra = int(self.cpu.regs[RA])
+        if entry is None:
+            self.request_stop("fault", f"syscall 0x{code:x} at pc 0x{(int(self.cpu.regs[PC]) - 4) & 0xFFFFFFFF:08x}"
+                              " is not an import allegrex patched", 1)
+        elif isinstance(entry, UnknownImport):
+            self.request_stop("unknown-import", f"called unimplemented import {entry.describe()} "
+                              f"from 0x{(ra - 8) & 0xFFFFFFFF:08x} (ra=0x{ra:08x})", 1)
+        else:  # ModuleStub, the firmware's not-linked stub: an error code, nothing else
+            self.warn_once(("unlinked", entry.stub_addr), f"called {entry.describe()} from 0x{(ra - 8) & 0xFFFFFFFF:08x}"
+                           " before a module exporting it started: LIBRARY_IS_NOT_LINKED")
+            self.cpu.regs[V0] = LIBRARY_IS_NOT_LINKED
 
     def charge(self, cycles: int) -> None:
         """Cycles of kernel work for one call: the cycle counter, the timing model's
@@ -388,7 +396,10 @@ class Kernel:
     def fire_timers(self) -> None:
         if not self.intr_enabled:
             return
-        for action in self.timers.pop_due(self.clock.now_us()):
+        now, deadline = self.clock.now_us(), self.timers.next_deadline()
+        if deadline is None or deadline > now:
+            return  # the common case after a system call: nothing due
+        for action in self.timers.pop_due(now):
             action()
 
     def idle_until_next_event(self) -> bool:
