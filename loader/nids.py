@@ -25,6 +25,19 @@ def known_library(library: str) -> bool:
     return library in _libraries()
 
 
+def libraries_naming(nid: int) -> dict[str, str]:
+    """{library: function name} for every library whose table names this NID."""
+    return _by_nid().get(nid & 0xFFFFFFFF, {})
+
+
+@lru_cache(maxsize=1)
+def _by_nid() -> dict:
+    found = {}
+    for (library, nid), name in _table().items():
+        found.setdefault(nid, {})[library] = name
+    return found
+
+
 @lru_cache(maxsize=1)
 def _libraries() -> frozenset:
     return frozenset(library for library, _ in _table())

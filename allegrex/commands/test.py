@@ -107,8 +107,10 @@ def run_one(prx: str, model=DEFAULT_MODEL, max_seconds=DEFAULT_MAX_SECONDS, time
             os.makedirs(os.path.join(ms0, "PSP", folder))
         host0 = os.path.join(scratch, "host0")
         os.makedirs(host0)
+        # the harness channel is the output compared; the program's own stdout writes went to
+        # the recording PSP's console, not into the .expected file: shown with the guest's stderr
         options = RunOptions(ms0=ms0, host0=host0, program_path=os.path.join(game, os.path.basename(prx)),
-                             stdout=out, stderr=err)
+                             stdout=err, stderr=err, harness_output=out)
         loading = time.monotonic()  # the timeout counts loading the program too
         _, kernel = load_program(options.program_path, model, options)
         stop = kernel.run(max_seconds=max_seconds, timeout=timeout, started=loading)

@@ -33,6 +33,7 @@ from allegrex.errors import GuestMemoryError
 from allegrex.hle import codes, threads
 from allegrex.hle.audio_sink import WavSink
 from allegrex.hle.codes import signed
+from allegrex.hle.kernel import IllegalContext
 from allegrex.hle.registry import Ptr, Raw, alias, hle
 from allegrex.hle.speaker import RATE, US_PER_S, Speaker, clamp16, sample_index, time_us
 from allegrex.hle.threads import Wait
@@ -52,7 +53,12 @@ SRC_RATES = (8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000)
 # waits briefly, sceaudio/output). output2/rest bounds it: 64 frames free the slot 13XX us
 # after allegrex's checkpoint, so at most ~1.5 frames with allegrex's HLE costs.
 SRC_FIFO_FRAMES = 1
-
+# A blocking output marks its channel as having a waiter before it waits, and only clears
+# the mark once it has handed its buffer over; a wait that fails (dispatch or interrupts
+# off, released, terminated) returns with the mark left, so every later call that checks
+# it (blocking outputs, release, data length, config) answers BUSY (uOFW audio.c; intr/waits
+# on a PSP: the channel stays reserved and keeps its 128-sample length).
+STUCK = "stuck"
 
 
 class Channel:
@@ -63,7 +69,9 @@ class Channel:
         self.left = self.right = 0
         self.addr = None  # next sample of the buffer being played; None: idle
         self.rest = 0  # samples of that buffer the mixer has not taken
-        self.waiter = None  # (thread, wait, left, right, addr) of the one blocked output
+        # the one blocked output: (thread, wait, left, right, addr), or STUCK when its wait
+        # failed (the driver's waiter mark is cleared only by a blocking call that succeeds)
+        self.waiter = None
 
     def bytes_per_frame(self) -> int:
         return 2 if self.mono else 4
@@ -221,12 +229,14 @@ class Audio:
             self._arm_timer()
 
     def _resume_waiter(self, ch: Channel) -> None:
-        waiter, ch.waiter = ch.waiter, None
-        if waiter is None:
+        waiter = ch.waiter
+        if waiter is None or waiter is STUCK:
             return
         thread, wait, left, right, addr = waiter
         if thread.wait is not wait:  # the wait ended otherwise (released, terminated)
+            ch.waiter = STUCK
             return
+        ch.waiter = None
         self.k.threads.wake(thread, self.output(ch, left, right, addr))
 
     def output_blocking(self, ch: Channel, left: int, right: int, addr: int) -> None:
@@ -236,6 +246,7 @@ class Audio:
         if result != signed(codes.AUDIO_BUSY) or ch.waiter is not None:
             k.cpu.regs[V0] = result & 0xFFFFFFFF
             return
+        ch.waiter = STUCK  # marked before the wait, which may fail
         if threads.cannot_wait(k) and not k.interrupts:
             k.cpu.regs[V0] = codes.WAIT_CAN_NOT_WAIT
             return
@@ -272,10 +283,14 @@ class Audio:
         k = self.k
         result = self.src_output(volume, addr)
         if result > 0 or (result == 0 and self.src.running):
-            if self.src.event:
-                self.src.event = False
-            elif threads.cannot_wait(k) and not k.interrupts:
+            # the buffer is queued; then the driver waits on its event flag, which fails
+            # with dispatch or interrupts off even when the event is already set (intr/waits)
+            if threads.cannot_wait(k) and not k.interrupts:
                 result = signed(codes.WAIT_CAN_NOT_WAIT)
+            elif k.interrupts:
+                raise IllegalContext
+            elif self.src.event:
+                self.src.event = False
             else:
                 wait = Wait("audio")
                 k.threads.block(wait)

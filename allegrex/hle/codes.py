@@ -17,6 +17,8 @@ ERRNO_NAME_TOO_LONG = 0x8001005B
 
 # kernel facility
 KERNEL_ERROR = 0x80020001
+EXPHANDLER_NOUSE = 0x80020033  # an exception handler that is not registered
+EXPHANDLER_USED = 0x80020034  # an exception handler already chained (its next word is set)
 ILLEGAL_CONTEXT = 0x80020064  # cannot be called from an interrupt / with dispatch suspended
 ILLEGAL_INTRCODE = 0x80020065
 INTERRUPTS_DISABLED = 0x80020066  # dispatch cannot be switched while interrupts are off

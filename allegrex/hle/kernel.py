@@ -17,7 +17,8 @@ from allegrex.errors import AllegrexError, GuestMemoryError
 from loader.module import stub_owners
 
 from allegrex.hle import codes, costs, registry
-from allegrex.hle.linker import LIBRARY_IS_NOT_LINKED, Linker, ModuleStub, is_firmware_library
+from allegrex.hle.linker import (LIBRARY_IS_NOT_LINKED, MEDIA_LIBRARIES, Linker, ModuleStub, exported_elsewhere,
+                                 is_firmware_library)
 from allegrex.hle.objects import KernelObject
 from allegrex.limits import check_seconds
 from allegrex.timing import charge_hle, counters as timing_counters
@@ -107,6 +108,10 @@ class RunOptions:
     has_display: bool = False  # answer to the pspautotests emulator devctl
     stdout: object = None
     stderr: object = None
+    # where the pspautotests harness channel (the emulator: device's send-output) goes;
+    # None: with the program's stdout. On the PSP that recorded the .expected files it went
+    # to host0:/__testoutput.txt, apart from the console the program's own fd 1 writes reach
+    harness_output: object = None
 
 
 class Clock:
@@ -215,6 +220,7 @@ class Kernel:
         self.running_vtimer = 0  # the vtimer whose handler runs now (timers), 0 outside handlers
         self.dmac_busy_until_us = 0  # when the DMAC finishes the copy under way (dmac)
         self.ge_lists = 0  # display lists queued so far: the next list id (sceGe_user in misc)
+        self.exception_handlers: list[int] = []  # default exception handlers, oldest first (kernel_libraries)
         for name, manager in managers.items():
             setattr(self, name, manager(self))
 
@@ -269,7 +275,7 @@ class Kernel:
         functions become `jr ra; syscall id`, user libraries' functions jumps into the
         module that exports them; unknown and not-yet-linked ones are listed on stderr."""
         known_before = len(self.unknown_imports)
-        waiting = []
+        waiting, foreign = [], []
         for library, function in stub_owners(imports).values():
             entry = registry.lookup(library.name, function.nid)
             if entry is None and not is_firmware_library(library.name):
@@ -277,6 +283,14 @@ class Kernel:
                 stub.syscall_word = syscall_word(self._add_syscall(stub))
                 if not self.linker.add(stub):
                     waiting.append(stub)
+                continue
+            if entry is None and (elsewhere := exported_elsewhere(library.name, function.nid)):
+                stub = ModuleStub(library.name, function.nid, function.name, function.stub_addr, 0,
+                                  f"which {library.name} does not export (the NID is {elsewhere}): the "
+                                  "firmware leaves such a stub not linked")
+                stub.syscall_word = syscall_word(self._add_syscall(stub))
+                self.linker.write(stub)
+                foreign.append(stub)
                 continue
             if entry is None:
                 entry = UnknownImport(library.name, function.nid, function.name, function.stub_addr)
@@ -291,6 +305,9 @@ class Kernel:
             names = sorted({stub.library for stub in waiting})
             self.warn(f"{len(waiting)} imported function(s) of {', '.join(names)} not linked yet: a module that "
                       "exports them must start first (until then they return LIBRARY_IS_NOT_LINKED)")
+        for stub in foreign:
+            self.warn(f"import stub at 0x{stub.stub_addr:08x}: {stub.describe()} {stub.why} (it returns "
+                      "LIBRARY_IS_NOT_LINKED)")
         new_unknown = self.unknown_imports[known_before:]
         if new_unknown:
             self.warn(f"{len(new_unknown)} imported function(s) not implemented "
@@ -346,11 +363,13 @@ class Kernel:
             self.request_stop("fault", f"syscall 0x{code:x} at pc 0x{(int(self.cpu.regs[PC]) - 4) & 0xFFFFFFFF:08x}"
                               " is not an import allegrex patched", 1)
         elif isinstance(entry, UnknownImport):
+            media = (f"; {entry.library} is a codec/media library, which allegrex does not emulate"
+                     if entry.library in MEDIA_LIBRARIES else "")
             self.request_stop("unknown-import", f"called unimplemented import {entry.describe()} "
-                              f"from 0x{(ra - 8) & 0xFFFFFFFF:08x} (ra=0x{ra:08x})", 1)
+                              f"from 0x{(ra - 8) & 0xFFFFFFFF:08x} (ra=0x{ra:08x}){media}", 1)
         else:  # ModuleStub, the firmware's not-linked stub: an error code, nothing else
             self.warn_once(("unlinked", entry.stub_addr), f"called {entry.describe()} from 0x{(ra - 8) & 0xFFFFFFFF:08x}"
-                           " before a module exporting it started: LIBRARY_IS_NOT_LINKED")
+                           f" {entry.why}: LIBRARY_IS_NOT_LINKED")
             self.cpu.regs[V0] = LIBRARY_IS_NOT_LINKED
 
     def charge(self, cycles: int) -> None:
@@ -497,6 +516,9 @@ class Kernel:
             thread = self.threads.current
             if thread is not None:
                 report += f"\n  in thread {thread.name!r} (uid 0x{thread.uid:x})"
+            if self.exception_handlers:
+                report += (f"\n  the program registered a default exception handler (0x{self.exception_handlers[-1]:08x}),"
+                           " which a PSP would run now; allegrex stops at guest faults")
             return report
         regs = self.cpu.regs
         lines = [f"guest {what or 'fault'} at pc 0x{int(event.pc):08x}"

@@ -9,11 +9,13 @@ attribute 0x1000, that starts a user thread) and what custom-firmware helpers ex
 - KUBridge and SystemCtrlForUser (custom firmware's helpers): kuKernelLoadModule is
   sceKernelLoadModule, sctrlKernelExitVSH sceKernelExitGame, kuKernelGetModel answers
   the model being simulated.
+- ExceptionManagerForKernel's default handler chain (pspDebugInstallErrorHandler, crash
+  reporters): registered and released as the firmware does, never run.
 Every other function of these libraries stops the run with a message naming its library
 and function (the unknown-import path); docs/hle-libraries.md lists what is covered.
 """
 
-from allegrex.hle import misc, modules, registry, sysmem  # noqa: F401  (SAME_AS's targets are registered)
+from allegrex.hle import codes, misc, modules, registry, sysmem  # noqa: F401  (SAME_AS's targets are registered)
 from allegrex.hle.registry import Ptr, U32, hle
 
 KERNEL_TWINS = {
@@ -40,6 +42,10 @@ SAME_AS = {
     ("LoadCoreForKernel", "sceKernelIcacheClearAll"): ("UtilsForUser", "sceKernelIcacheInvalidateAll"),
     ("LoadCoreForKernel", "sceKernelDcacheWBinvAll"): ("UtilsForUser", "sceKernelDcacheWritebackInvalidateAll"),
     ("KDebugForKernel", "Kprintf"): ("SysMemUserForUser", "sceKernelPrintf"),
+    # the kernel's interrupt switch lives in InterruptManagerForKernel, the user one in Kernel_Library
+    ("InterruptManagerForKernel", "sceKernelCpuSuspendIntr"): ("Kernel_Library", "sceKernelCpuSuspendIntr"),
+    ("InterruptManagerForKernel", "sceKernelCpuResumeIntr"): ("Kernel_Library", "sceKernelCpuResumeIntr"),
+    ("InterruptManagerForKernel", "sceKernelCpuResumeIntrWithSync"): ("Kernel_Library", "sceKernelCpuResumeIntrWithSync"),
     ("KUBridge", "kuKernelLoadModule"): ("ModuleMgrForUser", "sceKernelLoadModule"),
     ("SystemCtrlForUser", "sctrlKernelExitVSH"): ("LoadExecForUser", "sceKernelExitGame"),
 }
@@ -58,6 +64,45 @@ MODEL_NUMBERS = {"psp-1000": 0, "psp-2000": 1}
 @hle("KUBridge")
 def kuKernelGetModel(k) -> int:
     return MODEL_NUMBERS.get(k.memory.model, 1)
+
+
+# ---------------------------------------------------------------- ExceptionManagerForKernel
+EXCEPTIONS = "ExceptionManagerForKernel"
+HANDLER_CODE = 8  # a handler block is {next, reserved} and its code (uOFW exceptionman)
+
+
+@hle(EXCEPTIONS)
+def sceKernelRegisterDefaultExceptionHandler(k, handler: Ptr) -> int:
+    """Chain a default handler in front of the previous one, as the firmware does: the
+    block's next word gets the previous default's code address (0 stands for the
+    firmware's own, which allegrex does not have); a block already chained is refused.
+    allegrex never runs it: a guest fault stops the run, and the report names it."""
+    if k.memory.read_u32(handler) != 0 or handler in k.exception_handlers:
+        return codes.signed(codes.EXPHANDLER_USED)
+    previous = k.exception_handlers[-1] + HANDLER_CODE if k.exception_handlers else 0
+    k.memory.write_u32(handler, previous)
+    k.exception_handlers.append(handler)
+    return 0
+
+
+@hle(EXCEPTIONS)
+def sceKernelReleaseDefaultExceptionHandler(k, handler: Ptr) -> int:
+    """Unchain a registered default handler: the one registered after it (if any) now
+    points where it pointed."""
+    if handler not in k.exception_handlers:
+        return codes.signed(codes.EXPHANDLER_NOUSE)
+    i = k.exception_handlers.index(handler)
+    if i + 1 < len(k.exception_handlers):
+        k.memory.write_u32(k.exception_handlers[i + 1], k.memory.read_u32(handler))
+    k.memory.write_u32(handler, 0)
+    del k.exception_handlers[i]
+    return 0
+
+
+@hle(EXCEPTIONS)
+def sceKernelGetActiveDefaultExceptionHandler(k) -> U32:
+    """The default handler's code address; 0 (NULL) while it is the firmware's own."""
+    return k.exception_handlers[-1] + HANDLER_CODE if k.exception_handlers else 0
 
 
 # ---------------------------------------------------------------- SysclibForKernel

@@ -7,9 +7,10 @@ the import below and, if it has state, one line to MANAGERS (docs/contributing.m
 """
 
 # each import registers the module's functions (most are used only for that)
-from allegrex.hle import (audio, battery, ccc, ctrl, display, dmac, hash, hprm, http, intr, io, kernel_libraries, misc,
-                          modules, msgpipe, mt19937, net, net_adhoc, pools, power, reg, rtc, stdio, sync, sysmem,
-                          systemparam, threads, timers, tls, umd, usb, utility, utility_modules, vaudio, vpl)
+from allegrex.hle import (audio, battery, ccc, ctrl, display, dmac, hash, hprm, http, intr, io, io_async,
+                          kernel_libraries, misc, modules, msgpipe, mt19937, net, net_adhoc, pools, power, reg, rtc,
+                          stdio, sync, sysmem, systemparam, threads, timers, tls, umd, usb, utility, utility_modules,
+                          vaudio, vpl)
 
 MANAGERS = {
     "sysmem": sysmem.SysMem,

@@ -15,7 +15,7 @@ entries overlap the later one decides (loader.module.stub_owners).
 
 from dataclasses import dataclass
 
-from loader.nids import known_library
+from loader.nids import known_library, libraries_naming
 
 from allegrex.hle import codes, registry
 
@@ -37,15 +37,35 @@ class ModuleStub:
     name: str | None
     stub_addr: int
     syscall_word: int  # what the stub calls while it is not linked
+    why: str = "before a module exporting it started"  # said when a not-linked stub is called
 
     def describe(self) -> str:
         return f"{self.library} 0x{self.nid:08X} ({self.name or 'unknown name'})"
+
+
+# Codec and media libraries: decoding sound, video and pictures is outside allegrex's scope
+# (docs/hle-libraries.md, "Not there"); a call to one stops the run saying so.
+MEDIA_LIBRARIES = frozenset({"sceMpeg", "sceMpegbase", "scePsmf", "scePsmfPlayer", "sceAtrac3plus", "sceMp3",
+                             "sceAac", "sceMp4", "sceAudiocodec", "sceVideocodec", "sceJpeg", "sceSasCore",
+                             "sceLibFont"})
 
 
 def is_firmware_library(library: str) -> bool:
     """A library of the PSP's firmware (one allegrex emulates or the NID list names), as
     opposed to one a program's own module exports."""
     return registry.has_library(library) or known_library(library)
+
+
+def exported_elsewhere(library: str, nid: int) -> str | None:
+    """'Library.function' when the NID is a function of another firmware library and not
+    one of `library`'s: the firmware's library does not export it, so LoadCore leaves
+    the stub not linked (an entry that declares more functions than its own runs into
+    NIDs that are not its library's). None when the NID may be this library's."""
+    named = libraries_naming(nid)
+    if not named or library in named:
+        return None
+    other = min(named, key=lambda name: ("ForKernel" in name or "_driver" in name, name))  # a user library first
+    return f"{other}.{named[other]}"
 
 
 class Linker:

@@ -175,8 +175,8 @@ def _transfer(k, uid, sending, addr, size, mode, result_ptr, timeout, cb, poll):
     if timeout and k.memory.read_u32(timeout) <= INSTANT_TIMEOUT_US:
         return codes.signed(codes.WAIT_TIMEOUT)
     k.cpu.regs[V0] = 0
+    k.threads.block(Wait("msgpipe", obj=pipe, cb=cb, timeout_ptr=timeout, data=transfer))  # may refuse: first
     pipe.waiters.append(k.threads.current)
-    k.threads.block(Wait("msgpipe", obj=pipe, cb=cb, timeout_ptr=timeout, data=transfer))
     return None
 
 

@@ -9,7 +9,7 @@ from allegrex.cpu.state import V0
 from allegrex.hle import codes, costs
 from allegrex.hle.objects import KernelObject, object_name, status_block, write_status
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
-from allegrex.hle.threads import Wait, Thread, cannot_wait, done_now, finish_wait_call as _finish
+from allegrex.hle.threads import Wait, Thread, cannot_wait, done_now, finish_wait_call as _finish, wait_refused
 
 ATTR_PRIORITY = 0x100
 LIB = "ThreadManForUser"
@@ -35,11 +35,13 @@ class SyncObject(KernelObject):
             self.waiters.remove(thread)
 
 
-def _wait_on(k, obj, kind, timeout_ptr, cb, data=None, provisional=0) -> None:
+def wait_on(k, obj, kind, timeout_ptr, cb, data=None, provisional=0) -> None:
+    """Block the current thread on a waitable object (sema, flag, mutex, pool...):
+    v0 holds `provisional` until the wait ends and sets the real result."""
     k.cpu.regs[V0] = provisional & 0xFFFFFFFF
     wait = Wait(kind, obj=obj, cb=cb, timeout_ptr=timeout_ptr, data=data)
+    k.threads.block(wait)  # first: inside an interrupt it refuses, and no waiter is recorded
     obj.waiters.append(k.threads.current)
-    k.threads.block(wait)
 
 
 def _delete(k, obj) -> None:
@@ -119,8 +121,9 @@ def sceKernelSignalSema(k, uid: int, signal: int) -> int:
 
 
 def _wait_sema(k, uid, need, timeout, cb):
-    if cannot_wait(k):
-        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    refused = wait_refused(k)
+    if refused is not None:
+        return refused
     sema = _sema(k, uid)
     if sema is None:
         return codes.signed(codes.NOT_FOUND_SEMAPHORE)
@@ -129,7 +132,7 @@ def _wait_sema(k, uid, need, timeout, cb):
     if sema.count >= need and not sema.waiters:
         sema.count -= need
         return done_now(k, 0, cb)
-    _wait_on(k, sema, "sema", timeout, cb, data=need)
+    wait_on(k, sema, "sema", timeout, cb, data=need)
     return None
 
 
@@ -264,7 +267,9 @@ def sceKernelClearEventFlag(k, uid: int, bits: U32) -> int:
 
 
 def _wait_flag(k, uid, pattern, mode, out, timeout, cb, poll=False):
-    # checked in the firmware's order (measured: threads/events/poll, wait)
+    # checked in the firmware's order (measured: threads/events/poll, wait; intr/waits)
+    if not poll and k.interrupts:
+        return codes.signed(codes.ILLEGAL_CONTEXT)
     if mode & ~WAIT_MODES or (poll and mode & WAIT_CLEAR and mode & WAIT_CLEAR_ALL):
         return codes.signed(codes.ILLEGAL_MODE)
     if pattern == 0:
@@ -284,7 +289,7 @@ def _wait_flag(k, uid, pattern, mode, out, timeout, cb, poll=False):
         return codes.signed(codes.EVENT_FLAG_POLL_FAILED)
     if timeout and k.memory.read_u32(timeout) == 0:
         out = 0  # a zero timeout leaves the bits unreported (measured by PPSSPP's authors)
-    _wait_on(k, flag, "eventflag", timeout, cb, data=(pattern, mode, out))
+    wait_on(k, flag, "eventflag", timeout, cb, data=(pattern, mode, out))
     return None
 
 
@@ -376,7 +381,7 @@ def _lock(k, mutex, count, timeout, cb, try_only, errors) -> int | None:
         return done_now(k, 0, cb)
     if try_only:
         return codes.signed(locked)
-    _wait_on(k, mutex, mutex.kind, timeout, cb, data=count)
+    wait_on(k, mutex, mutex.kind, timeout, cb, data=count)
     return None
 
 
@@ -426,8 +431,9 @@ def sceKernelDeleteMutex(k, uid: int) -> int:
 
 
 def _lock_mutex(k, uid, count, timeout, cb, try_only=False):
-    if not try_only and cannot_wait(k):
-        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    refused = None if try_only else wait_refused(k)
+    if refused is not None:
+        return refused
     mutex = k.get(uid, Mutex)
     if mutex is None:
         return codes.signed(codes.MUTEX_NOT_FOUND)
@@ -565,8 +571,9 @@ def _dead(k, w) -> bool:
 
 def _lw_lock(k, workarea, count, timeout, cb, try_errors=None):
     """try_errors: (locked code) for the Try forms, None to wait."""
-    if try_errors is None and cannot_wait(k):
-        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    refused = wait_refused(k) if try_errors is None else None
+    if refused is not None:
+        return refused
     if count <= 0:
         return codes.signed(codes.ILLEGAL_COUNT)
     w = _workarea(k, workarea)
@@ -595,7 +602,7 @@ def _lw_lock(k, workarea, count, timeout, cb, try_errors=None):
     lw = k.get(w[LW_UID] & 0xFFFFFFFF, LwMutex)
     if lw is None:
         return codes.signed(codes.LWMUTEX_NOT_FOUND)
-    _wait_on(k, lw, "lwmutex", timeout, cb, data=count)
+    wait_on(k, lw, "lwmutex", timeout, cb, data=count)
     w[LW_WAITERS] = len(lw.waiters)
     return None
 
@@ -786,8 +793,9 @@ def _mbx_take(k, mbx) -> int:
 
 
 def _receive(k, uid, out, timeout, cb, poll=False):
-    if not poll and cannot_wait(k):  # before the id check (measured: intr/waits)
-        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    refused = None if poll else wait_refused(k)  # before the id check (measured: intr/waits)
+    if refused is not None:
+        return refused
     mbx = k.get(uid, Mbx)
     if mbx is None:
         return codes.signed(codes.NOT_FOUND_MESSAGE_BOX)
@@ -799,7 +807,7 @@ def _receive(k, uid, out, timeout, cb, poll=False):
         return done_now(k, 0, cb)
     if poll:
         return codes.signed(codes.MESSAGEBOX_NO_MESSAGE)
-    _wait_on(k, mbx, "mbx", timeout, cb, data=out)
+    wait_on(k, mbx, "mbx", timeout, cb, data=out)
     return None
 
 

@@ -5,11 +5,15 @@ pspautotests umd/register, umd/callbacks)."""
 
 from allegrex.cpu.state import V0
 from allegrex.hle import codes
+from allegrex.hle.kernel import IllegalContext
 from allegrex.hle.registry import CStr, Raw, U32, hle
-from allegrex.hle.threads import Callback, Wait
+from allegrex.hle.threads import Callback, Wait, cannot_wait
 
 LIB = "sceUmdUser"
 NOT_PRESENT = 0x01  # PSP_UMD_NOT_PRESENT: the drive's state with no disc in it
+# the states a wait may be for: not present, present, not ready, ready, readable (0 is
+# refused, measured by intr/waits; leaving out 0x04 "changed" is PPSSPP's reading)
+WAITABLE_STATES = 0x3B
 SDK_UNREGISTER_RETURNS_ZERO = 0x3000001  # older programs get the callback id back
 
 
@@ -67,7 +71,16 @@ def sceUmdDeactivate(k, mode: int, drive: CStr) -> int:
 
 def _wait_stat(k, wanted: int, timeout_us: int | None, cb: bool) -> None:
     """Return at once when the drive is in a wanted state (running pending callbacks first
-    for the CB forms); else wait, until the timeout if there is one."""
+    for the CB forms); else wait, until the timeout if there is one. States no wait can be
+    for are refused first, then a caller that may not wait (measured: intr/waits)."""
+    if not wanted & WAITABLE_STATES:
+        k.cpu.regs[V0] = codes.ERRNO_INVALID_ARGUMENT
+        return
+    if k.interrupts:
+        raise IllegalContext
+    if cannot_wait(k):
+        k.cpu.regs[V0] = codes.WAIT_CAN_NOT_WAIT
+        return
     k.cpu.regs[V0] = 0
     if wanted & NOT_PRESENT:
         if cb and k.threads.pending_callbacks(k.threads.current):

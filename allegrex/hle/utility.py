@@ -85,21 +85,23 @@ class Utility:
         return 0
 
     def _msg_fade_in(self) -> int:
-        """INIT while the message dialog fades in; then VISIBLE, result 0 unless refused."""
+        """INIT while the message dialog fades in; then VISIBLE."""
         d = self.dialog
         now = self.k.now_us()
         if now - d.start_us < msgdialog.FADE_IN_US:
             return INIT
         d.status, d.visible_us = VISIBLE, now
-        if d.refusal is None:
-            self.k.memory.write_u32(d.params + msgdialog.RESULT, 0)
         return VISIBLE
 
     def _msg_update(self) -> None:
-        """An abort closes at this Update, a refusal after its few Updates, an answer once
-        the dialog has been visible long enough."""
+        """The first Update of a visible dialog sets its result to 0 unless it is refused
+        (measured: dialog sees the result change a frame after the status); an abort
+        closes at this Update, a refusal after its few Updates, an answer once the dialog
+        has been visible long enough."""
         d = self.dialog
         d.updates += 1
+        if d.updates == 1 and d.refusal is None:
+            self.k.memory.write_u32(d.params + msgdialog.RESULT, 0)
         if d.aborted:
             d.status = QUIT
         elif d.refusal is not None:

@@ -14,7 +14,7 @@ CHANNELS = 2
 GRAIN, MIN_FRAMES, MAX_FRAMES = 256, 256, 2048
 # ESTIMATE: a reservation yields the CPU for about as long as the shortest delay does
 # (sceaudio/reserve shows it reschedules; its length is unmeasured)
-RESERVE_US = threads.SHORT_DELAY_US
+RESERVE_US = threads.MIN_DELAY_US
 
 
 class VaudioState:

@@ -13,11 +13,12 @@ from allegrex.timing import calls as calls_model
 from allegrex.timing import counters
 from allegrex.timing.clock import (DEFAULT_BUS_MHZ, DEFAULT_CPU_MHZ, HLE_CALL_CYCLES, MEMSTICK_BYTES_PER_SECOND,
                                    MEMSTICK_OP_LATENCY_US, hle_call_cycles, memstick_cycles)
-from allegrex.timing.layout import (T_BUS_MHZ, T_CPU_MHZ, T_DC_TAG, T_DRAM_ROW, T_ENABLED, T_IC_LRU,
-                                    T_IC_TAG, T_LAST_ILINE, T_NEXT_TICK, T_PROF_BASE, T_PROF_INSNS,
+from allegrex.timing import memory_model as M
+from allegrex.timing.layout import (T_BUS_MHZ, T_CPU_MHZ, T_DC_DIRTY, T_DC_LRU, T_DC_TAG, T_DRAM_ROW, T_ENABLED,
+                                    T_IC_LRU, T_IC_TAG, T_LAST_ILINE, T_NEXT_TICK, T_PROF_BASE, T_PROF_INSNS,
                                     T_PROF_LAST, T_RATIO_Q8, T_TICK_COST, T_TICK_PERIOD, T_VMEMO_ROW,
                                     T_VMEMO_WORD, TM_SIZE, VMEMO_SIZE)
-from allegrex.timing.memory_model import CACHE_SETS, CACHE_WAYS, DRAM_BANKS
+from allegrex.timing.memory_model import CACHE_SETS, CACHE_WAYS, DRAM_BANKS, LINE_BITS
 from allegrex.timing.model import OS_TICK_COST, OS_TICK_US
 
 __all__ = ["Timing", "new_state", "counters", "hle_call_cycles", "memstick_cycles", "HLE_CALL_CYCLES",
@@ -121,6 +122,23 @@ class Timing:
             tm = np.concatenate([tm, np.zeros(calls_model.area_size(max_depth, edges, log_entries), np.int64)])
             calls_model.init_area(tm, max_depth, edges, log_entries)
         self.tm = tm
+
+    def kernel_stores(self, addr: int, size: int) -> None:
+        """The D-cache after the kernel stored `size` bytes from `addr` (a fill through the
+        cache, such as a new thread's stack: write-allocate leaves the last 16 KiB of the
+        range dirty in the cache, evicting what was there). Runs the run loop's own lookup
+        and replacement rules; the stores' cycles are part of the calling HLE function's."""
+        if size <= 0 or M.region.py_func(addr) != M.REG_RAM:
+            return
+        lookup, victim = M.cache_lookup.py_func, M.cache_victim.py_func
+        end = addr + size
+        first = max(addr, end - (CACHE_SETS * CACHE_WAYS << LINE_BITS))  # earlier lines are evicted again
+        for line in range((first & M.PHYS_MASK) >> M.LINE_BITS, (((end - 1) & M.PHYS_MASK) >> M.LINE_BITS) + 1):
+            way = lookup(self.tm, T_DC_TAG, T_DC_LRU, line)
+            if way < 0:
+                way = victim(self.tm, T_DC_TAG, T_DC_LRU, line)
+                self.tm[T_DC_TAG + (line & M.SET_MASK) * CACHE_WAYS + way] = line
+            self.tm[T_DC_DIRTY + (line & M.SET_MASK) * CACHE_WAYS + way] = 1
 
     def reset_caches(self) -> None:
         """Invalidate both caches and forget open DRAM rows (keeps the scoreboard)."""

@@ -231,8 +231,7 @@ def tone_levels(frames: np.ndarray, hz_list) -> dict:
 
 @pytest.fixture(scope="module")
 def tone_run(tmp_path_factory):
-    pytest.importorskip("allegrex.machine", reason="needs the CPU")
-    sdk = pytest.importorskip("allegrex.sdk", reason="needs the SDK")
+    import allegrex.sdk as sdk
     import json
     from pathlib import Path
     from allegrex.cli import main
@@ -322,3 +321,32 @@ def test_bad_arguments_get_the_psp_codes(tone_run):
                  "unreserved channel: 80260001", "volume 0x10000: 8026000b", "kernel buffer: 80260004",
                  "SRC at 36000 Hz: 8026000a", "Output2 of 16 samples: 80000104"):
         assert line in text
+
+
+# --- a blocking output that may not wait (measured: pspautotests intr/waits) ---
+def test_a_blocking_output_that_may_not_wait_leaves_its_channel_marked_busy():
+    k = make_kernel()
+    ch = call(k, LIB, "sceAudioChReserve", 0, 64, 0)
+    assert call(k, LIB, "sceAudioOutput", ch, 0x8000, BUF) == 64  # mixed at once: the channel is free again
+    assert call(k, LIB, "sceAudioOutput", ch, 0x8000, BUF) == 64  # waits for the next pass
+    assert call(k, LIB, "sceAudioSetChannelDataLen", ch, 128) == 0
+    state = call(k, "ThreadManForUser", "sceKernelSuspendDispatchThread")
+    assert call(k, LIB, "sceAudioOutputBlocking", ch, 0, BUF) == s32(codes.WAIT_CAN_NOT_WAIT)
+    # the driver marked a waiter before the wait failed, and nothing clears the mark
+    assert call(k, LIB, "sceAudioOutputBlocking", ch, 0, BUF) == s32(codes.AUDIO_BUSY)
+    call(k, "ThreadManForUser", "sceKernelResumeDispatchThread", state)
+    advance(k, 10_000)  # every block played
+    assert call(k, LIB, "sceAudioChRelease", ch) == s32(codes.AUDIO_BUSY)  # still reserved...
+    assert call(k, LIB, "sceAudioSetChannelDataLen", ch, 64) == s32(codes.AUDIO_BUSY)  # ...at 128 samples
+    assert call(k, LIB, "sceAudioOutputBlocking", ch, 0, BUF) == 128  # an idle channel takes it without a wait
+
+
+def test_an_src_output_that_may_not_wait_is_queued_and_fails_even_with_its_event_set():
+    k = make_kernel()
+    assert call(k, LIB, "sceAudioSRCChReserve", 64, 44100, 2) == 0
+    state = call(k, "ThreadManForUser", "sceKernelSuspendDispatchThread")
+    assert call(k, LIB, "sceAudioSRCOutputBlocking", 0, BUF) == s32(codes.WAIT_CAN_NOT_WAIT)
+    assert call(k, LIB, "sceAudioSRCOutputBlocking", 0, BUF) == s32(codes.WAIT_CAN_NOT_WAIT)
+    assert call(k, LIB, "sceAudioSRCOutputBlocking", 0, 0) == s32(codes.AUDIO_BUSY)  # both slots taken
+    call(k, "ThreadManForUser", "sceKernelResumeDispatchThread", state)
+    assert call(k, LIB, "sceAudioSRCChRelease") == s32(codes.AUDIO_SRC_BUSY)

@@ -6,11 +6,10 @@ stops the run with a message naming its library and function."""
 import io
 from pathlib import Path
 
-import pytest
 
-from allegrex.hle import registry
+from allegrex.hle import codes, registry
 from allegrex.hle.kernel import RunOptions
-from allegrex.hle.kernel_libraries import KERNEL_TWINS
+from allegrex.hle.kernel_libraries import KERNEL_TWINS, SAME_AS
 from helpers import call, make_kernel
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,8 +18,7 @@ BUF = 0x08A00000
 
 
 def test_a_kernel_mode_program_runs_on_the_kernel_libraries_until_a_call_with_no_counterpart(tmp_path):
-    sdk = pytest.importorskip("allegrex.sdk", reason="needs the SDK")
-    pytest.importorskip("allegrex.machine", reason="needs the CPU")
+    import allegrex.sdk as sdk
     from allegrex.commands.run import load_program
     program = sdk.build([APP / "main.c"], tmp_path / "EBOOT.PBP", imports=APP / "imports.txt")
     out, err = io.StringIO(), io.StringIO()
@@ -41,6 +39,39 @@ def test_each_kernel_twin_answers_every_function_of_its_user_library_by_name():
             if library == user_library:
                 entry = registry.lookup(kernel_library, registry.default_nid(kernel_library, name))
                 assert entry is not None and entry.func is user.func, (kernel_library, name)
+
+
+def test_single_kernel_functions_answer_as_their_user_counterparts():
+    """SAME_AS: e.g. InterruptManagerForKernel's sceKernelCpuSuspendIntr is Kernel_Library's
+    (a kernel-mode GU sample, psp-graphics-utility-notes, brackets its list with them)."""
+    registry.load_all()
+    for (library, name), (user_library, user_name) in SAME_AS.items():
+        entry = registry.lookup(library, registry.default_nid(library, name))
+        assert entry is not None and entry.func is registry.BY_NAME[(user_library, user_name)].func, name
+    k = make_kernel()
+    state = call(k, "InterruptManagerForKernel", "sceKernelCpuSuspendIntr")
+    assert call(k, "Kernel_Library", "sceKernelIsCpuIntrEnable") == 0
+    call(k, "InterruptManagerForKernel", "sceKernelCpuResumeIntr", state)
+    assert call(k, "Kernel_Library", "sceKernelIsCpuIntrEnable") == 1
+
+
+def test_default_exception_handlers_chain_as_the_firmware_chains_them():
+    """uOFW exceptionman: a handler block {next, reserved, code} is put in front of the
+    previous default (its next word: the previous one's code, block + 8); a block already
+    chained is refused (0x80020034), releasing one that is not chained too (0x80020033)."""
+    em = "ExceptionManagerForKernel"
+    k = make_kernel()
+    first, second = BUF, BUF + 0x40
+    assert call(k, em, "sceKernelGetActiveDefaultExceptionHandler") == 0  # the firmware's own
+    assert call(k, em, "sceKernelRegisterDefaultExceptionHandler", first) == 0
+    assert call(k, em, "sceKernelRegisterDefaultExceptionHandler", first) == codes.signed(0x80020034)
+    assert call(k, em, "sceKernelRegisterDefaultExceptionHandler", second) == 0
+    assert k.memory.read_u32(second) == first + 8
+    assert call(k, em, "sceKernelGetActiveDefaultExceptionHandler") == second + 8
+    assert call(k, em, "sceKernelReleaseDefaultExceptionHandler", first) == 0
+    assert k.memory.read_u32(second) == 0 and k.memory.read_u32(first) == 0  # second now follows the firmware's
+    assert call(k, em, "sceKernelReleaseDefaultExceptionHandler", first) == codes.signed(0x80020033)
+    assert call(k, em, "sceKernelGetActiveDefaultExceptionHandler") == second + 8
 
 
 def test_sysclib_string_functions_follow_c():

@@ -62,6 +62,15 @@ def test_unknown_import_is_listed_at_load_and_stops_the_run_when_called():
     k.on_syscall(code)
     assert k.stop.kind == "unknown-import"
     assert "sceMpeg" in k.stop.message and "sceMpegInit" in k.stop.message and "0x08880010" in k.stop.message
+    assert "sceMpeg is a codec/media library, which allegrex does not emulate" in k.stop.message
+
+
+def test_every_codec_library_the_libraries_page_lists_is_named_as_one_when_called():
+    from pathlib import Path
+    from allegrex.hle.linker import MEDIA_LIBRARIES
+    page = (Path(__file__).resolve().parents[2] / "docs" / "hle-libraries.md").read_text()
+    listed = page.split("- Codecs and media:", 1)[1].split("\n- ", 1)[0]
+    assert {name.strip(" .\n") for name in listed.split(",")} == set(MEDIA_LIBRARIES)
 
 
 def test_every_call_costs_its_documented_cycles():

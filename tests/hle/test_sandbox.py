@@ -212,3 +212,15 @@ def test_file_transfers_take_memory_stick_time(world):
     elapsed = k.now_us() - t0
     expected = MEMSTICK_OP_LATENCY_US + 180_000 * 1_000_000 // MEMSTICK_BYTES_PER_SECOND  # 0.1 s at 1.8 MB/s
     assert expected <= elapsed < expected + 50
+
+
+def test_a_transfer_that_may_not_wait_for_the_memory_stick_fails_and_does_nothing(world):
+    k, tmp, err = world  # measured: pspautotests intr/waits (a file on ms0:)
+    fd = open_(k, "ms0:/new.txt", O_WRONLY | O_CREAT)
+    k.memory.write(BUF, b"x")
+    state = call(k, "ThreadManForUser", "sceKernelSuspendDispatchThread")
+    assert call(k, IO, "sceIoWrite", fd, BUF, 1) == codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    assert call(k, IO, "sceIoWrite", 63, BUF, 1) == codes.signed(codes.BAD_FILE_DESCRIPTOR)  # checked first
+    call(k, "ThreadManForUser", "sceKernelResumeDispatchThread", state)
+    assert call(k, IO, "sceIoClose", fd) == 0
+    assert (tmp / "ms0" / "new.txt").read_bytes() == b""
