@@ -10,6 +10,8 @@ m.cpu.regs, writes results (v0/v1), may redirect with m.cpu.jump(addr), and retu
 None to resume or Machine.STOP to make run() return the syscall event.
 """
 
+import os
+import time
 from typing import NamedTuple
 
 import numpy as np
@@ -28,12 +30,30 @@ from vfpu.exec import new_scratch
 RUN_CHUNK = 50_000_000  # instructions per call into the loop when run() has no budget
 
 
-def compiled_entry(dispatcher, args: tuple):
+def compiled_entry(dispatcher, args: tuple, notice=None):
     """The machine code numba compiled `dispatcher` to for the types of `args` (loaded from
     the cache or compiled first), callable without the dispatcher's per-call type resolution
     (half of a call into the run loop: 0.4 of 0.8 us). Only for arguments whose types never
-    change: the entry point converts each argument to the type it was compiled for."""
-    return dispatcher.compile(tuple(dispatcher.typeof_pyval(a) for a in args))
+    change: the entry point converts each argument to the type it was compiled for.
+    notice(message), if given, hears of a compile that numba's cache cannot spare."""
+    sig = tuple(dispatcher.typeof_pyval(a) for a in args)
+    if notice is None or sig in dispatcher.overloads or _on_disk(dispatcher):
+        return dispatcher.compile(sig)
+    name = dispatcher.py_func.__qualname__
+    notice(f"compiling the CPU's run loop ({dispatcher.py_func.__module__}.{name}) to machine code: "
+           "a first run's wait (about a minute of CPU time), cached for later runs")
+    started = time.monotonic()
+    entry = dispatcher.compile(sig)
+    notice(f"run loop ready ({time.monotonic() - started:.0f} s)")
+    return entry
+
+
+def _on_disk(dispatcher) -> bool:
+    """Whether numba's cache holds compiled code of `dispatcher` (its index file exists)."""
+    try:
+        return os.path.exists(dispatcher._cache._cache_file._index_path)
+    except AttributeError:  # not a caching dispatcher
+        return False
 
 
 class Event(NamedTuple):
@@ -62,7 +82,9 @@ class Machine:
         self.breakpoints: set[int] = set()
         self._breakpoints_seen, self._breakpoint_array = frozenset(), np.zeros(0, dtype=np.uint32)
         self._arrays_for = self._loop_arrays = self._run_loop = None  # see _arrays()
+        self._last_code = EV_NONE
         self.symbol_lookup = None  # optional: symbol_at(addr) -> (Symbol, offset) | None
+        self.notice = None  # optional: notice(message) before slow preparation (allegrex run: stderr)
         self._dc_word, self._dc_val = interp.new_decode_cache()
         self._trace = np.zeros(interp.TRACE_SIZE, dtype=np.uint32)
         self._event = np.zeros(EVENT_FIELDS, dtype=np.int64)
@@ -89,9 +111,15 @@ class Machine:
     def step(self, max_instructions: int = 1, max_cycles: int | None = None) -> Event:
         """Run until one event, at most `max_instructions` (and until counters[CYCLES]
         reaches `max_cycles`, an absolute cycle count, if given). Hot loops run as
-        compiled regions (allegrex.cpu.jit) unless breakpoints are set.
-        Every system call passes here, so it allocates no arrays, calls the run loop's
-        compiled entry point directly and reads counters with .item() (half of int(a[i]))."""
+        compiled regions (allegrex.cpu.jit) unless breakpoints are set."""
+        self.advance(max_instructions, max_cycles)
+        return self.last_event()
+
+    def advance(self, max_instructions: int = 1, max_cycles: int | None = None) -> int:
+        """step() without building the Event: returns its EV_* code (allegrex.cpu.events),
+        the rest is in last_event() / event_value(). Every system call passes here, so it
+        allocates nothing, calls the run loop's compiled entry point directly and reads
+        counters with .item() (half the cost of int(a[i]))."""
         counters = self.cpu.counters
         bps = self._breakpoints()
         limit = interp.NO_CYCLE_LIMIT if max_cycles is None else int(max_cycles)
@@ -102,7 +130,7 @@ class Machine:
             args = (*state, self._dc_word, self._dc_val, bps, self._trace, end - counters.item(INSTRUCTIONS),
                     limit, self._event, *timing, self.jit.hot, self.jit.entries, threshold)
             if self._run_loop is None:
-                self._run_loop = compiled_entry(interp.run, args)
+                self._run_loop = compiled_entry(interp.run, args, self.notice)
             code = self._run_loop(*args)
             if code != EV_JIT:
                 break
@@ -111,8 +139,17 @@ class Machine:
                 threshold = 0
             elif code != EV_NONE:
                 break
+        self._last_code = code
+        return code
+
+    def last_event(self) -> Event:
+        """The Event that ended the last step()/advance()."""
         _, value, pc, extra = self._event.tolist()
-        return Event(EVENT_NAMES[code], value, pc, extra)
+        return Event(EVENT_NAMES[self._last_code], value, pc, extra)
+
+    def event_value(self) -> int:
+        """The last event's value (the syscall code of a syscall event) without the Event."""
+        return self._event.item(1)
 
     def _breakpoints(self) -> np.ndarray:
         """self.breakpoints as the run loop's sorted uint32 array, rebuilt only when it changed."""

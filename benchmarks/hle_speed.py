@@ -13,7 +13,7 @@ loop without a system call, subtracted in the `net` column. The io-read loop als
 back to the file's start once every 256 reads.
 
 Then one instrumented run splits each kind's time between the numba run loop
-(Machine.step: entering and leaving the compiled loop plus the few guest instructions),
+(Machine.advance: entering and leaving the compiled loop plus the few guest instructions),
 the HLE dispatch (Kernel.on_syscall: arguments, the library function, the result,
 rescheduling) and the rest of Kernel.run's loop (timers, the idle skip to the next
 vblank), measures the bare entry/exit of the run loop (Machine.step with a budget of
@@ -112,7 +112,7 @@ def breakdown(eboot: Path) -> dict:
                     row = spent.setdefault(state["kind"], {"step": 0.0, "dispatch": 0.0})
                     row[name] += time.process_time() - t
             return wrapper
-        machine.step = timed("step", machine.step)
+        machine.advance = timed("step", machine.advance)
         kernel.on_syscall = timed("dispatch", kernel.on_syscall)
 
     marks = []

@@ -122,6 +122,8 @@ def run(args) -> int:
     options = options_from_args(args)
     machine, kernel = load_program(args.file, args.model, options, args.symbols)
     progress = None if args.quiet else Progress(sys.stderr)
+    if not args.quiet:
+        machine.notice = lambda message: print(f"allegrex: {message}", file=sys.stderr, flush=True)
     wall_start = time.monotonic()
     stop = kernel.run(max_seconds=args.max_seconds, timeout=args.timeout, progress=progress, started=args.started)
     wall = time.monotonic() - wall_start

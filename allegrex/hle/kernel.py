@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from allegrex.cpu.events import EV_BUDGET, EV_SYSCALL
 from allegrex.cpu.state import A0, AT, CYCLES, GP, GPR_NAMES, HI, INSTRUCTIONS, LO, NPC, PC, RA, SP, T7, T8, T9, V0
 from allegrex.errors import AllegrexError, GuestMemoryError
 from loader.module import stub_owners
@@ -444,22 +445,23 @@ class Kernel:
         run_began = wallclock.monotonic()
         start = run_began if started is None else started
         first_instructions = int(self.cpu.counters[INSTRUCTIONS])
-        max_cycles = None
-        self.threads.reschedule()
+        clock, timers, threads = self.clock, self.timers, self.threads  # locals: this loop runs per system call
+        max_us = None if max_seconds is None else int(max_seconds * 1e6)
+        threads.reschedule()
         while self.stop is None:
-            if self.threads.current is None and not self.interrupts:
-                if not self.threads.any_alive():
+            if threads.current is None and not self.interrupts:
+                if not threads.any_alive():
                     self.request_stop("threads-ended", "every thread has exited", 0)
                     break
                 if not self.idle_until_next_event():
-                    if self.threads.quit_via_exit_callback():
+                    if threads.quit_via_exit_callback():
                         continue
-                    if self.threads.all_sleeping():
+                    if threads.all_sleeping():
                         self.request_stop("sleeping", "every thread sleeps: the program waits for the user "
                                           "to quit (HOME) and has no exit callback", 0)
                     else:
                         self.request_stop("deadlock", "deadlock: every thread waits and nothing can wake one\n"
-                                          + self.threads.describe_waits(), 1)
+                                          + threads.describe_waits(), 1)
                     break
                 continue
             if timeout is not None and wallclock.monotonic() - start > timeout:
@@ -467,38 +469,43 @@ class Kernel:
                 break
             # run until the next timer deadline or the simulated-time limit, whichever is first
             limit = None
-            deadline = self.timers.next_deadline() if self.intr_enabled else None
-            cycles = self.clock.cycles
+            deadline = timers.next_deadline() if self.intr_enabled else None
+            cycles = clock.cycles
             if deadline is not None:
-                limit = self.clock.cycles_at(deadline)
-            if max_seconds is not None:
-                max_cycles = self.clock.cycles_at(int(max_seconds * 1e6))
+                limit = clock.cycles_at(deadline)
+            if max_us is not None:
+                max_cycles = clock.cycles_at(max_us)
                 if cycles >= max_cycles:
                     self.request_stop("max-seconds", f"stopped at the --max-seconds limit "
                                       f"({max_seconds:g} simulated s)", 3)
                     break
-                limit = max_cycles if limit is None else min(limit, max_cycles)
-            if limit is not None:
-                limit = max(limit, cycles + 1)
+                limit = max_cycles if limit is None or max_cycles < limit else limit
+            if limit is not None and limit <= cycles:
+                limit = cycles + 1
             budget = chunk if timeout is None else self._timed_budget(chunk, first_instructions, run_began)
-            event = self.machine.step(budget, max_cycles=limit)
-            kind = event.kind
-            if kind == "syscall":
-                self.on_syscall(event.code)
-            elif kind == "fault":
-                self.request_stop("fault", self.fault_report(event), 1)
-            elif kind == "break":
-                self.request_stop("break", self.fault_report(event, "break instruction"), 1)
-            elif kind == "halt":
-                self.request_stop("halt", f"the CPU halted at 0x{int(event.pc):08x}", 1)
-            elif kind == "breakpoint":  # set by a Python caller (bench kernel): it resumes with run()
-                self.request_stop("breakpoint", f"breakpoint at 0x{int(event.pc):08x}", 0)
+            code = self.machine.advance(budget, max_cycles=limit)
+            if code == EV_SYSCALL:  # the common case: no Event built
+                self.on_syscall(self.machine.event_value())
+            elif code != EV_BUDGET:
+                self._stop_for(self.machine.last_event())
             self.fire_timers()
-            self.threads.reschedule()
+            threads.reschedule()
             if progress is not None:
                 progress(self)
         self.io.flush_all()
         return self.stop
+
+    def _stop_for(self, event) -> None:
+        """The run stops for a CPU event other than a system call or a used-up budget."""
+        kind = event.kind
+        if kind == "fault":
+            self.request_stop("fault", self.fault_report(event), 1)
+        elif kind == "break":
+            self.request_stop("break", self.fault_report(event, "break instruction"), 1)
+        elif kind == "halt":
+            self.request_stop("halt", f"the CPU halted at 0x{int(event.pc):08x}", 1)
+        elif kind == "breakpoint":  # set by a Python caller (bench kernel): it resumes with run()
+            self.request_stop("breakpoint", f"breakpoint at 0x{int(event.pc):08x}", 0)
 
     def _timed_budget(self, chunk: int, first_instructions: int, run_began: float) -> int:
         """Instructions for the next step under a wall-clock limit: what the speed measured
