@@ -10,7 +10,6 @@ m.cpu.regs, writes results (v0/v1), may redirect with m.cpu.jump(addr), and retu
 None to resume or Machine.STOP to make run() return the syscall event.
 """
 
-import os
 import time
 from typing import NamedTuple
 
@@ -37,7 +36,7 @@ def compiled_entry(dispatcher, args: tuple, notice=None):
     change: the entry point converts each argument to the type it was compiled for.
     notice(message), if given, hears of a compile that numba's cache cannot spare."""
     sig = tuple(dispatcher.typeof_pyval(a) for a in args)
-    if notice is None or sig in dispatcher.overloads or _on_disk(dispatcher):
+    if notice is None or sig in dispatcher.overloads or _on_disk(dispatcher, sig):
         return dispatcher.compile(sig)
     name = dispatcher.py_func.__qualname__
     notice(f"compiling the CPU's run loop ({dispatcher.py_func.__module__}.{name}) to machine code: "
@@ -48,11 +47,12 @@ def compiled_entry(dispatcher, args: tuple, notice=None):
     return entry
 
 
-def _on_disk(dispatcher) -> bool:
-    """Whether numba's cache holds compiled code of `dispatcher` (its index file exists)."""
+def _on_disk(dispatcher, sig: tuple) -> bool:
+    """Whether numba's cache index lists code of `dispatcher` for the argument types `sig`
+    (an index can exist and be empty: interp.py flushes it when its sources change)."""
     try:
-        return os.path.exists(dispatcher._cache._cache_file._index_path)
-    except AttributeError:  # not a caching dispatcher
+        return any(key[0] == sig for key in dispatcher._cache._cache_file._load_index())
+    except (AttributeError, OSError):  # not a caching dispatcher, or no readable index
         return False
 
 

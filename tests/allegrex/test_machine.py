@@ -26,8 +26,13 @@ def test_a_compile_the_cache_cannot_spare_is_announced_and_a_cached_one_is_not(t
     entry = compiled_entry(_module(source, "kernel_for_entry_a").triple, (7,), notices.append)
     assert entry(7) == 21 and len(notices) == 2 and "compiling" in notices[0] and "ready" in notices[1]
     again = []  # a fresh dispatcher of the same function: numba's cache has it now
-    entry = compiled_entry(_module(source, "kernel_for_entry_b").triple, (5,), again.append)
+    cached = _module(source, "kernel_for_entry_b").triple
+    entry = compiled_entry(cached, (5,), again.append)
     assert entry(5) == 15 and again == []
+    cached._cache.flush()  # an emptied index (as interp.py leaves it when its sources change)
+    flushed = []
+    entry = compiled_entry(_module(source, "kernel_for_entry_c").triple, (2,), flushed.append)
+    assert entry(2) == 6 and len(flushed) == 2
 
 
 def _counting_loop():
