@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from allegrex.cpu import interp
+from allegrex.cpu import interp, scalar_loop
 from allegrex.cpu.events import (EV_BREAK, EV_BREAKPOINT, EV_BUDGET, EV_FAULT, EV_HALT, EV_JIT, EV_NEAR_BUDGET,
                                  EV_NONE, EV_STALE, EV_SYSCALL, EVENT_FIELDS, EVENT_NAMES)
 from allegrex.cpu.jit import Jit
@@ -38,9 +38,8 @@ def compiled_entry(dispatcher, args: tuple, notice=None):
     sig = tuple(dispatcher.typeof_pyval(a) for a in args)
     if notice is None or sig in dispatcher.overloads or _on_disk(dispatcher, sig):
         return dispatcher.compile(sig)
-    name = dispatcher.py_func.__qualname__
-    notice(f"compiling the CPU's run loop ({dispatcher.py_func.__module__}.{name}) to machine code: "
-           "a first run's wait (about a minute of CPU time), cached for later runs")
+    notice(f"compiling the CPU's run loop ({dispatcher.py_func.__qualname__}) to machine code: "
+           "a first run's wait, cached for later runs")
     started = time.monotonic()
     entry = dispatcher.compile(sig)
     notice(f"run loop ready ({time.monotonic() - started:.0f} s)")
@@ -83,6 +82,7 @@ class Machine:
         self._breakpoints_seen, self._breakpoint_array = frozenset(), np.zeros(0, dtype=np.uint32)
         self._arrays_for = self._loop_arrays = self._run_loop = None  # see _arrays()
         self._last_code = EV_NONE
+        self.vfpu_loop = False  # the run loop with the VFPU (interp.run) in use: since the first VFPU word
         self.symbol_lookup = None  # optional: symbol_at(addr) -> (Symbol, offset) | None
         self.notice = None  # optional: notice(message) before slow preparation (allegrex run: stderr)
         self._dc_word, self._dc_val = interp.new_decode_cache()
@@ -130,8 +130,11 @@ class Machine:
             args = (*state, self._dc_word, self._dc_val, bps, self._trace, end - counters.item(INSTRUCTIONS),
                     limit, self._event, *timing, self.jit.hot, self.jit.entries, threshold)
             if self._run_loop is None:
-                self._run_loop = compiled_entry(interp.run, args, self.notice)
+                self._run_loop = compiled_entry(interp.run if self.vfpu_loop else scalar_loop.run, args, self.notice)
             code = self._run_loop(*args)
+            if not self.vfpu_loop and scalar_loop.is_vfpu_absent(code, self._event):
+                self.vfpu_loop, self._run_loop = True, None  # from this word on, the loop with the VFPU
+                continue
             if code != EV_JIT:
                 break
             code = self._run_region(int(self._event[1]), end, limit)

@@ -106,6 +106,10 @@ class Progress:
         self.last = self.start
         self.shown = False
 
+    def restart(self) -> None:
+        """Count from now (after a compile: its wait is no simulation speed)."""
+        self.start = self.last = time.monotonic()
+
     def __call__(self, kernel):
         now = time.monotonic()
         if now - self.last < PROGRESS_EVERY_S:
@@ -123,7 +127,10 @@ def run(args) -> int:
     machine, kernel = load_program(args.file, args.model, options, args.symbols)
     progress = None if args.quiet else Progress(sys.stderr)
     if not args.quiet:
-        machine.notice = lambda message: print(f"allegrex: {message}", file=sys.stderr, flush=True)
+        def notice(message):
+            print(f"allegrex: {message}", file=sys.stderr, flush=True)
+            progress.restart()
+        machine.notice = notice
     wall_start = time.monotonic()
     stop = kernel.run(max_seconds=args.max_seconds, timeout=args.timeout, progress=progress, started=args.started)
     wall = time.monotonic() - wall_start
