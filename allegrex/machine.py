@@ -10,11 +10,12 @@ m.cpu.regs, writes results (v0/v1), may redirect with m.cpu.jump(addr), and retu
 None to resume or Machine.STOP to make run() return the syscall event.
 """
 
-from dataclasses import dataclass
+import time
+from typing import NamedTuple
 
 import numpy as np
 
-from allegrex.cpu import interp
+from allegrex.cpu import interp, scalar_loop
 from allegrex.cpu.events import (EV_BREAK, EV_BREAKPOINT, EV_BUDGET, EV_FAULT, EV_HALT, EV_JIT, EV_NEAR_BUDGET,
                                  EV_NONE, EV_STALE, EV_SYSCALL, EVENT_FIELDS, EVENT_NAMES)
 from allegrex.cpu.jit import Jit
@@ -28,11 +29,37 @@ from vfpu.exec import new_scratch
 RUN_CHUNK = 50_000_000  # instructions per call into the loop when run() has no budget
 
 
-@dataclass(frozen=True)
-class Event:
+def compiled_entry(dispatcher, args: tuple, notice=None):
+    """The machine code numba compiled `dispatcher` to for the types of `args` (loaded from
+    the cache or compiled first), callable without the dispatcher's per-call type resolution
+    (half of a call into the run loop: 0.4 of 0.8 us). Only for arguments whose types never
+    change: the entry point converts each argument to the type it was compiled for.
+    notice(message), if given, hears of a compile that numba's cache cannot spare."""
+    sig = tuple(dispatcher.typeof_pyval(a) for a in args)
+    if notice is None or sig in dispatcher.overloads or _on_disk(dispatcher, sig):
+        return dispatcher.compile(sig)
+    notice(f"compiling the CPU's run loop ({dispatcher.py_func.__qualname__}) to machine code: "
+           "a first run's wait, cached for later runs")
+    started = time.monotonic()
+    entry = dispatcher.compile(sig)
+    notice(f"run loop ready ({time.monotonic() - started:.0f} s)")
+    return entry
+
+
+def _on_disk(dispatcher, sig: tuple) -> bool:
+    """Whether numba's cache index lists code of `dispatcher` for the argument types `sig`
+    (an index can exist and be empty: interp.py flushes it when its sources change)."""
+    try:
+        return any(key[0] == sig for key in dispatcher._cache._cache_file._load_index())
+    except (AttributeError, OSError):  # not a caching dispatcher, or no readable index
+        return False
+
+
+class Event(NamedTuple):
     """Why the run loop stopped. kind: syscall, break, fault, halt, budget, breakpoint.
     value: the syscall/break code, the faulting address (memory faults) or word;
-    pc: the instruction that raised it; extra: the FAULT_* kind for faults."""
+    pc: the instruction that raised it; extra: the FAULT_* kind for faults.
+    (A NamedTuple: one is built per system call, and a frozen dataclass costs 3x more.)"""
 
     kind: str
     value: int
@@ -52,7 +79,12 @@ class Machine:
         self.cpu = CpuState()
         self.timing = Timing(enabled=timing)  # cycle model; timing=False counts 1 cycle/instruction
         self.breakpoints: set[int] = set()
+        self._breakpoints_seen, self._breakpoint_array = frozenset(), np.zeros(0, dtype=np.uint32)
+        self._arrays_for = self._loop_arrays = self._run_loop = None  # see _arrays()
+        self._last_code = EV_NONE
+        self.vfpu_loop = False  # the run loop with the VFPU (interp.run) in use: since the first VFPU word
         self.symbol_lookup = None  # optional: symbol_at(addr) -> (Symbol, offset) | None
+        self.notice = None  # optional: notice(message) before slow preparation (allegrex run: stderr)
         self._dc_word, self._dc_val = interp.new_decode_cache()
         self._trace = np.zeros(interp.TRACE_SIZE, dtype=np.uint32)
         self._event = np.zeros(EVENT_FIELDS, dtype=np.int64)
@@ -80,17 +112,29 @@ class Machine:
         """Run until one event, at most `max_instructions` (and until counters[CYCLES]
         reaches `max_cycles`, an absolute cycle count, if given). Hot loops run as
         compiled regions (allegrex.cpu.jit) unless breakpoints are set."""
-        c, m, jit = self.cpu, self.memory, self.jit
-        bps = np.array(sorted(self.breakpoints), dtype=np.uint32)
+        self.advance(max_instructions, max_cycles)
+        return self.last_event()
+
+    def advance(self, max_instructions: int = 1, max_cycles: int | None = None) -> int:
+        """step() without building the Event: returns its EV_* code (allegrex.cpu.events),
+        the rest is in last_event() / event_value(). Every system call passes here, so it
+        allocates nothing, calls the run loop's compiled entry point directly and reads
+        counters with .item() (half the cost of int(a[i]))."""
+        counters = self.cpu.counters
+        bps = self._breakpoints()
         limit = interp.NO_CYCLE_LIMIT if max_cycles is None else int(max_cycles)
-        threshold = 0 if len(bps) else jit.threshold
-        end = self.instructions + int(max_instructions)
+        threshold = 0 if len(bps) else self.jit.threshold
+        end = counters.item(INSTRUCTIONS) + int(max_instructions)
+        state, timing = self._arrays()
         while True:
-            code = interp.run(c.regs, c.fpr, c.fpr_bits, c.vpr, c.vpr_bits, c.vctrl, c.counters,
-                              m.mem, m.mem16, m.mem32, m.memf32, m.ram_size, self._dc_word, self._dc_val,
-                              bps, self._trace, end - self.instructions, limit, self._event,
-                              self.timing.tm, self.timing.prof, self._vscratch, self._vterms,
-                              jit.hot, jit.entries, threshold)
+            args = (*state, self._dc_word, self._dc_val, bps, self._trace, end - counters.item(INSTRUCTIONS),
+                    limit, self._event, *timing, self.jit.hot, self.jit.entries, threshold)
+            if self._run_loop is None:
+                self._run_loop = compiled_entry(interp.run if self.vfpu_loop else scalar_loop.run, args, self.notice)
+            code = self._run_loop(*args)
+            if not self.vfpu_loop and scalar_loop.is_vfpu_absent(code, self._event):
+                self.vfpu_loop, self._run_loop = True, None  # from this word on, the loop with the VFPU
+                continue
             if code != EV_JIT:
                 break
             code = self._run_region(int(self._event[1]), end, limit)
@@ -98,29 +142,58 @@ class Machine:
                 threshold = 0
             elif code != EV_NONE:
                 break
-        ev = self._event
-        return Event(EVENT_NAMES[int(code)], int(ev[1]), int(ev[2]), int(ev[3]))
+        self._last_code = code
+        return code
+
+    def last_event(self) -> Event:
+        """The Event that ended the last step()/advance()."""
+        _, value, pc, extra = self._event.tolist()
+        return Event(EVENT_NAMES[self._last_code], value, pc, extra)
+
+    def event_value(self) -> int:
+        """The last event's value (the syscall code of a syscall event) without the Event."""
+        return self._event.item(1)
+
+    def _breakpoints(self) -> np.ndarray:
+        """self.breakpoints as the run loop's sorted uint32 array, rebuilt only when it changed."""
+        if self.breakpoints != self._breakpoints_seen:
+            self._breakpoints_seen = frozenset(self.breakpoints)
+            self._breakpoint_array = np.array(sorted(self.breakpoints), dtype=np.uint32)
+        return self._breakpoint_array
+
+    def _arrays(self) -> tuple:
+        """The arguments the run loop and compiled regions take before and after their per-call
+        ones: (CPU state + memory, timing + VFPU scratch). Built once, again only when
+        the timing model's arrays are replaced (enable_profile), when the run loop's entry
+        point is looked up again for their types."""
+        t, seen = self.timing, self._arrays_for
+        if seen is None or seen[0] is not t.tm or seen[1] is not t.prof:
+            c, m = self.cpu, self.memory
+            self._arrays_for, self._run_loop = (t.tm, t.prof), None
+            self._loop_arrays = ((c.regs, c.fpr, c.fpr_bits, c.vpr, c.vpr_bits, c.vctrl, c.counters,
+                                  m.mem, m.mem16, m.mem32, m.memf32, m.ram_size),
+                                 (t.tm, t.prof, self._vscratch, self._vterms))
+        return self._loop_arrays
 
     def _run_region(self, pc: int, end: int, limit: int) -> int:
         """Run the region compiled at `pc` (compiling it first if needed); EV_NONE when
         the interpreter should go on."""
-        c, m = self.cpu, self.memory
         timed, profiled = self.timing.enabled, self.timing.prof.shape[1] > 0
         fn = self.jit.region_at(pc, timed, profiled)
         if fn is None:
             return EV_NONE
-        before = self.instructions
+        counters = self.cpu.counters
+        before = counters.item(INSTRUCTIONS)
+        state, timing = self._arrays()
         try:  # the first call compiles; a region that cannot compile runs nothing
-            code = fn(c.regs, c.fpr, c.fpr_bits, c.vpr, c.vpr_bits, c.vctrl, c.counters, m.mem, m.mem16,
-                      m.mem32, m.memf32, m.ram_size, self._trace, end - self.instructions, limit, self._event,
-                      self.timing.tm, self.timing.prof, self._vscratch, self._vterms)
+            code = fn(*state, self._trace, end - before, limit, self._event, *timing)
         except Exception as e:  # noqa: BLE001 (numba's compile errors have no common base)
             self.jit.compile_failed(pc, timed, profiled, e)
             return EV_NONE
         if code == EV_STALE:
             self.jit.forget(pc)
             return EV_NONE
-        self.jit.instructions += self.instructions - before
+        self.jit.instructions += counters.item(INSTRUCTIONS) - before
         return code
 
     def run(self, max_instructions: int | None = None, syscall_handler=None, progress=None,

@@ -13,7 +13,7 @@ loop without a system call, subtracted in the `net` column. The io-read loop als
 back to the file's start once every 256 reads.
 
 Then one instrumented run splits each kind's time between the numba run loop
-(Machine.step: entering and leaving the compiled loop plus the few guest instructions),
+(Machine.advance: entering and leaving the compiled loop plus the few guest instructions),
 the HLE dispatch (Kernel.on_syscall: arguments, the library function, the result,
 rescheduling) and the rest of Kernel.run's loop (timers, the idle skip to the next
 vblank), measures the bare entry/exit of the run loop (Machine.step with a budget of
@@ -112,7 +112,7 @@ def breakdown(eboot: Path) -> dict:
                     row = spent.setdefault(state["kind"], {"step": 0.0, "dispatch": 0.0})
                     row[name] += time.process_time() - t
             return wrapper
-        machine.step = timed("step", machine.step)
+        machine.advance = timed("step", machine.advance)
         kernel.on_syscall = timed("dispatch", kernel.on_syscall)
 
     marks = []
@@ -123,24 +123,21 @@ def breakdown(eboot: Path) -> dict:
     return spent
 
 
-def bare_step_us(eboot: Path, n: int = 20000) -> tuple[float, float]:
-    """CPU us of one Machine.step that runs a single guest instruction, and of the bare
-    call into the numba run loop inside it (interp.run with the same ~25 arguments):
-    entering and leaving compiled code, without any HLE."""
-    from allegrex.cpu import interp
+def bare_step_us(eboot: Path, n: int = 20000) -> tuple[float, float, float]:
+    """CPU us of one Machine.step that runs a single guest instruction, of the bare call
+    into the run loop's compiled entry point inside it (the ~26 arguments Machine.step
+    passes), and of the same call through numba's dispatcher (which resolves the argument
+    types on every call): entering and leaving compiled code, without any HLE."""
+    from allegrex.cpu import interp, scalar_loop
     machine, _, _ = load(eboot)
+    machine.step(1)  # looks the entry point up
     captured = []
-    real_run = interp.run
-
-    def capture(*a):
-        captured.append(a)
-        return real_run(*a)
-
-    interp.run = capture
+    entry = machine._run_loop
+    machine._run_loop = lambda *a: (captured.append(a), entry(*a))[1]
     try:
         machine.step(1)
     finally:
-        interp.run = real_run
+        machine._run_loop = entry
     for _ in range(100):
         machine.step(1)
     t = time.process_time()
@@ -148,10 +145,13 @@ def bare_step_us(eboot: Path, n: int = 20000) -> tuple[float, float]:
         machine.step(1)
     step = (time.process_time() - t) * 1e6 / n
     args = captured[0]
-    t = time.process_time()
-    for _ in range(n):
-        real_run(*args)  # a budget of one instruction each time
-    return step, (time.process_time() - t) * 1e6 / n
+    timed = []
+    for fn in (entry, interp.run if machine.vfpu_loop else scalar_loop.run):
+        t = time.process_time()
+        for _ in range(n):
+            fn(*args)  # a budget of one instruction each time
+        timed.append((time.process_time() - t) * 1e6 / n)
+    return step, *timed
 
 
 def profile(eboot: Path, kind: str, top: int) -> str:
@@ -198,9 +198,10 @@ def main() -> None:
             s = spent[k]
             parts = (s["step"], s["dispatch"], s["all"] - s["step"] - s["dispatch"])
             print(f"{k:11s}" + "".join(f" {p * 1e6 / calls[k]:7.2f} ({100 * p / s['all']:3.0f}%)" for p in parts))
-        step, call = bare_step_us(eboot)
-        print(f"\nbare run-loop entry/exit: Machine.step running one instruction {step:.2f} us, "
-              f"of which the call into the numba loop (interp.run, its arguments) {call:.2f} us")
+        step, call, dispatched = bare_step_us(eboot)
+        print(f"\nbare run-loop entry/exit: Machine.step running one instruction {step:.2f} us, of which the "
+              f"call into the compiled loop (its entry point, ~26 arguments) {call:.2f} us "
+              f"(through numba's dispatcher: {dispatched:.2f} us)")
         print(f"\ncProfile of the '{args.profile}' kind ({WHAT[args.profile]}), by own time:")
         print(profile(eboot, args.profile, args.top))
 

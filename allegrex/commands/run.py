@@ -111,6 +111,10 @@ class Progress:
         self.last = self.start
         self.shown = False
 
+    def restart(self) -> None:
+        """Count from now (after a compile: its wait is no simulation speed)."""
+        self.start = self.last = time.monotonic()
+
     def __call__(self, kernel):
         now = time.monotonic()
         if now - self.last < PROGRESS_EVERY_S:
@@ -127,6 +131,11 @@ def run(args) -> int:
     options = options_from_args(args)
     machine, kernel = load_program(args.file, args.model, options, args.symbols)
     progress = None if args.quiet else Progress(sys.stderr)
+    if not args.quiet:
+        def notice(message):
+            print(f"allegrex: {message}", file=sys.stderr, flush=True)
+            progress.restart()
+        machine.notice = notice
     wall_start = time.monotonic()
     stop = kernel.run(max_seconds=args.max_seconds, timeout=args.timeout, progress=progress, started=args.started)
     wall = time.monotonic() - wall_start

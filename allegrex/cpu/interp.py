@@ -680,17 +680,19 @@ def _source_fingerprint():
     return digest.hexdigest()[:24]
 
 
-def _flush_stale_cache():
+def flush_stale_cache(dispatcher, name: str) -> None:
+    """Drop `dispatcher`'s numba cache when a source compiled into it changed (the stamp
+    `<name>.sources` beside the cache holds the fingerprint it was compiled from)."""
     from pathlib import Path
     try:
-        stamp = Path(run._cache._cache_path) / "interp.run.sources"
+        stamp = Path(dispatcher._cache._cache_path) / f"{name}.sources"
         current = _source_fingerprint()
         if stamp.exists() and stamp.read_text() == current:
             return
-        run._cache.flush()
+        dispatcher._cache.flush()
         stamp.write_text(current)
     except OSError:
         pass  # read-only install: numba then recompiles as needed
 
 
-_flush_stale_cache()
+flush_stale_cache(run, "interp.run")

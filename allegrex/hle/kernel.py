@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from allegrex.cpu.events import EV_BUDGET, EV_SYSCALL
 from allegrex.cpu.state import A0, AT, CYCLES, GP, GPR_NAMES, HI, INSTRUCTIONS, LO, NPC, PC, RA, SP, T7, T8, T9, V0
 from allegrex.errors import AllegrexError, GuestMemoryError
 from loader.module import stub_owners
@@ -121,7 +122,7 @@ class Clock:
     clock rebases, so time stays continuous."""
 
     def __init__(self, counters):
-        self.counters = counters
+        self.counters = counters  # the CPU's counters (a memoryview of them: read per call)
         self.cpu_mhz = BOOT_CPU_MHZ
         self.bus_mhz = BOOT_BUS_MHZ
         self.base_cycles = 0
@@ -129,7 +130,7 @@ class Clock:
 
     @property
     def cycles(self) -> int:
-        return int(self.counters[CYCLES])
+        return self.counters[CYCLES]
 
     def now_us(self) -> int:
         return self.base_us + (self.cycles - self.base_cycles) // self.cpu_mhz
@@ -202,7 +203,7 @@ class Kernel:
         self.options = options or RunOptions()
         self.stdout = self.options.stdout or sys.stdout
         self.stderr = self.options.stderr or sys.stderr
-        self.clock = Clock(self.cpu.counters)
+        self.clock = Clock(self.cpu.counters_view)
         self.timers = Timers()
         self.stop: Stop | None = None
         self.syscalls: list = []
@@ -326,23 +327,12 @@ class Kernel:
 
     # --- dispatch ---
     def on_syscall(self, code: int) -> None:
+        """Answer system call `code`: the HLE function's arguments, call and result, then
+        the scheduler (the call may have made a thread ready or this one wait)."""
         index = code - SYSCALL_BASE
         entry = self.syscalls[index] if 0 <= index < len(self.syscalls) else None
-        ra = int(self.cpu.regs[RA])
-        if entry is None:
-            self.request_stop("fault", f"syscall 0x{code:x} at pc 0x{(int(self.cpu.regs[PC]) - 4) & 0xFFFFFFFF:08x}"
-                              " is not an import allegrex patched", 1)
-            return
-        if isinstance(entry, UnknownImport):
-            media = (f"; {entry.library} is a codec/media library, which allegrex does not emulate"
-                     if entry.library in MEDIA_LIBRARIES else "")
-            self.request_stop("unknown-import", f"called unimplemented import {entry.describe()} "
-                              f"from 0x{(ra - 8) & 0xFFFFFFFF:08x} (ra=0x{ra:08x}){media}", 1)
-            return
-        if isinstance(entry, ModuleStub):  # the firmware's not-linked stub: an error code, nothing else
-            self.warn_once(("unlinked", entry.stub_addr), f"called {entry.describe()} from 0x{(ra - 8) & 0xFFFFFFFF:08x}"
-                           f" {entry.why}: LIBRARY_IS_NOT_LINKED")
-            self.cpu.regs[V0] = LIBRARY_IS_NOT_LINKED
+        if type(entry) is not registry.HleFunction:
+            self._not_hle(entry, code)
             return
         self.charge(entry.cost)
         self.call_counts[entry.name] = self.call_counts.get(entry.name, 0) + 1
@@ -353,23 +343,42 @@ class Kernel:
             result = entry.func(self, *args)
             entry.write_result(self.cpu, result)
         except GuestMemoryError as exc:
-            self.request_stop("fault", f"{entry.library}.{entry.name} called from 0x{ra:08x}: {exc}", 1)
+            self.request_stop("fault", f"{self._call_site(entry)}: {exc}", 1)
         except HleStop as exc:
-            self.request_stop(exc.kind, f"{entry.library}.{entry.name} called from 0x{ra:08x}: {exc}",
-                              exc.exit_code)
+            self.request_stop(exc.kind, f"{self._call_site(entry)}: {exc}", exc.exit_code)
         except IllegalContext:
             self.cpu.regs[V0] = codes.ILLEGAL_CONTEXT  # waiting inside an interrupt
         except AttributeError as exc:
             if self.interrupts and self.threads.current is None:  # a thread call with no thread
                 self.cpu.regs[V0] = codes.ILLEGAL_CONTEXT
             else:
-                self.request_stop("hle-error", f"internal error in {entry.library}.{entry.name} called from "
-                                  f"0x{ra:08x}: {exc.__class__.__name__}: {exc}", 1)
+                self.request_stop("hle-error", f"internal error in {self._call_site(entry)}: "
+                                  f"{exc.__class__.__name__}: {exc}", 1)
         except (ArithmeticError, ValueError, IndexError, KeyError, TypeError) as exc:
             # a bug in allegrex's HLE, not in the guest: stop with a clear line, not a traceback
-            self.request_stop("hle-error", f"internal error in {entry.library}.{entry.name} called from "
-                              f"0x{ra:08x}: {exc.__class__.__name__}: {exc}", 1)
+            self.request_stop("hle-error", f"internal error in {self._call_site(entry)}: "
+                              f"{exc.__class__.__name__}: {exc}", 1)
         self.threads.reschedule()
+
+    def _call_site(self, entry) -> str:
+        return f"{entry.library}.{entry.name} called from 0x{int(self.cpu.regs[RA]):08x}"
+
+    def _not_hle(self, entry, code: int) -> None:
+        """A system call that is no HLE function: not ours, an import allegrex lacks, or a
+        user library's function called before its module started."""
+        ra = int(self.cpu.regs[RA])
+        if entry is None:
+            self.request_stop("fault", f"syscall 0x{code:x} at pc 0x{(int(self.cpu.regs[PC]) - 4) & 0xFFFFFFFF:08x}"
+                              " is not an import allegrex patched", 1)
+        elif isinstance(entry, UnknownImport):
+            media = (f"; {entry.library} is a codec/media library, which allegrex does not emulate"
+                     if entry.library in MEDIA_LIBRARIES else "")
+            self.request_stop("unknown-import", f"called unimplemented import {entry.describe()} "
+                              f"from 0x{(ra - 8) & 0xFFFFFFFF:08x} (ra=0x{ra:08x}){media}", 1)
+        else:  # ModuleStub, the firmware's not-linked stub: an error code, nothing else
+            self.warn_once(("unlinked", entry.stub_addr), f"called {entry.describe()} from 0x{(ra - 8) & 0xFFFFFFFF:08x}"
+                           f" {entry.why}: LIBRARY_IS_NOT_LINKED")
+            self.cpu.regs[V0] = LIBRARY_IS_NOT_LINKED
 
     def charge(self, cycles: int) -> None:
         """Cycles of kernel work for one call: the cycle counter, the timing model's
@@ -414,7 +423,10 @@ class Kernel:
     def fire_timers(self) -> None:
         if not self.intr_enabled:
             return
-        for action in self.timers.pop_due(self.clock.now_exact()):
+        now, deadline = self.clock.now_exact(), self.timers.next_deadline()
+        if deadline is None or deadline > now:
+            return  # the common case after a system call: nothing due
+        for action in self.timers.pop_due(now):
             action()
 
     def idle_until_next_event(self) -> bool:
@@ -440,22 +452,23 @@ class Kernel:
         run_began = wallclock.monotonic()
         start = run_began if started is None else started
         first_instructions = int(self.cpu.counters[INSTRUCTIONS])
-        max_cycles = None
-        self.threads.reschedule()
+        clock, timers, threads = self.clock, self.timers, self.threads  # locals: this loop runs per system call
+        max_us = None if max_seconds is None else int(max_seconds * 1e6)
+        threads.reschedule()
         while self.stop is None:
-            if self.threads.current is None and not self.interrupts:
-                if not self.threads.any_alive():
+            if threads.current is None and not self.interrupts:
+                if not threads.any_alive():
                     self.request_stop("threads-ended", "every thread has exited", 0)
                     break
                 if not self.idle_until_next_event():
-                    if self.threads.quit_via_exit_callback():
+                    if threads.quit_via_exit_callback():
                         continue
-                    if self.threads.all_sleeping():
+                    if threads.all_sleeping():
                         self.request_stop("sleeping", "every thread sleeps: the program waits for the user "
                                           "to quit (HOME) and has no exit callback", 0)
                     else:
                         self.request_stop("deadlock", "deadlock: every thread waits and nothing can wake one\n"
-                                          + self.threads.describe_waits(), 1)
+                                          + threads.describe_waits(), 1)
                     break
                 continue
             if timeout is not None and wallclock.monotonic() - start > timeout:
@@ -463,38 +476,43 @@ class Kernel:
                 break
             # run until the next timer deadline or the simulated-time limit, whichever is first
             limit = None
-            deadline = self.timers.next_deadline() if self.intr_enabled else None
-            cycles = self.clock.cycles
+            deadline = timers.next_deadline() if self.intr_enabled else None
+            cycles = clock.cycles
             if deadline is not None:
-                limit = self.clock.cycles_at(deadline)
-            if max_seconds is not None:
-                max_cycles = self.clock.cycles_at(int(max_seconds * 1e6))
+                limit = clock.cycles_at(deadline)
+            if max_us is not None:
+                max_cycles = clock.cycles_at(max_us)
                 if cycles >= max_cycles:
                     self.request_stop("max-seconds", f"stopped at the --max-seconds limit "
                                       f"({max_seconds:g} simulated s)", 3)
                     break
-                limit = max_cycles if limit is None else min(limit, max_cycles)
-            if limit is not None:
-                limit = max(limit, cycles + 1)
+                limit = max_cycles if limit is None or max_cycles < limit else limit
+            if limit is not None and limit <= cycles:
+                limit = cycles + 1
             budget = chunk if timeout is None else self._timed_budget(chunk, first_instructions, run_began)
-            event = self.machine.step(budget, max_cycles=limit)
-            kind = event.kind
-            if kind == "syscall":
-                self.on_syscall(event.code)
-            elif kind == "fault":
-                self.request_stop("fault", self.fault_report(event), 1)
-            elif kind == "break":
-                self.request_stop("break", self.fault_report(event, "break instruction"), 1)
-            elif kind == "halt":
-                self.request_stop("halt", f"the CPU halted at 0x{int(event.pc):08x}", 1)
-            elif kind == "breakpoint":  # set by a Python caller (bench kernel): it resumes with run()
-                self.request_stop("breakpoint", f"breakpoint at 0x{int(event.pc):08x}", 0)
+            code = self.machine.advance(budget, max_cycles=limit)
+            if code == EV_SYSCALL:  # the common case: no Event built
+                self.on_syscall(self.machine.event_value())
+            elif code != EV_BUDGET:
+                self._stop_for(self.machine.last_event())
             self.fire_timers()
-            self.threads.reschedule()
+            threads.reschedule()
             if progress is not None:
                 progress(self)
         self.io.flush_all()
         return self.stop
+
+    def _stop_for(self, event) -> None:
+        """The run stops for a CPU event other than a system call or a used-up budget."""
+        kind = event.kind
+        if kind == "fault":
+            self.request_stop("fault", self.fault_report(event), 1)
+        elif kind == "break":
+            self.request_stop("break", self.fault_report(event, "break instruction"), 1)
+        elif kind == "halt":
+            self.request_stop("halt", f"the CPU halted at 0x{int(event.pc):08x}", 1)
+        elif kind == "breakpoint":  # set by a Python caller (bench kernel): it resumes with run()
+            self.request_stop("breakpoint", f"breakpoint at 0x{int(event.pc):08x}", 0)
 
     def _timed_budget(self, chunk: int, first_instructions: int, run_began: float) -> int:
         """Instructions for the next step under a wall-clock limit: what the speed measured

@@ -90,11 +90,12 @@ class HleFunction:
 
     def read_args(self, cpu, memory):
         out = []
+        regs = cpu.regs_view
         for kind, index in self.params:
             if kind == "f32":
                 out.append(float(cpu.fpr[index]))
                 continue
-            lo = int(cpu.regs[index])
+            lo = regs[index]
             if kind == "s32":
                 out.append(lo - (1 << 32) if lo & 0x80000000 else lo)
             elif kind == "u32":
@@ -102,7 +103,7 @@ class HleFunction:
             elif kind == "cstr":
                 out.append(read_cstr(memory, lo) if lo else None)
             else:  # 64-bit pair
-                value = lo | (int(cpu.regs[index + 1]) << 32)
+                value = lo | (regs[index + 1] << 32)
                 if kind == "s64" and value & (1 << 63):
                     value -= 1 << 64
                 out.append(value)
@@ -115,9 +116,9 @@ class HleFunction:
             cpu.fpr[0] = value
             return
         value = int(value)
-        cpu.regs[V0] = value & 0xFFFFFFFF
+        cpu.regs_view[V0] = value & 0xFFFFFFFF
         if self.result == "64":
-            cpu.regs[V1] = (value >> 32) & 0xFFFFFFFF
+            cpu.regs_view[V1] = (value >> 32) & 0xFFFFFFFF
 
 
 # Functions whose NID is not the SHA-1 of the name (later firmwares randomised some).

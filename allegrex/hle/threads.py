@@ -392,8 +392,8 @@ class ThreadManager:
             return  # an interrupt handler runs on top of whatever was running
         cur = self.current
         if cur is not None and cur.status == RUNNING:
-            if self.dispatch_suspended or not self.k.intr_enabled:
-                return  # with dispatch or interrupts off the running thread keeps the CPU
+            if not self.ready or self.dispatch_suspended or not self.k.intr_enabled:
+                return  # no other thread, or dispatch or interrupts off: the running thread keeps the CPU
             contenders = [t for t in self.ready if t not in self.no_preempt]
             best = min(contenders, key=lambda t: t.priority) if contenders else None
             if best is None or best.priority >= cur.priority:

@@ -158,7 +158,7 @@ def charge_hle(machine, cycles: int, calls: int = 1) -> None:
     """Charge `cycles` of HLE work to the machine: the cycle counter, the 'syscalls'
     stall row and the call count. The HLE's dispatch calls this once per call (and the
     IO manager with calls=0 for the memory stick's transfer time)."""
-    c = machine.cpu.counters
+    c = machine.cpu.counters_view
     c[counters.CYCLES] += cycles
     c[counters.STALL_SYSCALL] += cycles
     c[counters.HLE_CALLS] += calls

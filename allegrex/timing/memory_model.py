@@ -19,7 +19,7 @@ State lives in the timing state array `tm` (see model.py for the layout).
 from numba import njit
 
 # No cache=True here: these functions are compiled into the run loop, whose cache is
-# flushed when any timing source changes (interp._flush_stale_cache); a separately
+# flushed when any timing source changes (interp.flush_stale_cache); a separately
 # cached copy would keep stale constants.
 
 LINE_BITS = 6  # 64-byte lines

@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 # No cache=True here: these functions are compiled into the run loop, whose cache is
-# flushed when any timing source changes (interp._flush_stale_cache); a separately
+# flushed when any timing source changes (interp.flush_stale_cache); a separately
 # cached copy would keep stale constants.
 
 from allegrex.timing import counters as C

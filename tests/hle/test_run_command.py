@@ -105,8 +105,7 @@ def test_the_wall_clock_timeout_is_checked_often_however_slow_the_cpu():
     0.1 s each), so a slow guest (here a CPU of 1 MIPS, as the interpreter runs some VFPU
     code) stops near the limit: steps of 4M instructions overshot it by 4 s."""
     import time
-    from types import SimpleNamespace
-
+    from allegrex.cpu.events import EV_BUDGET
     from allegrex.cpu.state import CYCLES, INSTRUCTIONS
     from helpers import make_kernel
     k = make_kernel()
@@ -117,9 +116,9 @@ def test_the_wall_clock_timeout_is_checked_often_however_slow_the_cpu():
         time.sleep(n / 1e6)
         counters[CYCLES] += n
         counters[INSTRUCTIONS] += n
-        return SimpleNamespace(kind="budget")
+        return EV_BUDGET
 
-    k.machine.step = slow_step
+    k.machine.advance = slow_step
     started = time.monotonic()
     stop = k.run(timeout=0.5)
     assert stop.kind == "timeout" and 0.5 <= time.monotonic() - started < 0.8

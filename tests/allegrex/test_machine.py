@@ -1,0 +1,59 @@
+"""Machine's calls into the run loop: the compiled entry point it calls directly, the
+notice of a compile the cache cannot spare, and breakpoints changed between steps."""
+
+import importlib.util
+import struct
+
+from allegrex.machine import Machine, compiled_entry
+
+BASE = 0x08804000
+ADDIU_V0_V0_1 = 0x24420001  # addiu $v0, $v0, 1
+J_BASE = 0x08000000 | ((BASE >> 2) & 0x3FFFFFF)  # j BASE
+NOP = 0
+
+
+def _module(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_compile_the_cache_cannot_spare_is_announced_and_a_cached_one_is_not(tmp_path):
+    source = tmp_path / "kernel_for_entry.py"
+    source.write_text("from numba import njit\n\n@njit(cache=True)\ndef triple(x):\n    return 3 * x\n")
+    notices = []
+    entry = compiled_entry(_module(source, "kernel_for_entry_a").triple, (7,), notices.append)
+    assert entry(7) == 21 and len(notices) == 2 and "compiling" in notices[0] and "ready" in notices[1]
+    again = []  # a fresh dispatcher of the same function: numba's cache has it now
+    cached = _module(source, "kernel_for_entry_b").triple
+    entry = compiled_entry(cached, (5,), again.append)
+    assert entry(5) == 15 and again == []
+    cached._cache.flush()  # an emptied index (as interp.py leaves it when its sources change)
+    flushed = []
+    entry = compiled_entry(_module(source, "kernel_for_entry_c").triple, (2,), flushed.append)
+    assert entry(2) == 6 and len(flushed) == 2
+
+
+def _counting_loop():
+    m = Machine("psp-1000")
+    m.load_raw(BASE, struct.pack("<3I", ADDIU_V0_V0_1, J_BASE, NOP), entry=BASE)
+    return m
+
+
+def test_a_breakpoint_set_between_steps_stops_the_next_and_a_cleared_one_does_not():
+    m = _counting_loop()
+    assert m.step(30).kind == "budget"
+    m.breakpoints.add(BASE)
+    event = m.step(1000)
+    # the step starts at BASE itself (a step never stops at its first instruction): one more pass
+    assert (event.kind, event.pc) == ("breakpoint", BASE) and m.instructions == 33
+    m.breakpoints.clear()
+    assert m.step(3000).kind == "budget" and m.instructions >= 3000
+
+
+def test_advance_returns_the_code_of_the_event_step_returns():
+    m, n = _counting_loop(), _counting_loop()
+    code = m.advance(100)
+    assert m.last_event() == n.step(100) and m.last_event().kind == "budget"
+    assert (m.cpu.regs == n.cpu.regs).all() and code == 5  # EV_BUDGET
