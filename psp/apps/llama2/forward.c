@@ -40,7 +40,7 @@ static void matmul(Model *m, float *out, Act *a, float *x, int n, const Mat *w, 
 }
 
 /* run.c's frequency of each pair in a head, once (powf works in soft-float doubles). */
-void rope_init(Model *m) {
+void forward_init(Model *m) {
     int head_size = m->c.dim / m->c.n_heads;
     for (int i = 0; i < head_size; i += 2) m->rope_freq[i / 2] = 1.0f / powf(10000.0f, i / (float)head_size);
 }

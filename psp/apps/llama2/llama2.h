@@ -77,7 +77,9 @@ typedef struct {
     float *rms_att, *rms_ffn, *rms_final;   /* (layer, dim), (layer, dim), (dim) */
     Mat emb;                                /* (vocab, dim) */
     Mat wcls;                               /* classifier; == emb when shared */
-    Mat *wq, *wk, *wv, *wo, *w1, *w2, *w3;  /* per layer */
+    Mat layer_mats[7][MAX_LAYERS];          /* each layer's matrices (file and RAM), by tensor */
+    Mat *wq, *wk, *wv, *wo, *w1, *w2, *w3;  /* per layer: rows of layer_mats */
+    int64_t file_rms_att, file_rms_ffn, file_rms_final;  /* where the norm weights are in the file */
     Mat stream[7];                          /* streaming: the current layer's tensors */
     int stream_layer;
     uint64_t stream_us;                     /* time spent reading weights per forward */
@@ -99,8 +101,8 @@ typedef struct {
 int model_open(Model *m, const char *path, char *err);
 void model_budget(const Model *m, int context, size_t tokenizer_bytes, Budget *b);
 int model_load(Model *m, Arena *a, int context, int streaming, char *err);
+void forward_init(Model *m);                 /* after model_load: RoPE's frequencies */
 float *forward(Model *m, int token, int pos, char *err);
-void rope_init(Model *m);
 int chunked_read(int fd, void *dst, size_t bytes);
 const Mat *layer_mat(Model *m, int t, int l);
 int model_stream_layer(Model *m, int l);

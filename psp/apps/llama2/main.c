@@ -216,6 +216,7 @@ int llama2_main(const char *config_path, int argc, char **argv) {
     if (plan(&m, &b, arena.size, err)) { write_budget(&b, &m); return fail(err); }
     write_budget(&b, &m);
     if (model_load(&m, &arena, context, b.streaming, err)) return fail(err);
+    forward_init(&m);
     path_join(path, S.tokenizer);
     if (tokenizer_load(&tok, &arena, path, m.c.vocab_size, err)) return fail(err);
     sampler.vocab_size = m.c.vocab_size;

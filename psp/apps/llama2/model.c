@@ -113,9 +113,8 @@ int model_open(Model *m, const char *path, char *err) {
         place(m, &m->emb, 1, (int64_t)c->vocab_size * d, &off);
         norms_att = off; off += L * d * 4;
     }
-    static Mat layer_mats[7][MAX_LAYERS];  /* where each layer's matrices are (file and RAM) */
-    m->wq = layer_mats[0]; m->wk = layer_mats[1]; m->wv = layer_mats[2]; m->wo = layer_mats[3];
-    m->w1 = layer_mats[4]; m->w2 = layer_mats[5]; m->w3 = layer_mats[6];
+    m->wq = m->layer_mats[0]; m->wk = m->layer_mats[1]; m->wv = m->layer_mats[2]; m->wo = m->layer_mats[3];
+    m->w1 = m->layer_mats[4]; m->w2 = m->layer_mats[5]; m->w3 = m->layer_mats[6];
     place(m, m->wq, (int)L, d * d, &off);
     place(m, m->wk, (int)L, kv * d, &off);
     place(m, m->wv, (int)L, kv * d, &off);
@@ -135,8 +134,7 @@ int model_open(Model *m, const char *path, char *err) {
                  path, off > m->file_size ? "truncated" : "too long", (long long)off, (long long)m->file_size);
         return -1;
     }
-    /* remember where the norms are: stash in the Mats' spare slots */
-    m->stream[0].file_w = norms_att; m->stream[1].file_w = norms_ffn; m->stream[2].file_w = norm_final;
+    m->file_rms_att = norms_att; m->file_rms_ffn = norms_ffn; m->file_rms_final = norm_final;
     return 0;
 }
 
@@ -261,13 +259,13 @@ int model_load(Model *m, Arena *a, int context, int streaming, char *err) {
     m->context = context;
     m->streaming = streaming;
     g_group_size = m->q80 ? m->group_size : 1;
-    int64_t norms[3] = {m->stream[0].file_w, m->stream[1].file_w, m->stream[2].file_w};
     m->rms_att = arena_alloc(a, (size_t)(L * d * 4), MEM_WEIGHTS);
     m->rms_ffn = arena_alloc(a, (size_t)(L * d * 4), MEM_WEIGHTS);
     m->rms_final = arena_alloc(a, (size_t)(d * 4), MEM_WEIGHTS);
     if (!m->rms_att || !m->rms_ffn || !m->rms_final
-        || read_at(m, m->rms_att, norms[0], (size_t)(L * d * 4)) || read_at(m, m->rms_ffn, norms[1], (size_t)(L * d * 4))
-        || read_at(m, m->rms_final, norms[2], (size_t)(d * 4))) {
+        || read_at(m, m->rms_att, m->file_rms_att, (size_t)(L * d * 4))
+        || read_at(m, m->rms_ffn, m->file_rms_ffn, (size_t)(L * d * 4))
+        || read_at(m, m->rms_final, m->file_rms_final, (size_t)(d * 4))) {
         snprintf(err, MAX_ERR, "cannot read the norm weights");
         return -1;
     }
@@ -308,7 +306,6 @@ int model_load(Model *m, Arena *a, int context, int streaming, char *err) {
         snprintf(err, MAX_ERR, "out of arena for the run state and KV cache");
         return -1;
     }
-    rope_init(m);
     return 0;
 }
 
