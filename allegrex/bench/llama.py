@@ -139,14 +139,15 @@ def _start_profile(state: dict) -> None:
     """At the start of generation: profile from here on (counters and per-address rows)."""
     m, k = state["machine"], state["kernel"]
     state["profile"] = state["Profile"].start(m, k.image)
-    state["hle0"], state["idle0"] = k.hle_cycles, k.idle_cycles
+    state["hle0"], state["idle0"], state["ms0"] = k.hle_cycles, k.idle_cycles, k.memstick_cycles
 
 
 def _end_profile(state: dict) -> None:
     """At the end of generation (the footer line): the profile of the loop alone."""
     k = state["kernel"]
     state["report"] = state["profile"].report(hle_cycles=k.hle_cycles - state["hle0"],
-                                              idle_cycles=k.idle_cycles - state["idle0"])
+                                              idle_cycles=k.idle_cycles - state["idle0"],
+                                              memstick_cycles=k.memstick_cycles - state["ms0"])
 
 
 def _guest_error(text: str) -> str | None:

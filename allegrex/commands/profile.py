@@ -57,7 +57,8 @@ def run(args) -> int:
     machine, kernel = run_command.load_program(args.file, args.model, options)
     prof = Profile.start(machine, kernel.image)
     stop = kernel.run(max_seconds=args.max_seconds, timeout=args.timeout, started=args.started)
-    report = prof.report(hle_cycles=kernel.hle_cycles, idle_cycles=kernel.idle_cycles)
+    report = prof.report(hle_cycles=kernel.hle_cycles, idle_cycles=kernel.idle_cycles,
+                         memstick_cycles=kernel.memstick_cycles)
     report["program"] = args.file
     report["exit"] = getattr(stop, "message", str(stop))
     report["regions"] = [region(report, g) for g in args.region]

@@ -18,7 +18,7 @@ from allegrex.hle.registry import CStr, Ptr, S64, U32, hle, write64
 from allegrex.hle.rtc import wall_us
 from allegrex.hle.sandbox import Sandbox, SandboxRefusal, UnknownDevice, Unmapped
 from allegrex.hle.threads import Callback, Wait
-from allegrex.timing.clock import MEMSTICK_BYTES_PER_SECOND, MEMSTICK_OP_LATENCY_US
+from allegrex.timing import memstick
 
 O_RDONLY, O_WRONLY, O_RDWR, O_NBLOCK, O_DIROPEN = 1, 2, 3, 4, 8
 O_APPEND, O_CREAT, O_TRUNC, O_EXCL = 0x100, 0x200, 0x400, 0x800
@@ -49,6 +49,8 @@ class OpenFile:
         self.async_result = None
         self.async_callback = 0
         self.host = None  # a listed folder's host path
+        self.next_offset = 0  # where the last transfer ended: a read from there needs no seek
+        self.dirty = False  # written since the last sync
 
 
 FAT_WILDCARDS = "?*"  # not allowed in a memory stick name (measured: utility/savedata/idlist)
@@ -245,18 +247,31 @@ def _io(k) -> IoManager:
     return k.io
 
 
-def memstick_us(nbytes: int) -> int:
-    """How long the memory stick takes for one request moving `nbytes` (timing model)."""
-    return MEMSTICK_OP_LATENCY_US + nbytes * 1_000_000 // MEMSTICK_BYTES_PER_SECOND
+def transfer_us(f: OpenFile, kind: str, start: int, result: int) -> int:
+    """How long the memory stick takes for one request on file `f` (timing/memstick.py):
+    a read or write of `result` bytes from offset `start`, or a close (which syncs a
+    written file); the file remembers where the transfer ended and whether it is synced."""
+    moved = max(result, 0) if kind in ("read", "write") else 0
+    if kind == "read":
+        us = memstick.read_us(moved, sequential=start == f.next_offset)
+    elif kind == "write":
+        us = memstick.write_us(moved)
+        f.dirty = True
+    else:
+        return memstick.REQUEST_US + (memstick.SYNC_US if kind == "close" and f.dirty else 0)
+    f.next_offset = start + moved
+    return us
 
 
-def driver_call(k, result, nbytes: int = 0):
-    """A call that reached the file system driver: the caller sleeps while the medium
-    works (other threads run meanwhile) and gets `result` when it is done."""
+def driver_call(k, result, us: int = memstick.REQUEST_US):
+    """A call that reached the memory stick's driver: for `us` microseconds the driver
+    holds the CPU (it copies the data itself: no other thread runs, interrupts do), then
+    the caller gets `result`."""
     if k.threads.current is None or k.interrupts:
         return result
     k.cpu.regs[V0] = result & 0xFFFFFFFF
-    k.threads.block(Wait("io", data=result), timeout_us=memstick_us(nbytes))
+    k.threads.hold_cpu(k.now_us() + us)
+    k.threads.block(Wait("io", data=result), timeout_us=us)
     return None
 
 
@@ -274,27 +289,30 @@ def sceIoOpen(k, path: CStr, flags: int, mode: int) -> int:
     return driver_call(k, fd) if fd >= 0 or driver_answered else fd
 
 
-def _file_call(k, fd, op, moves_data: bool):
+def _file_call(k, fd, op, kind: str):
+    """Run `op` (the manager's read, write or close of fd) and, on a memory-stick file,
+    take the driver's time for it; returns what the HLE function returns."""
     f = k.io.files.get(fd)
-    result = op()
     if f is None or f.kind != "file":
-        return result
-    return driver_call(k, result, result if moves_data and result > 0 else 0)
+        return op()
+    start = f.handle.tell()
+    result = op()
+    return driver_call(k, result, transfer_us(f, kind, start, result))
 
 
 @hle(LIB, cost=costs.IO)
 def sceIoClose(k, fd: int) -> int:
-    return _file_call(k, fd, lambda: k.io.close(fd), False)
+    return _file_call(k, fd, lambda: k.io.close(fd), "close")
 
 
 @hle(LIB, cost=costs.IO)
 def sceIoRead(k, fd: int, addr: Ptr, size: int) -> int:
-    return _file_call(k, fd, lambda: k.io.read(fd, addr, size), True)
+    return _file_call(k, fd, lambda: k.io.read(fd, addr, size), "read")
 
 
 @hle(LIB, cost=costs.IO)
 def sceIoWrite(k, fd: int, addr: Ptr, size: int) -> int:
-    return _file_call(k, fd, lambda: k.io.write(fd, addr, size), True)
+    return _file_call(k, fd, lambda: k.io.write(fd, addr, size), "write")
 
 
 @hle(LIB, cost=costs.IO)
@@ -307,15 +325,20 @@ def sceIoLseek32(k, fd: int, offset: int, whence: int) -> int:
     return k.io.lseek(fd, offset, whence)
 
 
-# --- async forms: done at once; the result waits for sceIoWaitAsync/PollAsync ---
-def _async(k, fd, result) -> int:
+# --- async forms: done at once; the result waits for sceIoWaitAsync/PollAsync. A
+# transfer still holds the CPU for its time: the driver copies, so nothing overlaps it.
+def _async(k, fd, op, kind: str | None = None) -> int:
     f = k.io.files.get(fd)
     if f is None:
         return codes.signed(codes.BAD_FILE_DESCRIPTOR)
     if f.async_result is not None:
         return codes.signed(codes.ASYNC_BUSY)
-    f.async_result = result
-    return 0
+    if kind is None or f.kind != "file":
+        f.async_result = op()
+        return 0
+    start = f.handle.tell()
+    f.async_result = op()
+    return driver_call(k, 0, transfer_us(f, kind, start, f.async_result))
 
 
 @hle(LIB, cost=costs.IO)
@@ -339,27 +362,27 @@ def sceIoCloseAsync(k, fd: int) -> int:
 
 @hle(LIB, cost=costs.IO)
 def sceIoReadAsync(k, fd: int, addr: Ptr, size: int) -> int:
-    return _async(k, fd, k.io.read(fd, addr, size))
+    return _async(k, fd, lambda: k.io.read(fd, addr, size), "read")
 
 
 @hle(LIB, cost=costs.IO)
 def sceIoWriteAsync(k, fd: int, addr: Ptr, size: int) -> int:
-    return _async(k, fd, k.io.write(fd, addr, size))
+    return _async(k, fd, lambda: k.io.write(fd, addr, size), "write")
 
 
 @hle(LIB, cost=costs.IO)
 def sceIoLseekAsync(k, fd: int, offset: S64, whence: int) -> int:
-    return _async(k, fd, k.io.lseek(fd, offset, whence))
+    return _async(k, fd, lambda: k.io.lseek(fd, offset, whence))
 
 
 @hle(LIB, cost=costs.IO)
 def sceIoLseek32Async(k, fd: int, offset: int, whence: int) -> int:
-    return _async(k, fd, k.io.lseek(fd, offset, whence))
+    return _async(k, fd, lambda: k.io.lseek(fd, offset, whence))
 
 
 @hle(LIB, cost=costs.IO)
 def sceIoIoctlAsync(k, fd: int, cmd: U32, inp: Ptr, inlen: int, out: Ptr, outlen: int) -> int:
-    return _async(k, fd, sceIoIoctl(k, fd, cmd, inp, inlen, out, outlen))
+    return _async(k, fd, lambda: sceIoIoctl(k, fd, cmd, inp, inlen, out, outlen))
 
 
 def _finish_async(k, fd, res_ptr, poll) -> int:
@@ -737,7 +760,10 @@ def sceIoGetDevType(k, fd: int) -> int:
 @hle(LIB)
 def sceIoSync(k, device: CStr, flag: U32) -> int:
     k.io.flush_all()
-    return 0
+    dirty = [f for f in k.io.files.values() if f.dirty]
+    for f in dirty:
+        f.dirty = False
+    return driver_call(k, 0, memstick.SYNC_US) if dirty else 0
 
 
 @hle(LIB)

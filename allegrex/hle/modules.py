@@ -11,6 +11,7 @@ from allegrex.hle.io import driver_call
 from allegrex.hle.objects import KernelObject
 from allegrex.hle.registry import CStr, Ptr, U32, hle
 from allegrex.hle.threads import cannot_wait
+from allegrex.timing import memstick
 
 LIB = "ModuleMgrForUser"
 MAX_MODULE_BYTES = 32 * 1024 * 1024  # larger than any user memory: refuse before reading
@@ -82,7 +83,7 @@ def sceKernelLoadModule(k, path: CStr, flags: U32, option: Ptr) -> int:
     name = image.module_info.name if image.module_info else os.path.basename(path)
     module = Module(name, block, image)
     module.uid = k.new_uid(module)
-    return driver_call(k, module.uid, len(data))  # the caller sleeps while the file is read
+    return driver_call(k, module.uid, memstick.read_us(len(data)))  # the driver reads the file
 
 
 @hle(LIB, cost=costs.IO)
