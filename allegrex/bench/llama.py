@@ -33,7 +33,6 @@ SWEEP_TOKENS = 2  # positions per sweep run: a per-token figure, extrapolated
 # Empty (BOS only): with the synthetic tokenizer a text prompt can fill a short run with
 # prefill alone, and the bench measures generation.
 DEFAULT_PROMPT = ""
-HEAP_KB = {"psp-1000": 20 * 1024, "psp-2000": 24 * 1024, "psp-3000": 24 * 1024}  # 24 MB: the real port's arena
 GENERATION_LINE = r"(^|\n)model [^\n]*\n$"  # printed by the program just before its generation loop
 FOOTER_LINE = r"\n\d+ tokens in [0-9.]+s [^\n]*\n$"  # printed just after it
 
@@ -87,9 +86,10 @@ def run_kernel(model: Path, tokenizer: Path, kernel: str, tokens: int, prompt: s
     from allegrex.llama.psp import build_eboot, layout_ms0
     from allegrex.timing.profile import Profile
 
-    heap_kb = heap_kb or HEAP_KB[psp_model]
     settings = {"prompt": prompt, "steps": tokens, "temperature": 0.0, "topp": 0.9, "seed": 42,
-                "kernel": kernel, "context": min(256, shape_context(model)), "heap_kb": heap_kb, "clock": clock}
+                "kernel": kernel, "context": min(256, shape_context(model)), "clock": clock}
+    if heap_kb:
+        settings["heap_kb"] = heap_kb  # else all the PSP gives (large memory, the volatile partition)
     with tempfile.TemporaryDirectory(prefix="allegrex-bench-") as tmp:
         work = Path(workdir or tmp)
         game = layout_ms0(work, settings, model, tokenizer, build_eboot())
@@ -113,7 +113,7 @@ def run_kernel(model: Path, tokenizer: Path, kernel: str, tokens: int, prompt: s
             bar.close()
         stats = _key_values(game / OUTPUT_FILES["stats"])
         budget = _key_values(game / OUTPUT_FILES["budget"])
-    result = {"kernel": kernel, "psp_model": psp_model, "clock_mhz": clock, "heap_kb": heap_kb,
+    result = {"kernel": kernel, "psp_model": psp_model, "clock_mhz": clock,
               "exit": stop.kind, "wall_seconds": wall, "instructions_simulated": int(machine.instructions),
               "budget": {k: (int(v) if v.isdigit() else v) for k, v in budget.items()}}
     guest = text.value()
@@ -165,7 +165,8 @@ def shape_context(model: Path) -> int:
 def budget_view(budget: dict, psp_model: str) -> dict:
     """The program's memory budget against the PSP model's RAM."""
     from allegrex.memory import RAM_SIZE
-    keys = ("weights", "kv_cache", "run_state", "tokenizer", "stream_buffer", "free", "heap")
+    keys = ("weights", "weights_all", "streamed", "kv_cache", "run_state", "tokenizer", "stream_buffer", "free", "heap",
+            "volatile")
     out = {k: budget.get(k) for k in keys if isinstance(budget.get(k), int)}
     out["ram"] = RAM_SIZE[psp_model]
     out["mode"] = budget.get("mode")
@@ -208,7 +209,7 @@ def sweep_llama(kernels=KERNELS, tokens: int = SWEEP_TOKENS, clock: int = 333, s
         roof = roofline(config, clock)
         for psp_model in psp_models:
             row = {"shape": shape, "params": config.n_params(), "psp_model": psp_model,
-                   "model_bytes": model.stat().st_size, "heap_kb": HEAP_KB[psp_model],
+                   "model_bytes": model.stat().st_size,
                    "memstick_load_seconds_model": memstick_cycles(model.stat().st_size, clock) / (clock * 1e6),
                    "roofline_tok_per_s": roof["tok_per_s"], "kernels": {}}
             for k in kernels:

@@ -35,10 +35,12 @@ def format_report(report: dict) -> str:
             lines.append(f"{k['kernel']}: {k['error']}")
     m = r["memory"]
     if "heap" in m:
-        lines += ["", f"memory ({m.get('mode')}): weights {m['weights'] // KB} KB, KV cache {m['kv_cache'] // KB} KB, "
-                      f"run state {m['run_state'] // KB} KB, tokenizer {m['tokenizer'] // KB} KB, "
-                      f"free {m['free'] // KB} KB of the {m['heap'] // KB} KB heap; "
-                      f"{r['psp_model']} RAM {m['ram'] // (KB * KB)} MB"]
+        streamed = (f" ({m['streamed'] // KB} KB more read from the memory stick per token, "
+                    f"buffer {m['stream_buffer'] // KB} KB)" if m.get("streamed") else "")
+        lines += ["", f"memory ({m.get('mode')}): weights {m['weights'] // KB} KB{streamed}, KV cache "
+                      f"{m['kv_cache'] // KB} KB, run state {m['run_state'] // KB} KB, tokenizer {m['tokenizer'] // KB} KB, "
+                      f"free {m['free'] // KB} KB of the {m['heap'] // KB} KB heap + {m.get('volatile', 0) // KB} KB "
+                      f"volatile partition; {r['psp_model']} RAM {m['ram'] // (KB * KB)} MB"]
     lines += ["", f"roofline: {roof['weight_bytes_per_token'] / 1e6:.2f} MB of weights per token / "
                   f"{roof['bandwidth_bytes_per_s'] / 1e6:.0f} MB/s lv.q streaming ({roof['bytes_per_cycle']:.2f} "
                   f"new bytes/cycle, timing model) = {roof['tok_per_s']:.1f} tok/s at {roof['clock_mhz']} MHz"]

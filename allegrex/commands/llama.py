@@ -9,9 +9,9 @@ import tempfile
 from pathlib import Path
 
 from allegrex.limits import add_time_limits, count
-from allegrex.llama.checkpoint import read_checkpoint, write_legacy, write_q80
+from allegrex.llama.checkpoint import read_checkpoint
 from allegrex.llama.errors import LlamaError
-from allegrex.llama.shapes import SHAPES, make_model, shape_config
+from allegrex.llama.shapes import SHAPES, WRITERS, make_model, shape_config
 
 LIMIT_STOPS = ("max-seconds", "timeout")  # a run stopped by --max-seconds or --timeout exits 3, as `allegrex run`
 
@@ -24,15 +24,16 @@ def add_parser(subparsers):
     make = sub.add_parser("make", help="write a deterministic random checkpoint and tokenizer")
     make.add_argument("--shape", default="stories260K",
                       help=f"{', '.join(SHAPES)} or custom:dim,hidden,layers,heads,kv_heads,vocab,seq")
-    make.add_argument("--q80", action="store_true", help="write the int8 q80 v2 format")
+    _format_options(make)
     make.add_argument("--seed", type=int, default=0)
     make.add_argument("directory", type=Path)
 
-    conv = sub.add_parser("convert", help="rewrite a checkpoint as legacy fp32 or q80 v2")
+    conv = sub.add_parser("convert", help="rewrite a checkpoint as legacy fp32, q80 v2 or q40")
     conv.add_argument("input", type=Path)
     conv.add_argument("output", type=Path)
-    conv.add_argument("--q80", action="store_true", help="quantize to q80 (default: legacy fp32)")
-    conv.add_argument("--group-size", type=int, default=64)
+    _format_options(conv)
+    conv.add_argument("--group-size", type=int, help="largest group size (q80: 64, q40: 32; halved until it "
+                      "divides dim and hidden_dim)")
 
     run = sub.add_parser("run", help="run the llama2 EBOOT on the simulated PSP and print its text and tok/s")
     run.add_argument("--model", required=True, type=Path, help="checkpoint (legacy fp32 or q80 v2)")
@@ -55,21 +56,31 @@ def add_parser(subparsers):
     return p
 
 
+def _format_options(parser) -> None:
+    fmt = parser.add_mutually_exclusive_group()
+    fmt.add_argument("--q80", dest="fmt", action="store_const", const="q80", help="int8, llama2.c's q80 v2")
+    fmt.add_argument("--q40", dest="fmt", action="store_const", const="q40",
+                     help="4-bit, one fp16 scale per group of 32 (docs/llama2.md)")
+    parser.set_defaults(fmt="fp32")
+
+
 def run(args) -> int:
     if args.llama_command == "run":
         return _run_model(args)
     if args.llama_command == "make":
         config = shape_config(args.shape)
-        model, tok = make_model(args.shape, args.directory, q80=args.q80, seed=args.seed)
+        model, tok = make_model(args.shape, args.directory, args.fmt, seed=args.seed)
         print(f"{args.shape}: {config.n_params():,} parameters -> {model} ({model.stat().st_size:,} bytes), {tok}")
         return 0
+    if args.group_size is not None and args.group_size < 1:
+        raise LlamaError(f"--group-size must be positive, got {args.group_size}")
     ckpt = read_checkpoint(args.input)
-    if args.q80:
-        gs = write_q80(ckpt, args.output, args.group_size)
-        print(f"wrote {args.output} (q80 v2, group size {gs})")
-    else:
-        write_legacy(ckpt, args.output)
+    if args.fmt == "fp32":
+        WRITERS["fp32"](ckpt, args.output)
         print(f"wrote {args.output} (legacy fp32)")
+    else:
+        gs = WRITERS[args.fmt](ckpt, args.output, *([args.group_size] if args.group_size else []))
+        print(f"wrote {args.output} ({'q80 v2' if args.fmt == 'q80' else 'q40'}, group size {gs})")
     return 0
 
 

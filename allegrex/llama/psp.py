@@ -11,6 +11,7 @@ EBOOT.PBP, llama2.cfg, model.bin and tokenizer.bin; the program writes its state
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -27,14 +28,19 @@ GAME_FOLDER = ("PSP", "GAME", "LLAMA2")
 
 
 def build_eboot(output: Path | None = None) -> Path:
-    """Build (or take from the SDK's cache) the llama2 EBOOT.PBP; large-memory mode on."""
+    """Build (or take from the SDK's cache) the llama2 EBOOT.PBP; large-memory mode on. By
+    default it lands in a folder of its own per checkout, put there whole (checkouts and
+    test workers building at the same time never see each other's or a half-written one)."""
     try:
         from allegrex.sdk.build import build, cache_root
     except ImportError:
         raise LlamaError("the PSP build needs the SDK (allegrex.sdk), which this checkout lacks") from None
-    out = output or cache_root() / "llama2" / "EBOOT.PBP"
+    out = output or cache_root() / "llama2" / hashlib.sha1(str(APP_DIR).encode()).hexdigest()[:12] / "EBOOT.PBP"
     out.parent.mkdir(parents=True, exist_ok=True)
-    return build([APP_DIR / s for s in PSP_SOURCES], out, title="llama2", large_memory=True, opt="-O2")
+    tmp = out.with_name(f".{out.name}.{os.getpid()}")
+    build([APP_DIR / s for s in PSP_SOURCES], tmp, title="llama2", large_memory=True, opt="-O2")
+    os.replace(tmp, out)
+    return out
 
 
 @dataclass

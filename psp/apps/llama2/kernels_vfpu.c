@@ -124,7 +124,13 @@ static void swiglu_vfpu(float *hb, const float *hb2, int n) {
     swiglu_scalar(hb + done, hb2 + done, n - done);
 }
 
-static const Kernels kernels_vfpu_table = {"vfpu", matmul_fp32_vfpu, matmul_q80_vfpu, quantize_vfpu, argmax_vfpu,
-                                           swiglu_vfpu, 32};
+static void matmul_q40_vfpu(float *out, const Act *x, const Mat *w, int n, int d) {
+    kernels_scalar.q40(out, x, w, n, d);
+}
+
+static const Kernels kernels_vfpu_table = {"vfpu", matmul_fp32_vfpu, matmul_q80_vfpu, matmul_q40_vfpu, quantize_vfpu,
+                                           argmax_vfpu, swiglu_vfpu, 32};
 
 const Kernels *kernels_vfpu(void) { return &kernels_vfpu_table; }
+
+const Kernels *kernels_scalar_madd(void) { return NULL; }
