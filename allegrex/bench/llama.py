@@ -78,7 +78,7 @@ def _number(d: dict, key: str, cast=float):
 
 def run_kernel(model: Path, tokenizer: Path, kernel: str, tokens: int, prompt: str = DEFAULT_PROMPT,
                psp_model: str = "psp-2000", clock: int = 333, heap_kb: int | None = None,
-               show_progress: bool = True, workdir: Path | None = None) -> dict:
+               show_progress: bool = True, workdir: Path | None = None, extra: dict | None = None) -> dict:
     """Run the llama2 EBOOT once with `kernel`; the per-kernel part of the report."""
     from allegrex.commands.run import load_program
     from allegrex.hle.kernel import RunOptions
@@ -90,6 +90,7 @@ def run_kernel(model: Path, tokenizer: Path, kernel: str, tokens: int, prompt: s
                 "kernel": kernel, "context": min(256, shape_context(model)), "clock": clock}
     if heap_kb:
         settings["heap_kb"] = heap_kb  # else all the PSP gives (large memory, the volatile partition)
+    settings.update(extra or {})  # kv, cache, cache_kb: llama2.cfg keys
     with tempfile.TemporaryDirectory(prefix="allegrex-bench-") as tmp:
         work = Path(workdir or tmp)
         game = layout_ms0(work, settings, model, tokenizer, build_eboot())
@@ -175,22 +176,23 @@ def budget_view(budget: dict, psp_model: str) -> dict:
 
 def bench_llama(shape: str = "stories15M", kernels=KERNELS, tokens: int = 64, prompt: str = DEFAULT_PROMPT,
                 psp_model: str = "psp-2000", clock: int = 333, show_progress: bool = True,
-                model: Path | None = None, tokenizer: Path | None = None) -> dict:
+                model: Path | None = None, tokenizer: Path | None = None, fmt: str = "q80",
+                extra: dict | None = None) -> dict:
     """The whole `allegrex bench llama` report as a dict."""
     from allegrex.bench.models import bundled_model
     _check(kernels, tokens, psp_model, clock)
     config = shape_config(shape)
     if model is None:
-        model, tokenizer = bundled_model(shape, note if show_progress else None)
+        model, tokenizer = bundled_model(shape, note if show_progress else None, fmt)
     wall0 = time.monotonic()
-    runs = [run_kernel(model, tokenizer, k, tokens, prompt, psp_model, clock, show_progress=show_progress)
-            for k in kernels]
-    roof = roofline(config, clock)
+    runs = [run_kernel(model, tokenizer, k, tokens, prompt, psp_model, clock, show_progress=show_progress,
+                       extra=extra) for k in kernels]
+    roof = roofline(config, clock, fmt)
     for r in runs:
         if r.get("ok"):
             r["roofline_share"] = r["tok_per_s"] / roof["tok_per_s"]
     first = next((r for r in runs if r.get("budget")), {"budget": {}})
-    return {"benchmark": "llama", "shape": shape, "params": config.n_params(), "format": "q80",
+    return {"benchmark": "llama", "shape": shape, "params": config.n_params(), "format": fmt,
             "psp_model": psp_model, "clock_mhz": clock, "tokens_requested": tokens, "prompt": prompt,
             "kernels": runs, "memory": budget_view(first["budget"], psp_model), "roofline": roof,
             "published": pub.published(), "wall_seconds": time.monotonic() - wall0}

@@ -16,7 +16,9 @@ def add_parser(subparsers):
     sub = p.add_subparsers(dest="bench_command", metavar="BENCHMARK")
     sub.required = True
     b = sub.add_parser("llama", help="the llama2 port: scalar vs VFPU tok/s, memory, roofline (--sweep: model sizes)")
-    b.add_argument("--shape", default="stories15M", help="model shape of the bundled random q80 model")
+    b.add_argument("--shape", default="stories15M", help="model shape of the bundled random model")
+    b.add_argument("--format", default="q80", choices=("q80", "q40"), help="weight format of the bundled model")
+    b.add_argument("--kv", default="fp32", choices=("fp32", "int8"), help="KV cache: fp32, or int8 with a scale per head")
     b.add_argument("--kernels", default="scalar,vfpu", help="comma-separated: scalar, vfpu")
     b.add_argument("--tokens", type=int, help=f"positions to run (default {DEFAULT_TOKENS}: the cost per "
                    "position is steady, so tok/s projects from a few; 64 is the published run; 2 with --sweep)")
@@ -39,7 +41,7 @@ def run(args) -> int:
     else:
         prompt = DEFAULT_PROMPT if args.prompt is None else args.prompt
         report = bench_llama(args.shape, kernels, DEFAULT_TOKENS if args.tokens is None else args.tokens, prompt, args.model, args.clock,
-                             show_progress=not args.quiet)
+                             show_progress=not args.quiet, fmt=args.format, extra={"kv": args.kv})
     print(format_report(report))
     sys.stdout.flush()
     if args.json:

@@ -96,6 +96,8 @@ def test_weight_bytes_per_token_of_stories15M_by_hand():
     c = shape_config("stories15M")
     elements = 6 * (4 * 288 * 288 + 3 * 288 * 768) + 32000 * 288 + 288
     assert weight_bytes_per_token(c) == elements + 4 * elements // 32 + 4 * (2 * 6 * 288 + 288)
+    # q40: 4 bits and one fp16 scale per 32
+    assert weight_bytes_per_token(c, "q40") == elements // 2 + 2 * elements // 32 + 4 * (2 * 6 * 288 + 288)
 
 
 def test_memory_budget_against_ram(report):

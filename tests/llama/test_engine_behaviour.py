@@ -4,7 +4,7 @@ import struct
 
 import pytest
 
-from allegrex.llama.checkpoint import MAGIC, read_checkpoint, write_q40, write_q80
+from allegrex.llama.checkpoint import MAGIC, write_q80
 from allegrex.llama.host import run_host
 from allegrex.llama.shapes import random_checkpoint, shape_config
 from allegrex.llama.tokenizer import synthetic_tokenizer, write_tokenizer
@@ -12,12 +12,8 @@ from allegrex.llama.checkpoint import write_legacy
 
 
 @pytest.fixture
-def model(shared_models, tmp_path):
-    fp32 = read_checkpoint(shared_models / "stories260K.bin")
-    write_q80(fp32, tmp_path / "q80.bin")
-    write_q40(fp32, tmp_path / "q40.bin")
-    return {"fp32": shared_models / "stories260K.bin", "q80": tmp_path / "q80.bin", "q40": tmp_path / "q40.bin",
-            "tok": shared_models / "tok512.bin"}
+def model(stories260K):
+    return stories260K
 
 
 def base(paths, fmt="fp32", **kw):

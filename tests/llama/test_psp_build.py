@@ -12,7 +12,7 @@ pytest.importorskip("allegrex.sdk.build", reason="the SDK has not landed on this
 pytest.importorskip("allegrex.hle.kernel", reason="the HLE has not landed on this branch")
 pytest.importorskip("vfpu.exec", reason="the VFPU has not landed on this branch")
 
-from allegrex.llama.checkpoint import read_checkpoint, write_q80  # noqa: E402
+from allegrex.llama.checkpoint import read_checkpoint, write_q40, write_q80  # noqa: E402
 from allegrex.llama.host import run_host  # noqa: E402
 from allegrex.llama.psp import build_eboot, run_psp  # noqa: E402
 
@@ -77,6 +77,36 @@ def test_group32_vfpu_kernels_agree_with_scalar_and_the_host(tmp_path, eboot):
     assert runs["vfpu"].text == runs["scalar"].text == host.text and runs["vfpu"].stats["tokens"] == "12"
     # the shared embedding/classifier and 7 matrices in each of the 2 layers; the scalar build keeps the file's layout
     assert runs["vfpu"].stats["blocked_matrices"] == "15" and runs["scalar"].stats["blocked_matrices"] == "0"
+
+
+@pytest.mark.parametrize("fmt,kv", [("q40", "fp32"), ("q80", "int8")])
+def test_q40_and_the_int8_kv_cache_on_the_psp_equal_the_host(tmp_path, models, eboot, fmt, kv):
+    write_q40(read_checkpoint(models["fp32"]), tmp_path / "stories260K_q40.bin")
+    paths = {**models, "q40": tmp_path / "stories260K_q40.bin"}
+    settings = {"prompt": "Once upon a time", "steps": 32, "temperature": 0, "kv": kv}
+    host = run_host(tmp_path / "host", {**settings, "model": paths[fmt], "tokenizer": paths["tok"]})
+    for kernel in ("scalar", "vfpu"):
+        psp = run_psp(tmp_path / kernel, {**settings, "kernel": kernel}, paths[fmt], paths["tok"], eboot=eboot)
+        assert psp.text == host.text and len(psp.text) > 80 and psp.budget["kv"] == kv and psp.budget["format"] == fmt
+
+
+def test_group32_q40_vfpu_kernel_agrees_with_scalar_and_the_host(tmp_path, eboot):
+    # group size 32 (dim 96: 3 groups); vocab 500 ends the classifier in a block of 4 rows
+    # (the scalar kernel's); each position's embedding row comes from the q40 records; the
+    # third run keeps half of the weights in RAM and reads the rest per position
+    from allegrex.llama.shapes import make_model
+    model, tok = make_model("custom:96,256,2,4,4,500,64", tmp_path / "m", "q40", seed=3)
+    assert read_checkpoint(model).group_size == 32
+    settings = {"prompt": "", "steps": 12, "temperature": 0, "logits": "logits.bin", "logits_steps": 12}
+    kinds = {"scalar": {"kernel": "scalar"}, "vfpu": {"kernel": "vfpu"},
+             "streamed": {"kernel": "vfpu", "volatile": 0, "cache_kb": model.stat().st_size // 2048}}
+    runs = {k: run_psp(tmp_path / k, {**settings, **v}, model, tok, eboot=eboot) for k, v in kinds.items()}
+    host = run_host(tmp_path / "host", {**settings, "model": model, "tokenizer": tok})
+    logits = {k: np.fromfile(r.folder / "logits.bin", dtype="<f4").reshape(12, 500) for k, r in runs.items()}
+    assert np.array_equal(logits["vfpu"], logits["scalar"]) and np.array_equal(logits["streamed"], logits["scalar"])
+    assert runs["vfpu"].text == runs["scalar"].text == runs["streamed"].text == host.text
+    assert runs["streamed"].budget["mode"] == "stream" and int(runs["streamed"].stats["stream_bytes"]) > 0
+    assert int(runs["vfpu"].report["cycles"]) < int(runs["scalar"].report["cycles"])
 
 
 def test_two_turns_on_the_psp_equal_the_host(tmp_path, models, eboot):

@@ -56,7 +56,7 @@ typedef struct {
     float *qf;      /* the same int8 values as floats (VFPU kernels) */
     float *s;       /* one scale per group */
     float *q4;      /* q40 VFPU: per group x[k+gs/2] - 16 x[k] then 16 x[k], k < gs/2 */
-    float *c4;      /* q40 VFPU: per group 8 * (x[0] + ... + x[gs/2 - 1]) */
+    float *c4;      /* q40 VFPU: per group 8 * (x[0] + ... + x[gs/2 - 1]), four times */
 } Act;
 
 typedef void (*MatmulFn)(float *out, const Act *x, const Mat *w, int n, int d);

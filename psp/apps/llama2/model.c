@@ -227,7 +227,7 @@ static void alloc_act(const Model *m, Arena *a, Act *x, int n) {
     x->q = arena_alloc(a, (size_t)n, MEM_STATE);
     x->qf = alloc_f(a, (size_t)n);
     x->s = alloc_f(a, (size_t)(n / gs));
-    if (m->fmt == FMT_Q40) { x->q4 = alloc_f(a, (size_t)n); x->c4 = alloc_f(a, (size_t)(n / gs)); }
+    if (m->fmt == FMT_Q40) { x->q4 = alloc_f(a, (size_t)n); x->c4 = alloc_f(a, (size_t)(n / gs) * 4); }
 }
 
 /* The run state (also the sampler's scratch); *ok: every allocation succeeded. */
