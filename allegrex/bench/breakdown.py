@@ -12,7 +12,7 @@ from __future__ import annotations
 import fnmatch
 
 GROUPS = (
-    ("matmul", ("matmul*", "vfpu_q80_*", "vfpu_q40_*", "vfpu_fp32_*", "quantize_act", "vfpu_quantize",
+    ("matmul", ("matmul*", "vfpu_q80_*", "vfpu_q40_*", "vfpu_fp32_*", "q80_madd", "quantize_act", "vfpu_quantize",
                 "q40_activations")),
     ("attention", ("attention", "rope_table")),
     ("rmsnorm/softmax", ("rmsnorm", "softmax")),

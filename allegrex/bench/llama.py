@@ -25,10 +25,9 @@ from allegrex.bench.roofline import roofline
 from allegrex.errors import AllegrexError
 from allegrex.llama.shapes import shape_config
 
-KERNELS = ("scalar", "vfpu")
+KERNELS = ("scalar", "scalar-madd", "vfpu")
+DEFAULT_KERNELS = ("scalar", "vfpu")
 PSP_MODELS = ("psp-1000", "psp-2000", "psp-3000")
-SWEEP_SHAPES = ("stories260K", "stories15M", "stories42M", "stories90M", "stories110M")
-SWEEP_MODELS = ("psp-1000", "psp-2000")
 SWEEP_TOKENS = 2  # positions per sweep run: a per-token figure, extrapolated
 # Empty (BOS only): with the synthetic tokenizer a text prompt can fill a short run with
 # prefill alone, and the bench measures generation.
@@ -174,13 +173,13 @@ def budget_view(budget: dict, psp_model: str) -> dict:
     return out
 
 
-def bench_llama(shape: str = "stories15M", kernels=KERNELS, tokens: int = 64, prompt: str = DEFAULT_PROMPT,
+def bench_llama(shape: str = "stories15M", kernels=DEFAULT_KERNELS, tokens: int = 64, prompt: str = DEFAULT_PROMPT,
                 psp_model: str = "psp-2000", clock: int = 333, show_progress: bool = True,
                 model: Path | None = None, tokenizer: Path | None = None, fmt: str = "q80",
                 extra: dict | None = None) -> dict:
     """The whole `allegrex bench llama` report as a dict."""
     from allegrex.bench.models import bundled_model
-    _check(kernels, tokens, psp_model, clock)
+    check_arguments(kernels, tokens, psp_model, clock)
     config = shape_config(shape)
     if model is None:
         model, tokenizer = bundled_model(shape, note if show_progress else None, fmt)
@@ -198,48 +197,7 @@ def bench_llama(shape: str = "stories15M", kernels=KERNELS, tokens: int = 64, pr
             "published": pub.published(), "wall_seconds": time.monotonic() - wall0}
 
 
-def sweep_llama(kernels=KERNELS, tokens: int = SWEEP_TOKENS, clock: int = 333, shapes=SWEEP_SHAPES,
-                psp_models=SWEEP_MODELS, show_progress: bool = True) -> dict:
-    """Each shape on each PSP model: fits (RAM, streamed, or not and why), load time, tok/s."""
-    from allegrex.bench.models import bundled_model
-    from allegrex.timing import memstick_cycles
-    _check(kernels, tokens, "psp-2000", clock)
-    rows = []
-    for shape in shapes:
-        config = shape_config(shape)
-        model, tok = bundled_model(shape, note if show_progress else None)
-        roof = roofline(config, clock)
-        for psp_model in psp_models:
-            row = {"shape": shape, "params": config.n_params(), "psp_model": psp_model,
-                   "model_bytes": model.stat().st_size,
-                   "memstick_load_seconds_model": memstick_cycles(model.stat().st_size, clock) / (clock * 1e6),
-                   "roofline_tok_per_s": roof["tok_per_s"], "kernels": {}}
-            for k in kernels:
-                if show_progress:
-                    note(f"{shape} on {psp_model}, {k}:")
-                r = run_kernel(model, tok, k, tokens, "", psp_model, clock, show_progress=show_progress)
-                row["kernels"][k] = r
-            ok = [r for r in row["kernels"].values() if r.get("ok")]
-            row["fits"] = "ram" if ok and ok[0]["mode"] == "ram" else ("stream" if ok else "no")
-            row["why"] = (_fit_reason(ok[0]) if ok else
-                          next(iter(row["kernels"].values())).get("error", "the program failed"))
-            row["load_seconds"] = ok[0]["load_seconds"] if ok else None
-            rows.append(row)
-    return {"benchmark": "llama-sweep", "clock_mhz": clock, "tokens_per_run": tokens,
-            "extrapolated": f"tok/s from {tokens} positions per run (empty prompt), as a per-token figure",
-            "rows": rows, "published": pub.published()}
-
-
-def _fit_reason(run: dict) -> str:
-    b = run["budget"]
-    kb = 1024
-    if run["mode"] == "stream":
-        return (f"weights streamed from the memory stick (layer buffer {b.get('stream_buffer', 0) // kb} KB; "
-                f"{b.get('free', 0) // kb} KB of the {b.get('heap', 0) // kb} KB heap free)")
-    return f"all in RAM: weights {b.get('weights', 0) // kb} KB, {b.get('free', 0) // kb} KB of the heap free"
-
-
-def _check(kernels, tokens, psp_model, clock):
+def check_arguments(kernels, tokens, psp_model, clock):
     bad = [k for k in kernels if k not in KERNELS]
     if bad or not kernels:
         raise BenchError(f"unknown kernel {', '.join(bad) or '(none)'}; choose from {', '.join(KERNELS)}")

@@ -1,5 +1,6 @@
 """--plot: tok/s per kernel (with the roofline and the published figures) and the
-stacked cycle breakdown, drawn with Pillow (no plotting library needed)."""
+stacked cycle breakdown; with --sweep, the best tok/s of every shape, PSP and format.
+Drawn with Pillow (no plotting library needed)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,23 @@ COLORS = {"matmul": (66, 133, 244), "attention": (234, 67, 53), "rmsnorm/softmax
           "other": (160, 160, 160), "HLE/I-O": (52, 168, 83)}
 
 
-def plot_report(report: dict, path) -> None:
+def _pillow():
     try:
         from PIL import Image, ImageDraw
     except ImportError:
         raise AllegrexError("--plot needs Pillow (pip install pillow)") from None
+    return Image, ImageDraw
+
+
+def _save(img, path) -> None:
+    try:
+        img.save(path)
+    except OSError as exc:
+        raise AllegrexError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def plot_report(report: dict, path) -> None:
+    Image, ImageDraw = _pillow()
     runs = [k for k in report.get("kernels", []) if k.get("ok")]
     if not runs:
         raise AllegrexError("--plot: no kernel run finished, nothing to draw")
@@ -24,10 +37,7 @@ def plot_report(report: dict, path) -> None:
     d.text((PAD, 10), f"llama2 {report['shape']} on {report['psp_model']} at {report['clock_mhz']} MHz", fill="black")
     _tok_bars(d, runs, report, (PAD, 40, W // 2 - PAD // 2, H - PAD))
     _stacks(d, runs, (W // 2 + PAD // 2, 40, W - PAD, H - PAD))
-    try:
-        img.save(path)
-    except OSError as exc:
-        raise AllegrexError(f"cannot write {path}: {exc.strerror}") from None
+    _save(img, path)
 
 
 def _tok_bars(d, runs, report, box):
@@ -65,3 +75,52 @@ def _stacks(d, runs, box):
         ly = y0 + 20 + 18 * j
         d.rectangle((x1 - 110, ly, x1 - 98, ly + 12), fill=COLORS[g])
         d.text((x1 - 92, ly), g, fill="black")
+
+
+SWEEP_COLORS = {("q80", "ram"): (66, 133, 244), ("q40", "ram"): (52, 168, 83),
+                ("q80", "stream"): (160, 190, 240), ("q40", "stream"): (160, 220, 170)}
+DECADES = (0.01, 0.1, 1, 10, 100)
+
+
+def plot_sweep(report: dict, path) -> None:
+    """Per shape, per PSP model, per format: the best tok/s over kernels and KV caches, on a
+    log scale (darker: all in RAM; lighter: part read from the memory stick; none: no fit)."""
+    import math
+    Image, ImageDraw = _pillow()
+    best: dict[tuple, tuple] = {}
+    for row in report["rows"]:
+        for r in row["kernels"].values():
+            key = (row["shape"], row["psp_model"], row["format"])
+            if r.get("ok") and r["tok_per_s"] > best.get(key, (0,))[0]:
+                best[key] = (r["tok_per_s"], row["fits"])
+    shapes = list(dict.fromkeys(row["shape"] for row in report["rows"]))
+    pspss = list(dict.fromkeys(row["psp_model"] for row in report["rows"]))
+    fmts = list(dict.fromkeys(row["format"] for row in report["rows"]))
+    if not best:
+        raise AllegrexError("--plot: no run of the sweep finished, nothing to draw")
+    img = Image.new("RGB", (W, H), "white")
+    d = ImageDraw.Draw(img)
+    d.text((PAD, 10), f"llama2 sweep at {report['clock_mhz']} MHz: best tok/s per shape, PSP and format "
+                      "(dark: in RAM, light: streamed)", fill="black")
+    x0, y0, x1, y1 = PAD, 40, W - PAD, H - PAD
+    lo, hi = math.log10(DECADES[0]), math.log10(DECADES[-1])
+
+    def y_of(v):
+        return y1 - (y1 - y0) * (math.log10(max(v, DECADES[0])) - lo) / (hi - lo)
+    for v in DECADES:
+        d.line((x0, y_of(v), x1, y_of(v)), fill=(220, 220, 220))
+        d.text((5, y_of(v) - 6), f"{v:g}", fill="black")
+    group_w = (x1 - x0) / len(shapes)
+    bar_w = group_w / (len(pspss) * len(fmts) + 1)
+    for i, shape in enumerate(shapes):
+        gx = x0 + i * group_w
+        d.text((gx + 4, y1 + 18), shape, fill="black")
+        for j, psp in enumerate(pspss):
+            for k, fmt in enumerate(fmts):
+                bx = gx + bar_w * (j * len(fmts) + k + 0.5)
+                if (shape, psp, fmt) in best:
+                    tok, fits = best[(shape, psp, fmt)]
+                    d.rectangle((bx, y_of(tok), bx + bar_w - 2, y1), fill=SWEEP_COLORS[(fmt, fits)])
+                d.text((bx, y1 + 4), f"{psp[4]}{fmt[1]}", fill="black")
+    d.text((x0, H - 14), "bars: PSP model (1/2/3) and format (8: q80, 4: q40)", fill="black")
+    _save(img, path)

@@ -39,15 +39,24 @@ def add_parser(subparsers):
     run.add_argument("--model", required=True, type=Path, help="checkpoint (legacy fp32 or q80 v2)")
     run.add_argument("--tokenizer", required=True, type=Path, help="tokenizer.bin")
     run.add_argument("--prompt", default="")
-    run.add_argument("--kernel", choices=("scalar", "vfpu"), default="scalar")
+    run.add_argument("--kernel", choices=("scalar", "scalar-madd", "vfpu"), default="scalar",
+                     help="scalar (the C as zig's clang compiles it), scalar-madd (q80 with madd, as psp-gcc "
+                     "compiles it), vfpu")
     run.add_argument("--steps", type=count, default=64,
                      help="positions including the prompt (as llama2.c; at most --context are run)")
     run.add_argument("--temperature", type=float, default=0.0)
     run.add_argument("--topp", type=float, default=0.9)
     run.add_argument("--seed", type=int, default=42)
     run.add_argument("--context", type=count, default=256, help="KV cache length (at most the model's seq_len)")
-    run.add_argument("--heap-kb", type=count, default=24 * 1024,
-                     help="the model arena (default 24 MB, as the PSP-2000 port)")
+    run.add_argument("--heap-kb", type=count, help="the heap block (default: all the user partition gives)")
+    run.add_argument("--no-volatile", action="store_true", help="do not use the 4 MB volatile partition for weights")
+    run.add_argument("--kv", choices=("fp32", "int8"), default="fp32", help="KV cache: fp32, or int8 with a scale "
+                     "per head and position")
+    run.add_argument("--cache-kb", type=count, help="keep at most this much of the weights in RAM, read the rest "
+                     "from the memory stick each token (default: as much as fits)")
+    run.add_argument("--cache", choices=("prefix", "striped"), default="prefix",
+                     help="what stays in RAM when not all does: whole matrices in the order they are used "
+                     "(prefix), or the same share of every matrix (striped)")
     run.add_argument("--clock", type=int, choices=(222, 266, 333), default=333, help="CPU MHz the program sets")
     run.add_argument("--psp", choices=("psp-1000", "psp-2000", "psp-3000"), default="psp-2000", help="PSP model")
     run.add_argument("--workdir", type=Path, help="where the memory-stick folder goes (default: a temporary folder)")
@@ -99,12 +108,16 @@ def _run_host(args, workdir, settings) -> int:
 
 
 def _run_model(args) -> int:
-    from allegrex.llama.psp import check_model_files, run_psp
+    from allegrex.llama.psp import check_cache_budget, check_model_files, run_psp
 
     check_model_files(args.model, args.tokenizer)
+    check_cache_budget(args.cache_kb, args.psp)
     settings = {"prompt": args.prompt, "steps": args.steps, "temperature": args.temperature, "topp": args.topp,
-                "seed": args.seed, "kernel": args.kernel, "context": args.context, "heap_kb": args.heap_kb,
-                "clock": args.clock}
+                "seed": args.seed, "kernel": args.kernel, "context": args.context, "clock": args.clock,
+                "kv": args.kv, "cache": args.cache, "volatile": 0 if args.no_volatile else 1}
+    for key, value in (("heap_kb", args.heap_kb), ("cache_kb", args.cache_kb)):
+        if value is not None:
+            settings[key] = value
     with tempfile.TemporaryDirectory(prefix="allegrex-llama-") as tmp:
         workdir = args.workdir or Path(tmp)
         if args.host:

@@ -23,7 +23,7 @@ from allegrex.llama.errors import LlamaError
 from allegrex.llama.host import APP_DIR, ENGINE_SOURCES, OUTPUT_FILES, _key_values, write_config
 from allegrex.llama.tokenizer import read_tokenizer
 
-PSP_SOURCES = ENGINE_SOURCES + ("kernels_vfpu.c", "matmul_vfpu.S", "plat_psp.c")
+PSP_SOURCES = ENGINE_SOURCES + ("kernels_vfpu.c", "matmul_vfpu.S", "kernels_madd.c", "matmul_madd.S", "plat_psp.c")
 GAME_FOLDER = ("PSP", "GAME", "LLAMA2")
 
 
@@ -112,3 +112,11 @@ def check_model_files(model, tokenizer) -> None:
         if not Path(path).is_file():
             raise AllegrexError(f"{what} {path}: no such file")
     read_tokenizer(tokenizer, check_checkpoint(model).vocab_size)
+
+
+def check_cache_budget(cache_kb: int | None, psp_model: str) -> None:
+    """Refuse on the host a weight cache larger than the PSP model's RAM (the program itself
+    refuses one larger than the memory it got)."""
+    from allegrex.memory import RAM_SIZE
+    if cache_kb is not None and cache_kb * 1024 > RAM_SIZE[psp_model]:
+        raise LlamaError(f"--cache-kb {cache_kb} is more than a {psp_model} has: {RAM_SIZE[psp_model] // 1024} KB of RAM")

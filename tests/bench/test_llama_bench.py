@@ -139,3 +139,65 @@ def test_bad_arguments_get_clear_errors(argv, message, capsys):
 def test_bench_error_is_an_allegrex_error():
     from allegrex.errors import AllegrexError
     assert issubclass(BenchError, AllegrexError)
+
+
+class FakeProgram:
+    """What the program reports, as a stand-in for the simulator: stories260K in q40 with
+    an fp32 KV cache "does not fit" anywhere, q80 streams on a psp-1000, the rest is in RAM."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, model, tok, kernel, psp_model, kv):
+        self.calls.append((model.parent.name, kernel, psp_model, kv))
+        return fake_result(model, kernel, psp_model, kv)
+
+
+def fake_result(model, kernel, psp_model, kv):
+    fmt = "q40" if "q40" in model.parent.name else "q80"
+    if fmt == "q40" and kv == "fp32":
+        return {"kernel": kernel, "ok": False, "budget": {}, "error": "does not fit: the KV cache (320 KB) after ..."}
+    mode = "stream" if (fmt == "q80" and psp_model == "psp-1000") else "ram"
+    budget = {"mode": mode, "weights": 400_000, "weights_all": 530_000, "streamed": 130_000 if mode == "stream" else 0,
+              "kv_cache": 81_920, "free": 1_000_000, "heap": 23 << 20, "volatile": 4 << 20, "cache": "prefix"}
+    speed = {"scalar": 30.0, "scalar-madd": 45.0, "vfpu": 150.0}[kernel] * (2 if fmt == "q40" else 1)
+    return {"kernel": kernel, "ok": True, "budget": budget, "mode": mode, "tok_per_s": speed / (3 if mode == "stream" else 1),
+            "load_seconds": 0.3}
+
+
+def test_sweep_rows_fits_and_the_fastest_configuration():
+    from allegrex.bench.report import format_sweep
+    from allegrex.bench.sweep import sweep_llama
+    program = FakeProgram()
+    report = sweep_llama(shapes=("stories260K",), show_progress=False, run=program)
+    calls = program.calls
+    rows = {(r["psp_model"], r["format"], r["kv"]): r for r in report["rows"]}
+    assert len(rows) == 3 * 2 * 2
+    # the psp-3000 is the psp-2000 (same RAM, same timing): its rows are those runs, not run again
+    assert not any(c[2] == "psp-3000" for c in calls) and rows[("psp-3000", "q80", "int8")]["same_as"] == "psp-2000"
+    # q40 has no madd kernel; a run that does not fit is not repeated with the other kernels
+    assert [c[1] for c in calls if c[0].endswith("q40-seed0") and c[3] == "int8" and c[2] == "psp-2000"] == ["scalar", "vfpu"]
+    assert [c[1] for c in calls if c[0].endswith("q40-seed0") and c[3] == "fp32" and c[2] == "psp-2000"] == ["scalar"]
+    no, stream, ram = rows[("psp-1000", "q40", "fp32")], rows[("psp-1000", "q80", "int8")], rows[("psp-2000", "q80", "int8")]
+    assert no["fits"] == "no" and no["why"].startswith("does not fit: the KV cache")
+    assert stream["fits"] == "stream" and stream["streamed_per_token"] == 130_000 and "MB read per token" in stream["why"]
+    assert ram["fits"] == "ram" and ram["why"].startswith("all in RAM")
+    fastest = {(b["psp_model"]): b for b in report["fastest"]}
+    assert fastest["psp-2000"]["format"] == "q40" and fastest["psp-2000"]["kernel"] == "vfpu"
+    assert fastest["psp-2000"]["tok_per_s"] == 300.0 and fastest["psp-1000"]["tok_per_s"] == 300.0
+    text = format_sweep(report)
+    assert "fastest configuration per model and PSP:" in text and "psp-3000=" in text
+
+
+def test_sweep_runs_the_port_and_draws_it(tmp_path):
+    out_png = tmp_path / "s.png"
+    from allegrex.bench import sweep
+    report = sweep.sweep_llama(kernels=("vfpu",), tokens=1, shapes=("stories260K",), psp_models=("psp-1000", "psp-2000"),
+                               kvs=("int8",), show_progress=False)
+    for row in report["rows"]:
+        run = row["kernels"]["vfpu"]
+        assert run["ok"] and row["fits"] == "ram" and run["budget"]["kv"] == "int8" and run["tokens"] == 1
+        assert run["budget"]["format"] == row["format"]
+    from allegrex.bench.plot import plot_sweep
+    plot_sweep(report, out_png)
+    assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

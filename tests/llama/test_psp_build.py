@@ -46,16 +46,17 @@ def test_psp_state_file_equals_the_host_build(tmp_path, models, eboot, fmt, prom
 
 
 @pytest.mark.parametrize("fmt", ["fp32", "q80"])
-def test_vfpu_kernels_agree_with_scalar(tmp_path, models, eboot, fmt):
+def test_vfpu_and_madd_kernels_agree_with_scalar(tmp_path, models, eboot, fmt):
     runs = {}
-    for kernel in ("scalar", "vfpu"):
+    for kernel in ("scalar", "vfpu") + (("scalar-madd",) if fmt == "q80" else ()):
         runs[kernel] = run_psp(tmp_path / kernel, {"prompt": "Once upon a time", "steps": 24, "temperature": 0,
                                                    "kernel": kernel, "logits": "logits.bin", "logits_steps": 8},
                                models[fmt], models["tok"], eboot=eboot)
-    assert runs["vfpu"].stats["kernel"] == "vfpu" and runs["vfpu"].text == runs["scalar"].text
+        assert runs[kernel].stats["kernel"] == kernel and runs[kernel].text == runs["scalar"].text
     logits = {k: np.fromfile(r.folder / "logits.bin", dtype="<f4").reshape(8, 512) for k, r in runs.items()}
     if fmt == "q80":  # integer group sums are exact in floats: the same logits bit for bit
-        assert np.array_equal(logits["vfpu"], logits["scalar"])
+        assert np.array_equal(logits["vfpu"], logits["scalar"]) and np.array_equal(logits["scalar-madd"], logits["scalar"])
+        assert int(runs["scalar-madd"].report["cycles"]) < int(runs["scalar"].report["cycles"])
     else:             # fp32 sums run in another order: equal to rounding
         assert np.max(np.abs(logits["vfpu"] - logits["scalar"])) < 1e-4 * np.abs(logits["scalar"]).max()
     assert int(runs["vfpu"].report["cycles"]) < int(runs["scalar"].report["cycles"])

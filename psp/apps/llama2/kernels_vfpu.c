@@ -163,5 +163,3 @@ static const Kernels kernels_vfpu_table = {"vfpu", matmul_fp32_vfpu, matmul_q80_
                                            argmax_vfpu, swiglu_vfpu, 32};
 
 const Kernels *kernels_vfpu(void) { return &kernels_vfpu_table; }
-
-const Kernels *kernels_scalar_madd(void) { return NULL; }
