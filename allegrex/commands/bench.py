@@ -19,6 +19,9 @@ def add_parser(subparsers):
     b.add_argument("--shape", default="stories15M", help="model shape of the bundled random model")
     b.add_argument("--format", default="q80", choices=("q80", "q40"), help="weight format of the bundled model")
     b.add_argument("--kv", default="fp32", choices=("fp32", "int8"), help="KV cache: fp32, or int8 with a scale per head")
+    b.add_argument("--cache", default="prefix", choices=("prefix", "striped"),
+                   help="which weights stay in RAM when not all fit (see allegrex llama run --cache)")
+    b.add_argument("--cache-kb", type=int, help="keep at most this much of the weights in RAM")
     b.add_argument("--kernels", help="comma-separated: scalar, scalar-madd, vfpu (default scalar,vfpu; "
                    "with --sweep all three)")
     b.add_argument("--tokens", type=int, help=f"positions to run (default {DEFAULT_TOKENS}: the cost per "
@@ -46,7 +49,8 @@ def run(args) -> int:
         prompt = DEFAULT_PROMPT if args.prompt is None else args.prompt
         report = bench_llama(args.shape, DEFAULT_KERNELS if kernels is None else kernels,
                              DEFAULT_TOKENS if args.tokens is None else args.tokens, prompt, args.model, args.clock,
-                             show_progress=not args.quiet, fmt=args.format, extra={"kv": args.kv})
+                             show_progress=not args.quiet, fmt=args.format,
+                             extra={"kv": args.kv, "cache": args.cache, **({"cache_kb": args.cache_kb} if args.cache_kb else {})})
     print(format_report(report))
     sys.stdout.flush()
     if args.json:
