@@ -33,6 +33,8 @@ def add_parser(subparsers):
     b.add_argument("--plot", metavar="F.png", help="draw tok/s per kernel and the cycle breakdown")
     b.add_argument("--sweep", action="store_true", help="stories15M/42M/110M and a 90M shape on psp-1000/2000/3000, "
                    "q80/q40, each kernel, fp32/int8 KV cache: what fits, tok/s, the fastest configuration")
+    b.add_argument("--shapes", help="with --sweep: comma-separated shapes (default stories15M,stories42M,"
+                   "stories90M,stories110M)")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
@@ -40,11 +42,12 @@ def add_parser(subparsers):
 def run(args) -> int:
     from allegrex.bench.llama import DEFAULT_KERNELS, DEFAULT_PROMPT, KERNELS, SWEEP_TOKENS, bench_llama
     from allegrex.bench.report import format_report
-    from allegrex.bench.sweep import sweep_llama
+    from allegrex.bench.sweep import SWEEP_SHAPES, sweep_llama
     kernels = tuple(k.strip() for k in args.kernels.split(",") if k.strip()) if args.kernels is not None else None
     if args.sweep:
+        shapes = tuple(v.strip() for v in args.shapes.split(",") if v.strip()) if args.shapes else SWEEP_SHAPES
         report = sweep_llama(KERNELS if kernels is None else kernels, SWEEP_TOKENS if args.tokens is None else args.tokens,
-                             args.clock, show_progress=not args.quiet)
+                             args.clock, shapes=shapes, show_progress=not args.quiet)
     else:
         prompt = DEFAULT_PROMPT if args.prompt is None else args.prompt
         report = bench_llama(args.shape, DEFAULT_KERNELS if kernels is None else kernels,

@@ -130,6 +130,8 @@ def test_cli_writes_text_json_and_plot(tmp_path, capsys):
     (["--tokens", "0"], "--tokens must be"),
     (["--clock", "100"], "--clock must be"),
     (["--shape", "stories7B"], "unknown shape"),
+    (["--sweep", "--shapes", "stories15M,stories7B"], "unknown shape"),
+    (["--sweep", "--kernels", "neon"], "unknown kernel neon"),
 ])
 def test_bad_arguments_get_clear_errors(argv, message, capsys):
     assert main(["bench", "llama", "--quiet", *argv]) == 2
