@@ -78,8 +78,7 @@ def _stacks(d, runs, box):
 
 
 SWEEP_COLORS = {("q80", "ram"): (66, 133, 244), ("q40", "ram"): (52, 168, 83),
-                ("q80", "stream"): (160, 190, 240), ("q40", "stream"): (160, 220, 170)}
-DECADES = (0.01, 0.1, 1, 10, 100)
+                ("q80", "stream"): (170, 198, 245), ("q40", "stream"): (170, 222, 180)}
 
 
 def plot_sweep(report: dict, path) -> None:
@@ -93,34 +92,41 @@ def plot_sweep(report: dict, path) -> None:
             key = (row["shape"], row["psp_model"], row["format"])
             if r.get("ok") and r["tok_per_s"] > best.get(key, (0,))[0]:
                 best[key] = (r["tok_per_s"], row["fits"])
-    shapes = list(dict.fromkeys(row["shape"] for row in report["rows"]))
-    pspss = list(dict.fromkeys(row["psp_model"] for row in report["rows"]))
-    fmts = list(dict.fromkeys(row["format"] for row in report["rows"]))
     if not best:
         raise AllegrexError("--plot: no run of the sweep finished, nothing to draw")
+    shapes = list(dict.fromkeys(row["shape"] for row in report["rows"]))
+    psps = list(dict.fromkeys(row["psp_model"] for row in report["rows"]))
+    fmts = list(dict.fromkeys(row["format"] for row in report["rows"]))
+    values = [v for v, _ in best.values()]
+    lo, hi = math.floor(math.log10(min(values))), math.ceil(math.log10(max(values)))
+    hi += hi == lo
     img = Image.new("RGB", (W, H), "white")
     d = ImageDraw.Draw(img)
-    d.text((PAD, 10), f"llama2 sweep at {report['clock_mhz']} MHz: best tok/s per shape, PSP and format "
-                      "(dark: in RAM, light: streamed)", fill="black")
-    x0, y0, x1, y1 = PAD, 40, W - PAD, H - PAD
-    lo, hi = math.log10(DECADES[0]), math.log10(DECADES[-1])
+    d.text((PAD, 8), f"llama2 sweep at {report['clock_mhz']} MHz: the best tok/s of each shape, PSP and format",
+           fill="black")
+    x0, y0, x1, y1 = PAD, 50, W - PAD, H - PAD - 10
 
     def y_of(v):
-        return y1 - (y1 - y0) * (math.log10(max(v, DECADES[0])) - lo) / (hi - lo)
-    for v in DECADES:
-        d.line((x0, y_of(v), x1, y_of(v)), fill=(220, 220, 220))
-        d.text((5, y_of(v) - 6), f"{v:g}", fill="black")
+        return y1 - (y1 - y0) * (math.log10(v) - lo) / (hi - lo)
+    for e in range(lo, hi + 1):
+        d.line((x0, y_of(10.0 ** e), x1, y_of(10.0 ** e)), fill=(225, 225, 225))
+        d.text((8, y_of(10.0 ** e) - 6), f"{10.0 ** e:g}", fill="black")
+    for i, ((fmt, fits), color) in enumerate(SWEEP_COLORS.items()):
+        lx = x0 + 150 * i
+        d.rectangle((lx, 26, lx + 12, 38), fill=color)
+        d.text((lx + 16, 26), f"{fmt} {'in RAM' if fits == 'ram' else 'streamed'}", fill="black")
     group_w = (x1 - x0) / len(shapes)
-    bar_w = group_w / (len(pspss) * len(fmts) + 1)
+    bar_w = group_w / (len(psps) * len(fmts) + 1)
     for i, shape in enumerate(shapes):
         gx = x0 + i * group_w
-        d.text((gx + 4, y1 + 18), shape, fill="black")
-        for j, psp in enumerate(pspss):
+        d.text((gx + 4, y1 + 22), shape, fill="black")
+        for j, psp in enumerate(psps):
+            px = gx + bar_w * (j * len(fmts) + 0.5)
+            d.text((px, y1 + 6), psp.replace("psp-", ""), fill="black")
             for k, fmt in enumerate(fmts):
-                bx = gx + bar_w * (j * len(fmts) + k + 0.5)
                 if (shape, psp, fmt) in best:
                     tok, fits = best[(shape, psp, fmt)]
+                    bx = px + bar_w * k
                     d.rectangle((bx, y_of(tok), bx + bar_w - 2, y1), fill=SWEEP_COLORS[(fmt, fits)])
-                d.text((bx, y1 + 4), f"{psp[4]}{fmt[1]}", fill="black")
-    d.text((x0, H - 14), "bars: PSP model (1/2/3) and format (8: q80, 4: q40)", fill="black")
+                    d.text((bx, y_of(tok) - 12), f"{tok:.3g}", fill="black")
     _save(img, path)
