@@ -386,7 +386,8 @@ static int wants_blocked(const Model *m, int rows, int cols) {
 }
 
 /* Reads rows [row0, row0 + rows) of q80 matrix t into p re-laid in blocks: the values go to
- * the end of p, the scales to the staging memory, both in one pass through the file; then
+ * the end of p, the scales to the staging memory (pick_staging), both in one pass through
+ * the file; then
  * record by record from the front (a record never reaches values not yet moved: it is
  * as long as its values and scales, and the scales are elsewhere), each block's values
  * first copied to the staging memory. */
@@ -410,11 +411,28 @@ static int load_blocked(Model *m, const Tensor *t, int row0, int rows, uint8_t *
     return 0;
 }
 
-/* Allocates piece `i` of t (rows from row0) in its region and reads it in. */
-static int load_piece(Model *m, Arena *a, Tensor *t, int i, int row0) {
+/* Memory not in use while a matrix loads, for re-laying it: the largest of the KV cache
+ * and stream buffer (not used before generation) and what the weights not read yet will
+ * take at the end of either region. */
+static void pick_staging(Model *m, const Arena *a, uint8_t *kv, size_t kv_size) {
+    m->staging = kv;
+    m->staging_bytes = kv_size;
+    for (int r = 0; r < 2; r++) {
+        const Region *g = &a->region[r];
+        if (g->base && g->size - g->used > m->staging_bytes) {
+            m->staging = g->base + g->used;
+            m->staging_bytes = g->size - g->used;
+        }
+    }
+}
+
+/* Allocates piece `i` of t (rows from row0) in its region and reads it in (`kv`: the
+ * staging memory the run state offers, see pick_staging). */
+static int load_piece(Model *m, Arena *a, Tensor *t, int i, int row0, uint8_t *kv, size_t kv_size) {
     int rows = t->piece_rows[i];
     uint8_t *p = arena_alloc_in(a, t->piece_region[i], piece_bytes(m, t, rows), MEM_WEIGHTS);
     if (!p) return -1;
+    pick_staging(m, a, kv, kv_size);
     Mat *w = &t->piece[i];
     w->w = p;
     w->s = NULL;
@@ -464,9 +482,11 @@ int model_load(Model *m, Arena *a, const Budget *b, ProbIndex **probindex, char 
         for (int j = i; j > 0 && order[j]->file_w < order[j - 1]->file_w; j--) {
             Tensor *tmp = order[j]; order[j] = order[j - 1]; order[j - 1] = tmp;
         }
+    uint8_t *kv = m->staging;
+    size_t kv_size = m->staging_bytes;
     for (int i = 0; i < n; i++)
         for (int p = 0, row = 0; p < order[i]->pieces; row += order[i]->piece_rows[p++])
-            if (load_piece(m, a, order[i], p, row)) {
+            if (load_piece(m, a, order[i], p, row, kv, kv_size)) {
                 snprintf(err, MAX_ERR, "read error in the model file (or out of arena for the weights)");
                 return -1;
             }
