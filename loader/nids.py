@@ -20,6 +20,16 @@ def name_for_nid(library: str, nid: int) -> str | None:
     return _table().get((library, nid & 0xFFFFFFFF))
 
 
+def known_library(library: str) -> bool:
+    """The table names functions of this library (a PSP firmware library)."""
+    return library in _libraries()
+
+
+@lru_cache(maxsize=1)
+def _libraries() -> frozenset:
+    return frozenset(library for library, _ in _table())
+
+
 @lru_cache(maxsize=1)
 def _table() -> dict:
     """{(library, nid): name}. A line is 'Library name' or 'Library name 0xNID' where

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import tempfile
 import time
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from allegrex.bench import published as pub
@@ -23,6 +24,7 @@ from allegrex.bench.breakdown import breakdown
 from allegrex.bench.progress import ProgressBar, note
 from allegrex.bench.roofline import roofline
 from allegrex.errors import AllegrexError
+from allegrex.jobs import Engine, run_jobs
 from allegrex.llama.shapes import shape_config
 
 KERNELS = ("scalar", "scalar-madd", "vfpu")
@@ -173,19 +175,69 @@ def budget_view(budget: dict, psp_model: str) -> dict:
     return out
 
 
+@dataclass(frozen=True)
+class KernelRun:
+    """One run of the port, as a picklable job for allegrex.jobs: the bundled model of
+    `shape` in `fmt` (made or found in the cache where the job runs) unless model paths
+    are given; `settings` are further llama2.cfg keys (kv, cache, cache_kb) as pairs."""
+    shape: str
+    kernel: str
+    tokens: int
+    prompt: str = DEFAULT_PROMPT
+    psp_model: str = "psp-2000"
+    clock: int = 333
+    model: str | None = None
+    tokenizer: str | None = None
+    fmt: str = "q80"
+    settings: tuple = ()
+    show_progress: bool = False  # a live bar: only when the runs go one after another here
+
+
+def run_kernel_job(job: KernelRun) -> dict:
+    from allegrex.bench.models import bundled_model
+    model, tok = (Path(job.model), Path(job.tokenizer)) if job.model else bundled_model(job.shape, None, job.fmt)
+    if job.show_progress:
+        note(f"{job.shape} {job.fmt} on {job.psp_model}, {job.kernel}:")
+    return run_kernel(model, tok, job.kernel, job.tokens, job.prompt, job.psp_model, job.clock,
+                      show_progress=job.show_progress, extra=dict(job.settings))
+
+
+def run_kernels(runs: list[KernelRun], engine: Engine, show_progress: bool, func=run_kernel_job) -> list[dict]:
+    """func(run) for every run on `engine`, in order; a line as each finishes when they run
+    in parallel, and a failed job (a crash in the simulator) as a failed run of its kernel."""
+    serial = not engine.dask and engine.workers == 1
+    runs = [replace(r, show_progress=show_progress and serial) for r in runs]
+
+    def finished(i: int, outcome) -> None:
+        if show_progress and not serial:
+            r, v = runs[i], outcome.value or {}
+            state = (f"{v['tok_per_s']:.3f} tok/s, {v['wall_seconds']:.0f} s of wall time" if v.get("ok")
+                     else f"failed: {v.get('error') or outcome.failure}")
+            note(f"{r.shape} {r.fmt} {dict(r.settings).get('kv', '')} on {r.psp_model}, {r.kernel}: {state}")
+
+    if show_progress and not serial and runs:
+        note(f"{len(runs)} run(s) on {engine.describe()}; a line as each finishes")
+    outcomes = run_jobs(func, runs, engine, on_done=finished)
+    return [o.value if o.ok else {"kernel": r.kernel, "psp_model": r.psp_model, "clock_mhz": r.clock, "ok": False,
+                                  "error": o.failure, "budget": {}}
+            for r, o in zip(runs, outcomes)]
+
+
 def bench_llama(shape: str = "stories15M", kernels=DEFAULT_KERNELS, tokens: int = 64, prompt: str = DEFAULT_PROMPT,
                 psp_model: str = "psp-2000", clock: int = 333, show_progress: bool = True,
                 model: Path | None = None, tokenizer: Path | None = None, fmt: str = "q80",
-                extra: dict | None = None) -> dict:
-    """The whole `allegrex bench llama` report as a dict."""
+                extra: dict | None = None, engine: Engine = Engine()) -> dict:
+    """The whole `allegrex bench llama` report as a dict; the kernels run on `engine`."""
     from allegrex.bench.models import bundled_model
     check_arguments(kernels, tokens, psp_model, clock)
     config = shape_config(shape)
+    files = (str(model), str(tokenizer)) if model is not None else (None, None)  # None: the job's own cache
     if model is None:
-        model, tokenizer = bundled_model(shape, note if show_progress else None, fmt)
+        bundled_model(shape, note if show_progress else None, fmt)  # made once here, before the runs
     wall0 = time.monotonic()
-    runs = [run_kernel(model, tokenizer, k, tokens, prompt, psp_model, clock, show_progress=show_progress,
-                       extra=extra) for k in kernels]
+    settings = tuple(sorted((extra or {}).items()))
+    runs = run_kernels([KernelRun(shape, k, tokens, prompt, psp_model, clock, *files, fmt, settings)
+                        for k in kernels], engine, show_progress)
     roof = roofline(config, clock, fmt)
     for r in runs:
         if r.get("ok"):

@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from allegrex.bench import published as pub
-from allegrex.bench.llama import KERNELS, SWEEP_TOKENS, check_arguments, run_kernel
+from allegrex.bench.llama import KERNELS, SWEEP_TOKENS, KernelRun, check_arguments, run_kernel_job, run_kernels
 from allegrex.bench.progress import note
+from allegrex.jobs import Engine
 from allegrex.llama.shapes import shape_config
 
 SWEEP_SHAPES = ("stories15M", "stories42M", "stories90M", "stories110M")
@@ -38,34 +39,36 @@ class Cell:
 
 def sweep_llama(kernels=KERNELS, tokens: int = SWEEP_TOKENS, clock: int = 333, shapes=SWEEP_SHAPES,
                 psp_models=SWEEP_MODELS, formats=SWEEP_FORMATS, kvs=SWEEP_KV, show_progress: bool = True,
-                run=None) -> dict:
-    """The sweep as a dict (report.format_sweep prints it). `run(model, tokenizer, kernel,
-    psp_model, kv)` makes one run (default: the simulated PSP, run_kernel)."""
+                engine: Engine = Engine(), run=run_kernel_job) -> dict:
+    """The sweep as a dict (report.format_sweep prints it). The runs are jobs on `engine`
+    (`run(KernelRun)` makes one: the simulated PSP by default): first one kernel per
+    configuration, then the other kernels of those that fit (whether a model fits does not
+    depend on the kernel). The models are made here first; a cluster's workers make their
+    own, the same bytes from the same seed."""
     from allegrex.bench.models import bundled_model
     check_arguments(kernels, tokens, "psp-2000", clock)
     for s in shapes:
         shape_config(s)
-    if run is None:
-        def run(model, tok, kernel, psp_model, kv):
-            return run_kernel(model, tok, kernel, tokens, "", psp_model, clock, show_progress=show_progress,
-                              extra={"kv": kv})
     files = {(s, f): bundled_model(s, note if show_progress else None, f) for s in shapes for f in formats}
-    done: dict[tuple, dict] = {}
+    cells = [Cell(s, p, f, kv) for s in shapes for p in psp_models for f in formats for kv in kvs]
+    configs = list(dict.fromkeys((c.shape, SAME_MACHINE.get(c.psp_model, c.psp_model), c.fmt, c.kv)
+                                 for c in cells if c.kernels(kernels)))
+
+    def job(config, kernel):
+        shape, machine, fmt, kv = config
+        return KernelRun(shape, kernel, tokens, "", machine, clock, fmt=fmt, settings=(("kv", kv),))
+
+    wanted = {c: Cell(c[0], c[1], c[2], c[3]).kernels(kernels) for c in configs}
+    done = dict(zip(((c, wanted[c][0]) for c in configs),
+                    run_kernels([job(c, wanted[c][0]) for c in configs], engine, show_progress, run)))
+    rest = [(c, k) for c in configs if done[(c, wanted[c][0])].get("ok") for k in wanted[c][1:]]
+    done.update(zip(rest, run_kernels([job(c, k) for c, k in rest], engine, show_progress, run)))
     rows = []
-    for cell in (Cell(s, p, f, kv) for s in shapes for p in psp_models for f in formats for kv in kvs):
+    for cell in cells:
         machine = SAME_MACHINE.get(cell.psp_model, cell.psp_model)
-        model, tok = files[(cell.shape, cell.fmt)]
-        runs = {}
-        for kernel in cell.kernels(kernels):
-            key = (cell.shape, machine, cell.fmt, cell.kv, kernel)
-            if key not in done:
-                if show_progress:
-                    note(f"{cell.shape} {cell.fmt} kv {cell.kv} on {machine}, {kernel}:")
-                done[key] = run(model, tok, kernel, machine, cell.kv)
-            runs[kernel] = done[key]
-            if not runs[kernel].get("ok"):
-                break  # whether it fits does not depend on the kernel
-        rows.append(_row(cell, machine, model.stat().st_size, runs))
+        config = (cell.shape, machine, cell.fmt, cell.kv)
+        runs = {k: done[(config, k)] for k in cell.kernels(kernels) if (config, k) in done}
+        rows.append(_row(cell, machine, files[(cell.shape, cell.fmt)][0].stat().st_size, runs))
     return {"benchmark": "llama-sweep", "clock_mhz": clock, "tokens_per_run": tokens,
             "extrapolated": f"tok/s from {tokens} positions per run (empty prompt), as a per-token figure",
             "rows": rows, "fastest": fastest(rows), "published": pub.published()}

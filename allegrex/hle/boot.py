@@ -46,6 +46,10 @@ def boot(machine, image, options: RunOptions | None = None) -> Kernel:
         kernel.sysmem.reserve(low, high - low, "program")
     kernel.sysmem.reserve_system_area()
     kernel.image = image
+    main_module = kernel.modules.boot(image) if image.segments else None  # registers the program's own libraries
+    # A kernel-mode program (module attribute 0x1000, the 1.50-era layout) may touch kernel
+    # memory: this is where its mode is decided; the CPU's kernel-mode memory map follows it.
+    kernel.kernel_mode = bool(main_module and main_module.kernel_mode)
     kernel.install_imports(image.imports)
     guest_dir, host_dir = program_folder(options, options.program_path)
     kernel.io.set_program_folder(guest_dir, host_dir)
@@ -60,4 +64,6 @@ def boot(machine, image, options: RunOptions | None = None) -> Kernel:
         kernel.threads.start(thread, len(argv0), ARGS_ADDR)
     except MemoryError:
         raise AllegrexError("no room for the main thread's stack in the user partition") from None
+    if main_module is not None:
+        kernel.modules.add(main_module)
     return kernel

@@ -34,6 +34,14 @@ ILLEGAL_ALIGNMENT_SIZE = 0x800200E4
 ILLEGAL_OBJECT = 0x8002012D  # not a module the firmware can load
 UNKNOWN_MODULE = 0x8002012E
 MODULE_NOT_STARTED = 0x80020134  # a loaded module that was never started cannot be stopped
+MODULE_ALREADY_STOPPED = 0x80020135
+MODULE_CANNOT_STOP = 0x80020136  # module_stop refused, or the caller is in no module
+MODULE_CANNOT_REMOVE = 0x80020138  # only a module that is not running can be unloaded
+LIBRARY_IS_NOT_LINKED = 0x8002013A  # a stub no started module exports (the firmware's syscall 0x15)
+LIBRARY_NOT_FOUND = 0x8002013C  # a module whose prerequisite is not loaded cannot link
+MODULE_ALREADY_STOPPING = 0x8002013F
+MODULE_MANAGER_BUSY = 0x80020143  # a module_start/module_stop thread asked the manager for more work
+CANNOT_GET_MODULE_INFO = 0x8002014A
 NO_MEMORY = 0x80020190
 ILLEGAL_ATTR = 0x80020191
 ILLEGAL_ENTRY = 0x80020192
@@ -102,11 +110,13 @@ NO_ASYNC_OP = 0x8002032A
 CACHE_ALIGNMENT = 0x8002044C  # invalidating part of a cache line would lose its other bytes
 
 # generic errors
+NOT_IMPLEMENTED = 0x80000003  # (sceAudioSRCChReserve with 4 channels)
 ALREADY = 0x80000020  # (power callbacks: the slot is taken)
 BUSY = 0x80000021  # a device is still busy with the previous request
 OUT_OF_MEMORY = 0x80000022  # (power callbacks: every slot is taken)
 PRIV_REQUIRED = 0x80000023  # memory the caller may not touch (kernel space), a system-only slot
 EMPTY_SLOT = 0x80000025  # (power callbacks: nothing registered in the slot)
+
 INVALID_ID = 0x80000100
 INVALID_INDEX = 0x80000102
 INVALID_POINTER = 0x80000103
@@ -116,8 +126,22 @@ INVALID_FORMAT = 0x80000108
 INVALID_VALUE = 0x800001FE
 INVALID_ARGUMENT = 0x800001FF
 
-# power (volatile memory)
+# power (volatile memory, battery)
+POWER_0010 = 0x802B0010  # what scePowerGetInnerTemp answers (uOFW power.c; its meaning is unknown)
 VOLATILE_MEM_IN_USE = 0x802B0200  # the volatile memory is lent to somebody else
+
+# audio (the sceAudio driver; pspautotests audio/sceaudio, audio/output2)
+AUDIO_NOT_INITIALIZED = 0x80260001  # the channel is not reserved (outputs, SetChannelDataLen)
+AUDIO_BUSY = 0x80260002  # the channel still plays its buffer / both SRC slots are busy
+AUDIO_INVALID_CHANNEL = 0x80260003  # not 0-7, or reserving one already reserved
+AUDIO_PRIV_REQUIRED = 0x80260004  # a buffer reaching kernel addresses
+AUDIO_NO_FREE_CHANNEL = 0x80260005
+AUDIO_INVALID_SIZE = 0x80260006
+AUDIO_INVALID_FORMAT = 0x80260007
+AUDIO_NOT_RESERVED = 0x80260008  # (release, config; the SRC channel)
+AUDIO_INVALID_FREQUENCY = 0x8026000A
+AUDIO_INVALID_VOLUME = 0x8026000B
+AUDIO_SRC_BUSY = 0x80268002  # the SRC channel is reserved already, or still plays
 
 # registry (sceReg)
 REG_NOT_FOUND = 0x80082715
@@ -144,6 +168,49 @@ SAVEDATA_SAVE_PARAM = 0x80110388  # save: unknown secure version, or a keyed mod
 SAVEDATA_SIZES_NO_DATA = 0x801103C7  # SIZES: the save msData names is not there
 MSGDIALOG_BAD_OPTION = 0x80110501
 MSGDIALOG_BAD_ERROR_CODE = 0x80110502  # MODE_ERROR with an errorNum that is not an error
+
+
+# sceUtility module loading, per calling family
+UTILITY_MODULE_BAD_ID = 0x80111101
+UTILITY_MODULE_ALREADY_LOADED = 0x80111102
+UTILITY_MODULE_NOT_LOADED = 0x80111103
+UTILITY_NET_MODULE_BAD_ID = 0x80110801
+UTILITY_NET_MODULE_ALREADY_LOADED = 0x80110802
+UTILITY_NET_MODULE_NOT_LOADED = 0x80110803
+UTILITY_AV_MODULE_BAD_ID = 0x80110F01
+UTILITY_AV_MODULE_ALREADY_LOADED = 0x80110F02
+UTILITY_AV_MODULE_NOT_LOADED = 0x80110F03
+
+# network: pspnet_inet, _apctl, _resolver, _adhoc*, sceHttp, sceSsl
+NET_INET_ALREADY_INITIALIZED = 0x80410201
+NET_APCTL_ALREADY_INITIALIZED = 0x80410A01
+NET_APCTL_NOT_IN_BSS = 0x80410A05
+NET_APCTL_WLAN_SWITCH_OFF = 0x80410A06
+NET_APCTL_INVALID_ID = 0x80410A09
+NET_RESOLVER_NO_DNS_SERVER = 0x80410402  # no DNS server is configured (no access point)
+NET_RESOLVER_INVALID_PTR = 0x80410403
+NET_RESOLVER_BAD_ID = 0x80410408
+NET_RESOLVER_ID_MAX = 0x80410406
+NET_ADHOC_ALREADY_INITIALIZED = 0x80410713
+NET_ADHOCCTL_WLAN_SWITCH_OFF = 0x80410B03
+NET_ADHOCCTL_ID_NOT_FOUND = 0x80410B06
+NET_ADHOCCTL_ALREADY_INITIALIZED = 0x80410B07
+NET_ADHOCCTL_NOT_INITIALIZED = 0x80410B08
+NET_ADHOC_MATCHING_ALREADY_INITIALIZED = 0x80410812
+HTTP_BEFORE_INIT = 0x80431001
+HTTP_ALREADY_INITED = 0x80431020
+HTTP_UNKNOWN_SCHEME = 0x80431061
+HTTP_BEFORE_SEND = 0x80431065  # a request that was never sent has no answer to read
+HTTP_INVALID_ID = 0x80431100
+HTTP_INVALID_URL = 0x80433060
+HTTP_UNKNOWN_METHOD = 0x8043106B
+SSL_NOT_INIT = 0x80435001
+SSL_ALREADY_INIT = 0x80435020
+SSL_INVALID_PARAMETER = 0x804351FE
+
+# USB
+USB_NOT_STARTED = 0x80243007  # sceUsbGetState before any driver started
+USB_WAIT_TIMEOUT = 0x80243008
 
 
 def signed(value: int) -> int:

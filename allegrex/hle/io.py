@@ -267,10 +267,17 @@ def driver_call(k, result, us: int = memstick.REQUEST_US):
     """A call that reached the memory stick's driver: for `us` microseconds the driver
     holds the CPU (it copies the data itself: no other thread runs, interrupts do), then
     the caller gets `result`."""
+    if k.threads.current is not None and not k.interrupts:
+        k.threads.hold_cpu(k.now_us() + us)
+    return wait_for_device(k, result, us)
+
+
+def wait_for_device(k, result, us: int):
+    """The calling thread sleeps `us` simulated microseconds, then its call returns `result`
+    (None here: the wake-up sets v0). Outside a thread the call returns at once."""
     if k.threads.current is None or k.interrupts:
         return result
     k.cpu.regs[V0] = result & 0xFFFFFFFF
-    k.threads.hold_cpu(k.now_us() + us)
     k.threads.block(Wait("io", data=result), timeout_us=us)
     return None
 

@@ -14,7 +14,10 @@ import numpy as np
 
 from allegrex.cpu.state import A0, AT, CYCLES, GP, GPR_NAMES, HI, INSTRUCTIONS, LO, NPC, PC, RA, SP, T7, T8, T9, V0
 from allegrex.errors import AllegrexError, GuestMemoryError
+from loader.module import stub_owners
+
 from allegrex.hle import codes, costs, registry
+from allegrex.hle.linker import LIBRARY_IS_NOT_LINKED, Linker, ModuleStub, is_firmware_library
 from allegrex.hle.objects import KernelObject
 from allegrex.limits import check_seconds
 from allegrex.timing import charge_hle, counters as timing_counters
@@ -98,6 +101,7 @@ class RunOptions:
     input_events: list = field(default_factory=list)  # from allegrex.hle.ctrl.parse_* helpers
     frames_dir: str | None = None
     frames_every: int = 1
+    audio_path: str | None = None  # WAV file for what the speaker plays (allegrex run --audio)
     strict: bool = False
     epoch: int = DEFAULT_EPOCH
     has_display: bool = False  # answer to the pspautotests emulator devctl
@@ -200,14 +204,15 @@ class Kernel:
         self.objects: dict[int, KernelObject] = {}
         self.image = None
         self.sdk_version = 0
+        self.kernel_mode = False  # the program is a kernel-mode module (attribute 0x1000): see boot.py
         self.compiler_version = 0
         self._trampolines: dict[str, int] = {}
         self.interrupts: list = []  # (saved context, thread, on_return) of running handlers
         self.intr_enabled = 1  # sceKernelCpuSuspendIntr clears it: timers wait until it is set again
         self.pending_interrupts: list = []
         self._trampoline_next = TRAMPOLINE_ADDR
+        self.linker = Linker(self.memory)  # the user libraries started modules export
         # single values of libraries with no manager of their own
-        self.module_uid = 0  # ModuleMgrForUser: the program's module object (none is made: 0)
         self.running_vtimer = 0  # the vtimer whose handler runs now (timers), 0 outside handlers
         self.dmac_busy_until_us = 0  # when the DMAC finishes the copy under way (dmac)
         self.ge_lists = 0  # display lists queued so far: the next list id (sceGe_user in misc)
@@ -261,19 +266,32 @@ class Kernel:
         return SYSCALL_BASE + len(self.syscalls) - 1
 
     def install_imports(self, imports) -> None:
-        """Patch every import stub to `jr ra; syscall id`; list unknown ones on stderr."""
+        """Link every import stub as the module loader does (allegrex.hle.linker): HLE
+        functions become `jr ra; syscall id`, user libraries' functions jumps into the
+        module that exports them; unknown and not-yet-linked ones are listed on stderr."""
         known_before = len(self.unknown_imports)
+        waiting = []
+        for library, function in stub_owners(imports).values():
+            entry = registry.lookup(library.name, function.nid)
+            if entry is None and not is_firmware_library(library.name):
+                stub = ModuleStub(library.name, function.nid, function.name, function.stub_addr, 0)
+                stub.syscall_word = syscall_word(self._add_syscall(stub))
+                if not self.linker.add(stub):
+                    waiting.append(stub)
+                continue
+            if entry is None:
+                entry = UnknownImport(library.name, function.nid, function.name, function.stub_addr)
+                self.unknown_imports.append(entry)
+            code = self._add_syscall(entry)
+            self.memory.write_u32(function.stub_addr, JR_RA)
+            self.memory.write_u32(function.stub_addr + 4, syscall_word(code))
         for library in imports:
-            for function in library.functions:
-                entry = registry.lookup(library.name, function.nid)
-                if entry is None:
-                    entry = UnknownImport(library.name, function.nid, function.name, function.stub_addr)
-                    self.unknown_imports.append(entry)
-                code = self._add_syscall(entry)
-                self.memory.write_u32(function.stub_addr, JR_RA)
-                self.memory.write_u32(function.stub_addr + 4, syscall_word(code))
             for variable in getattr(library, "variables", []) or []:
                 self.warn_once(("var", library.name), f"imported variables of {library.name} are not provided")
+        if waiting:
+            names = sorted({stub.library for stub in waiting})
+            self.warn(f"{len(waiting)} imported function(s) of {', '.join(names)} not linked yet: a module that "
+                      "exports them must start first (until then they return LIBRARY_IS_NOT_LINKED)")
         new_unknown = self.unknown_imports[known_before:]
         if new_unknown:
             self.warn(f"{len(new_unknown)} imported function(s) not implemented "
@@ -295,6 +313,11 @@ class Kernel:
         if isinstance(entry, UnknownImport):
             self.request_stop("unknown-import", f"called unimplemented import {entry.describe()} "
                               f"from 0x{(ra - 8) & 0xFFFFFFFF:08x} (ra=0x{ra:08x})", 1)
+            return
+        if isinstance(entry, ModuleStub):  # the firmware's not-linked stub: an error code, nothing else
+            self.warn_once(("unlinked", entry.stub_addr), f"called {entry.describe()} from 0x{(ra - 8) & 0xFFFFFFFF:08x}"
+                           " before a module exporting it started: LIBRARY_IS_NOT_LINKED")
+            self.cpu.regs[V0] = LIBRARY_IS_NOT_LINKED
             return
         self.charge(entry.cost)
         self.call_counts[entry.name] = self.call_counts.get(entry.name, 0) + 1
@@ -443,6 +466,8 @@ class Kernel:
                 self.request_stop("break", self.fault_report(event, "break instruction"), 1)
             elif kind == "halt":
                 self.request_stop("halt", f"the CPU halted at 0x{int(event.pc):08x}", 1)
+            elif kind == "breakpoint":  # set by a Python caller (bench kernel): it resumes with run()
+                self.request_stop("breakpoint", f"breakpoint at 0x{int(event.pc):08x}", 0)
             self.fire_timers()
             self.threads.reschedule()
             if progress is not None:
@@ -495,5 +520,6 @@ class Kernel:
             "unknown_imports": [u.describe() for u in self.unknown_imports],
             "sandbox_refusals": list(self.sandbox_refusals),
             "frames_written": self.display.frames_written,
+            "audio_seconds": round(self.audio.sounding_seconds(), 6),
             "counters": timing_counters.snapshot(counters),
         }

@@ -7,8 +7,9 @@ the import below and, if it has state, one line to MANAGERS (docs/contributing.m
 """
 
 # each import registers the module's functions (most are used only for that)
-from allegrex.hle import (ccc, ctrl, display, dmac, hash, intr, io, misc, modules, msgpipe, mt19937, pools, power,
-                          reg, rtc, stdio, sync, sysmem, systemparam, threads, timers, tls, umd, utility, vpl)
+from allegrex.hle import (audio, battery, ccc, ctrl, display, dmac, hash, hprm, http, intr, io, kernel_libraries, misc,
+                          modules, msgpipe, mt19937, net, net_adhoc, pools, power, reg, rtc, stdio, sync, sysmem,
+                          systemparam, threads, timers, tls, umd, usb, utility, utility_modules, vaudio, vpl)
 
 MANAGERS = {
     "sysmem": sysmem.SysMem,
@@ -24,4 +25,10 @@ MANAGERS = {
     "volatile_lock": misc.VolatileLock,
     "vblank_handlers": timers.VblankHandlers,
     "ge_sub_handlers": intr.SubHandlers,
+    "audio": audio.Audio,
+    "vaudio": vaudio.VaudioState,
+    "modules": modules.ModuleManager,
+    "utility_modules": utility_modules.LoadedModules,
+    "net": net.NetStack,
+    "usb": usb.Usb,
 }

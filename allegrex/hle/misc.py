@@ -1,4 +1,4 @@
-"""Small libraries: program exit (LoadExecForUser, ModuleMgrForUser), caches and
+"""Small libraries: program exit (LoadExecForUser), caches and
 interrupt masking (UtilsForUser, Kernel_Library), power locks (sceSuspendForUser),
 and the GE (sceGe_user), which is out of scope: reported once, answered harmlessly."""
 
@@ -56,26 +56,6 @@ def exit_callback_acknowledge(k) -> int:
     k.memory.write_u32(params + 4, 0)
     k.memory.write_u32(params + 8, 0xFFFFFFFF)
     return 0
-
-
-MM = "ModuleMgrForUser"
-
-
-@hle(MM)
-def sceKernelSelfStopUnloadModule(k, unknown: int, argsize: int, argp: Ptr) -> int:
-    k.request_stop("exit", "the program unloaded itself (sceKernelSelfStopUnloadModule)", 0)
-    return 0
-
-
-@hle(MM)
-def sceKernelStopUnloadSelfModule(k, argsize: int, argp: Ptr, status: Ptr, option: Ptr) -> int:
-    k.request_stop("exit", "the program unloaded itself (sceKernelStopUnloadSelfModule)", 0)
-    return 0
-
-
-@hle(MM)
-def sceKernelGetModuleIdByAddress(k, addr: Ptr) -> int:
-    return k.module_uid if k.module_uid else codes.signed(codes.UNKNOWN_MODULE)
 
 
 # --- caches: the simulator keeps no stale copies, so these only cost time ---

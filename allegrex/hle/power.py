@@ -1,11 +1,12 @@
-"""scePower: clock frequencies (boot 222/111 MHz) and battery answers of a charged PSP
-on mains power. Changing the CPU clock changes how many cycles make a microsecond."""
+"""scePower: clock frequencies (boot 222/111 MHz) and power callbacks (the battery queries
+are battery.py). Changing the CPU clock changes how many cycles make a microsecond."""
 
 import math
 
 import numpy as np
 
 from allegrex.hle import codes, threads
+from allegrex.hle.battery import CALLBACK_STATE
 from allegrex.hle.registry import F32, U32, alias, hle
 from allegrex.hle.threads import Wait
 
@@ -138,46 +139,9 @@ alias(LIB, "scePowerGetCpuClockFrequency", scePowerGetCpuClockFrequencyInt)
 alias(LIB, "scePowerGetBusClockFrequency", scePowerGetBusClockFrequencyInt)
 
 
-@hle(LIB)
-def scePowerIsPowerOnline(k) -> int:
-    return 1
-
-
-@hle(LIB)
-def scePowerIsBatteryExist(k) -> int:
-    return 1
-
-
-@hle(LIB)
-def scePowerIsBatteryCharging(k) -> int:
-    return 0
-
-
-@hle(LIB)
-def scePowerGetBatteryChargingStatus(k) -> int:
-    return 0  # not charging: the battery is full (as scePowerIsBatteryCharging says)
-
-
-@hle(LIB)
-def scePowerIsLowBattery(k) -> int:
-    return 0
-
-
-@hle(LIB)
-def scePowerGetBatteryLifePercent(k) -> int:
-    return 100
-
-
-@hle(LIB)
-def scePowerGetBatteryLifeTime(k) -> int:
-    return 300
-
-
 # power callbacks: 16 slots for programs (16-31 are the system's); errors measured in
 # pspautotests power/power
 USER_SLOTS, ALL_SLOTS = 16, 32
-# what a registered callback is told: on AC power, battery present, 100 % (the state scePowerIs* report)
-POWER_STATE = 0x1000 | 0x80 | 100
 
 
 def _slot_error(slot: int, lowest: int) -> int | None:
@@ -206,7 +170,7 @@ def scePowerRegisterCallback(k, slot: int, cbid: int) -> int:
     else:
         result = 0
     slots[slot] = cbid
-    k.threads.notify(cb, POWER_STATE)  # it learns the current state at once
+    k.threads.notify(cb, CALLBACK_STATE)  # it learns the current state (battery.py) at once
     return result
 
 

@@ -149,6 +149,8 @@ def default_nid(library: str, name: str) -> int:
 # (library, nid) -> HleFunction, and library -> {name: HleFunction}
 FUNCTIONS: dict[tuple[str, int], HleFunction] = {}
 BY_NAME: dict[tuple[str, str], HleFunction] = {}
+LIBRARIES: set[str] = set()  # every library with at least one registered function
+TWINS: dict[str, str] = {}  # kernel library -> the user library whose functions it has (same names)
 
 _KINDS = {int: "s32", Ptr: "u32", U32: "u32", CStr: "cstr", S64: "s64", U64: "u64", F32: "f32"}
 _RESULTS = {int: "s32", U32: "s32", Ptr: "s32", S64: "64", U64: "64", F32: "f32", Raw: "raw", None: "raw",
@@ -192,6 +194,7 @@ def hle(library: str, name: str | None = None, nid: int | None = None, cost: int
                             params, result)
         FUNCTIONS[(library, entry.nid)] = entry
         BY_NAME[(library, fname)] = entry
+        LIBRARIES.add(library)
         return func
 
     return register
@@ -205,11 +208,38 @@ def alias(library: str, name: str, target: Callable, nid: int | None = None, cos
                         src.cost if cost is None else cost, src.params, src.result)
     FUNCTIONS[(library, entry.nid)] = entry
     BY_NAME[(library, name)] = entry
+    LIBRARIES.add(library)
+
+
+def has_library(library: str) -> bool:
+    load_all()
+    return library in LIBRARIES
+
+
+def twin_library(library: str, user_library: str) -> None:
+    """`library` (a kernel library) answers every function `user_library` has, by name."""
+    TWINS[library] = user_library
+    LIBRARIES.add(library)
 
 
 def lookup(library: str, nid: int) -> HleFunction | None:
     load_all()
-    return FUNCTIONS.get((library, nid & 0xFFFFFFFF))
+    nid &= 0xFFFFFFFF
+    entry = FUNCTIONS.get((library, nid))
+    if entry is None and library in TWINS:
+        entry = _twin(library, TWINS[library], nid)
+    return entry
+
+
+def _twin(library: str, user_library: str, nid: int) -> HleFunction | None:
+    """The user library's function whose name gives `nid` in the kernel library."""
+    for (lib, name), user in BY_NAME.items():
+        if lib == user_library and default_nid(library, name) == nid:
+            entry = HleFunction(library, name, nid, user.func, user.cost, user.params, user.result)
+            FUNCTIONS[(library, nid)] = entry
+            BY_NAME[(library, name)] = entry
+            return entry
+    return None
 
 
 def load_all() -> None:

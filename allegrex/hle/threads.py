@@ -96,6 +96,7 @@ class Thread(KernelObject):
         self.run_clocks = 0
         self.deleted_on_exit = False
         self.extended: list = []  # (stack block, base, size, pc, npc, sp, ra) of each sceKernelExtendThreadStack
+        self.on_exit = None  # called with the exit status when the thread ends (module start/stop threads)
 
 
 CALLBACK_INFO_SIZE = 56
@@ -270,8 +271,12 @@ class ThreadManager:
                 self.wake(other, status)
                 if not dispatch:
                     self.no_preempt.add(other)
+        if thread.on_exit is not None:
+            thread.on_exit(status)
 
     def delete(self, thread: Thread) -> None:
+        if thread.status == DEAD:  # already deleted when it ended (a module start/stop thread)
+            return
         thread.status = DEAD
         if thread.stack_block is not None:
             if thread.attr & ATTR_CLEAR_STACK:  # measured (threads/start): the freed stack reads back as zeros

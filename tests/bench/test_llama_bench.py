@@ -150,13 +150,13 @@ class FakeProgram:
     def __init__(self):
         self.calls = []
 
-    def __call__(self, model, tok, kernel, psp_model, kv):
-        self.calls.append((model.parent.name, kernel, psp_model, kv))
-        return fake_result(model, kernel, psp_model, kv)
+    def __call__(self, job):
+        kv = dict(job.settings)["kv"]
+        self.calls.append((job.fmt, job.kernel, job.psp_model, kv))
+        return fake_result(job.fmt, job.kernel, job.psp_model, kv)
 
 
-def fake_result(model, kernel, psp_model, kv):
-    fmt = "q40" if "q40" in model.parent.name else "q80"
+def fake_result(fmt, kernel, psp_model, kv):
     if fmt == "q40" and kv == "fp32":
         return {"kernel": kernel, "ok": False, "budget": {}, "error": "does not fit: the KV cache (320 KB) after ..."}
     mode = "stream" if (fmt == "q80" and psp_model == "psp-1000") else "ram"
@@ -178,8 +178,8 @@ def test_sweep_rows_fits_and_the_fastest_configuration():
     # the psp-3000 is the psp-2000 (same RAM, same timing): its rows are those runs, not run again
     assert not any(c[2] == "psp-3000" for c in calls) and rows[("psp-3000", "q80", "int8")]["same_as"] == "psp-2000"
     # q40 has no madd kernel; a run that does not fit is not repeated with the other kernels
-    assert [c[1] for c in calls if c[0].endswith("q40-seed0") and c[3] == "int8" and c[2] == "psp-2000"] == ["scalar", "vfpu"]
-    assert [c[1] for c in calls if c[0].endswith("q40-seed0") and c[3] == "fp32" and c[2] == "psp-2000"] == ["scalar"]
+    assert [c[1] for c in calls if c[0] == "q40" and c[3] == "int8" and c[2] == "psp-2000"] == ["scalar", "vfpu"]
+    assert [c[1] for c in calls if c[0] == "q40" and c[3] == "fp32" and c[2] == "psp-2000"] == ["scalar"]
     no, stream, ram = rows[("psp-1000", "q40", "fp32")], rows[("psp-1000", "q80", "int8")], rows[("psp-2000", "q80", "int8")]
     assert no["fits"] == "no" and no["why"].startswith("does not fit: the KV cache")
     assert stream["fits"] == "stream" and stream["streamed_per_token"] == 130_000 and "MB read per token" in stream["why"]
@@ -191,15 +191,25 @@ def test_sweep_rows_fits_and_the_fastest_configuration():
     assert "fastest configuration per model and PSP:" in text and "psp-3000=" in text
 
 
-def test_sweep_runs_the_port_and_draws_it(tmp_path):
-    out_png = tmp_path / "s.png"
-    from allegrex.bench import sweep
-    report = sweep.sweep_llama(kernels=("vfpu",), tokens=1, shapes=("stories260K",), psp_models=("psp-1000", "psp-2000"),
-                               kvs=("int8",), show_progress=False)
-    for row in report["rows"]:
-        run = row["kernels"]["vfpu"]
-        assert run["ok"] and row["fits"] == "ram" and run["budget"]["kv"] == "int8" and run["tokens"] == 1
-        assert run["budget"]["format"] == row["format"]
+def simulated(run: dict) -> dict:
+    """A run's figures without the host's wall-clock ones."""
+    return {k: v for k, v in run.items() if k != "wall_seconds"}
+
+
+def test_sweep_runs_the_port_alike_in_two_processes_and_draws_it(tmp_path):
     from allegrex.bench.plot import plot_sweep
-    plot_sweep(report, out_png)
+    from allegrex.bench.sweep import sweep_llama
+    from allegrex.jobs import Engine
+    sweep = dict(kernels=("vfpu",), tokens=1, shapes=("stories260K",), psp_models=("psp-1000", "psp-2000"),
+                 kvs=("int8",), show_progress=False)
+    serial, parallel = sweep_llama(**sweep), sweep_llama(**sweep, engine=Engine(workers=2))
+    assert [(r["psp_model"], r["format"]) for r in parallel["rows"]] == [
+        ("psp-1000", "q80"), ("psp-1000", "q40"), ("psp-2000", "q80"), ("psp-2000", "q40")]
+    for s, p in zip(serial["rows"], parallel["rows"]):
+        run = p["kernels"]["vfpu"]
+        assert run["ok"] and p["fits"] == s["fits"] == "ram" and run["tokens"] == 1 and run["cycles"] > 0
+        assert run["budget"]["kv"] == "int8" and run["budget"]["format"] == p["format"]
+        assert simulated(s["kernels"]["vfpu"]) == simulated(run)
+    out_png = tmp_path / "s.png"
+    plot_sweep(parallel, out_png)
     assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

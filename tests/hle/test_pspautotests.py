@@ -15,7 +15,8 @@ GROUPS = ["cpu", "io", "sysmem", "rtc", "threads/threads", "threads/semaphores",
           "display", "ctrl", "threads/alarm", "threads/vtimers", "threads/fpl", "threads/vpl",
           "threads/msgpipe", "threads/tls", "threads/callbacks", "threads/mutex", "threads/mbx",
           "threads/k0", "threads/wakeup", "threads/events", "power", "dmac", "hash", "intr", "misc", "ccc", "mstick",
-          "utility/msgdialog", "utility/savedata", "utility/systemparam", "umd"]
+          "utility/msgdialog", "utility/savedata", "utility/systemparam", "umd", "audio/sceaudio", "audio/output2",
+          "net", "hle", "loader"]
 
 REQUIRED = {  # passing when written (`allegrex test`: 195 of the 215 programs of these groups)
     "ccc/convertstring", "cpu/cpu_alu/cpu_alu", "cpu/cpu_alu/cpu_branch", "cpu/cpu_alu/cpu_branch2", "cpu/exec/exec_addr",
@@ -68,6 +69,9 @@ REQUIRED = {  # passing when written (`allegrex test`: 195 of the 215 programs o
     "utility/savedata/secureversion",
     "utility/savedata/sizes", "utility/systemparam/systemparam",
     "umd/register", "umd/callbacks/umd",
+    "audio/output2/changelength", "audio/output2/frequency", "audio/output2/release", "audio/output2/reserve",
+    "audio/output2/rest", "audio/output2/threads", "audio/sceaudio/datalen", "audio/sceaudio/reserve",
+    "net/primary/ether", "net/http/http", "hle/check_not_used_uids", "loader/bss/bss",
 }
 
 # Programs that need more simulated time than the default: power/freq runs at 1-3 MHz,

@@ -125,3 +125,22 @@ def test_the_wall_clock_timeout_is_checked_often_however_slow_the_cpu():
     started = time.monotonic()
     stop = k.run(timeout=0.5)
     assert stop.kind == "timeout" and 0.5 <= time.monotonic() - started < 0.8
+
+
+def test_an_audio_file_that_cannot_be_written_is_one_clear_line(program, capsys, tmp_path):
+    target = tmp_path / "missing" / "out.wav"
+    assert main(["run", program(RETURN), "--audio", str(target), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot write audio file" in err[0] and "out.wav" in err[0]
+
+
+def test_a_silent_program_still_gets_a_wav_as_long_as_its_run(program, tmp_path):
+    import wave
+    wav, report = tmp_path / "out.wav", tmp_path / "r.json"
+    assert main(["run", program(LOOP_FOREVER), "--max-seconds", "0.05", "--quiet", "--audio", str(wav),
+                 "--json", str(report)]) == 3
+    data = json.loads(report.read_text())
+    with wave.open(str(wav)) as w:
+        assert w.getnframes() == data["cycles"] // data["cpu_mhz"] * 44100 // 10**6 > 0
+        assert not any(w.readframes(w.getnframes()))
+    assert data["audio_seconds"] == 0

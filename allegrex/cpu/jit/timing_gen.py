@@ -9,6 +9,7 @@ instruction needs. The text updates `cycles` exactly as
 tests/cpu/test_jit.py holds the two to the same counters, cycle for cycle.
 """
 
+from allegrex.timing import calls
 from allegrex.timing import counters as C
 from allegrex.timing.classes import (F_BRANCH, F_CACHE, F_JUMP, F_LIKELY, F_LOAD, F_STORE, F_VFPU,
                                      OP_BUSY, OP_DST, OP_FLAGS, OP_ISSUE, OP_LATENCY, OP_SRC, OP_STALL, OP_UNIT)
@@ -74,9 +75,13 @@ def account_source(op: int, word: int, pc: int, iline: int, profile: bool) -> li
         lines += _scalar(op, word)
     if profile:
         lines.append(f"profile_slot(tm, counters, prof, {pc}, start, cycles, mb)")
+        maddr = "maddr" if calls.needs_register(op) else "0"
+        taken = "taken" if int(OP_FLAGS[op]) & F_BRANCH else "False"
+        lines.append(f"track_calls(tm, counters, {op}, {word}, {pc}, {maddr}, {taken}, cycles)")
     return lines
 
 
 def needs_maddr(op: int) -> bool:
-    """Whether the timing text reads `maddr` (the address the instruction accesses)."""
-    return bool(int(OP_FLAGS[op]) & (F_LOAD | F_STORE | F_CACHE | F_VFPU))
+    """Whether the timing text reads `maddr` (the address the instruction accesses, or
+    for jr/jalr the register the call tracking reads)."""
+    return bool(int(OP_FLAGS[op]) & (F_LOAD | F_STORE | F_CACHE | F_VFPU)) or calls.needs_register(op)
