@@ -9,7 +9,7 @@ q80 scalar-madd kernel has no q40 counterpart: q40 rows run scalar and vfpu."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from allegrex.bench import published as pub
 from allegrex.bench.llama import KERNELS, SWEEP_TOKENS, KernelRun, check_arguments, run_kernel_job, run_kernels
@@ -36,6 +36,10 @@ class Cell:
     def kernels(self, wanted) -> list[str]:
         return [k for k in wanted if k in FORMAT_KERNELS[self.fmt]]
 
+    def simulated(self) -> Cell:
+        """The configuration the simulator runs for this one (a psp-3000's is the psp-2000's)."""
+        return replace(self, psp_model=SAME_MACHINE.get(self.psp_model, self.psp_model))
+
 
 def sweep_llama(kernels=KERNELS, tokens: int = SWEEP_TOKENS, clock: int = 333, shapes=SWEEP_SHAPES,
                 psp_models=SWEEP_MODELS, formats=SWEEP_FORMATS, kvs=SWEEP_KV, show_progress: bool = True,
@@ -51,24 +55,21 @@ def sweep_llama(kernels=KERNELS, tokens: int = SWEEP_TOKENS, clock: int = 333, s
         shape_config(s)
     files = {(s, f): bundled_model(s, note if show_progress else None, f) for s in shapes for f in formats}
     cells = [Cell(s, p, f, kv) for s in shapes for p in psp_models for f in formats for kv in kvs]
-    configs = list(dict.fromkeys((c.shape, SAME_MACHINE.get(c.psp_model, c.psp_model), c.fmt, c.kv)
-                                 for c in cells if c.kernels(kernels)))
+    simulated = list(dict.fromkeys(c.simulated() for c in cells if c.kernels(kernels)))
 
-    def job(config, kernel):
-        shape, machine, fmt, kv = config
-        return KernelRun(shape, kernel, tokens, "", machine, clock, fmt=fmt, settings=(("kv", kv),))
+    def jobs(pairs):
+        return [KernelRun(c.shape, k, tokens, "", c.psp_model, clock, fmt=c.fmt, settings=(("kv", c.kv),))
+                for c, k in pairs]
 
-    wanted = {c: Cell(c[0], c[1], c[2], c[3]).kernels(kernels) for c in configs}
-    done = dict(zip(((c, wanted[c][0]) for c in configs),
-                    run_kernels([job(c, wanted[c][0]) for c in configs], engine, show_progress, run)))
-    rest = [(c, k) for c in configs if done[(c, wanted[c][0])].get("ok") for k in wanted[c][1:]]
-    done.update(zip(rest, run_kernels([job(c, k) for c, k in rest], engine, show_progress, run)))
+    first = [(c, c.kernels(kernels)[0]) for c in simulated]
+    done = dict(zip(first, run_kernels(jobs(first), engine, show_progress, run)))
+    rest = [(c, k) for c, k0 in first if done[(c, k0)].get("ok") for k in c.kernels(kernels)[1:]]
+    done.update(zip(rest, run_kernels(jobs(rest), engine, show_progress, run)))
     rows = []
     for cell in cells:
-        machine = SAME_MACHINE.get(cell.psp_model, cell.psp_model)
-        config = (cell.shape, machine, cell.fmt, cell.kv)
-        runs = {k: done[(config, k)] for k in cell.kernels(kernels) if (config, k) in done}
-        rows.append(_row(cell, machine, files[(cell.shape, cell.fmt)][0].stat().st_size, runs))
+        sim = cell.simulated()
+        runs = {k: done[(sim, k)] for k in cell.kernels(kernels) if (sim, k) in done}
+        rows.append(_row(cell, sim.psp_model, files[(cell.shape, cell.fmt)][0].stat().st_size, runs))
     return {"benchmark": "llama-sweep", "clock_mhz": clock, "tokens_per_run": tokens,
             "extrapolated": f"tok/s from {tokens} positions per run (empty prompt), as a per-token figure",
             "rows": rows, "fastest": fastest(rows), "published": pub.published()}
