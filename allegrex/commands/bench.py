@@ -8,6 +8,7 @@ import sys
 
 from allegrex.errors import AllegrexError
 from allegrex.jobs import add_arguments, engine_from_args
+from allegrex.limits import count
 
 # Positions the default run simulates: enough for a steady per-token cost, few enough that
 # the default bench finishes in minutes at the simulator's present speed.
@@ -24,7 +25,7 @@ def add_parser(subparsers):
     b.add_argument("--kv", default="fp32", choices=("fp32", "int8"), help="KV cache: fp32, or int8 with a scale per head")
     b.add_argument("--cache", default="prefix", choices=("prefix", "striped"),
                    help="which weights stay in RAM when not all fit (see allegrex llama run --cache)")
-    b.add_argument("--cache-kb", type=int, help="keep at most this much of the weights in RAM")
+    b.add_argument("--cache-kb", type=count, help="keep at most this much of the weights in RAM")
     b.add_argument("--kernels", help="comma-separated: scalar, scalar-madd, vfpu (default scalar,vfpu; "
                    "with --sweep all three)")
     b.add_argument("--tokens", type=int, help=f"positions to run (default {DEFAULT_TOKENS}: the cost per "
@@ -72,6 +73,7 @@ def run(args) -> int:
     from allegrex.bench.llama import DEFAULT_KERNELS, DEFAULT_PROMPT, KERNELS, SWEEP_TOKENS, bench_llama
     from allegrex.bench.report import format_report
     from allegrex.bench.sweep import SWEEP_SHAPES, sweep_llama
+    from allegrex.llama.psp import check_cache_budget
     kernels = tuple(k.strip() for k in args.kernels.split(",") if k.strip()) if args.kernels is not None else None
     engine = engine_from_args(args)
     if args.sweep:
@@ -79,6 +81,7 @@ def run(args) -> int:
         report = sweep_llama(KERNELS if kernels is None else kernels, SWEEP_TOKENS if args.tokens is None else args.tokens,
                              args.clock, shapes=shapes, show_progress=not args.quiet, engine=engine)
     else:
+        check_cache_budget(args.cache_kb, args.model)
         prompt = DEFAULT_PROMPT if args.prompt is None else args.prompt
         report = bench_llama(args.shape, DEFAULT_KERNELS if kernels is None else kernels,
                              DEFAULT_TOKENS if args.tokens is None else args.tokens, prompt, args.model, args.clock,

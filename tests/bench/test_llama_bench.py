@@ -132,10 +132,17 @@ def test_cli_writes_text_json_and_plot(tmp_path, capsys):
     (["--shape", "stories7B"], "unknown shape"),
     (["--sweep", "--shapes", "stories15M,stories7B"], "unknown shape"),
     (["--sweep", "--kernels", "neon"], "unknown kernel neon"),
+    (["--cache-kb", "70000"], "--cache-kb 70000 is more than a psp-2000 has: 65536 KB of RAM"),
 ])
 def test_bad_arguments_get_clear_errors(argv, message, capsys):
     assert main(["bench", "llama", "--quiet", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_cache_budget_must_be_positive(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["bench", "llama", "--quiet", "--cache-kb", "-5"])
+    assert exited.value.code == 2 and "'-5' is not a whole number of at least 1" in capsys.readouterr().err
 
 
 def test_bench_error_is_an_allegrex_error():
