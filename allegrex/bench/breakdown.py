@@ -4,7 +4,7 @@
 Self cycles only (no call graph): matmul = the matmul drivers, their kernels (scalar and
 VFPU) and the activation quantization that prepares their input (C or VFPU); attention = attention
 and the RoPE table; rmsnorm/softmax = those two functions; HLE/I-O = the HLE call and
-idle rows (memory-stick waits) and the syscall stubs; other = everything else (forward's
+idle rows, the memory stick's driver copying and the syscall stubs; other = everything else (forward's
 own code, SwiGLU, libm's expf, the sampler, the tokenizer, loading, OS interrupts)."""
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ from __future__ import annotations
 import fnmatch
 
 GROUPS = (
-    ("matmul", ("matmul*", "vfpu_q80_*", "vfpu_fp32_*", "quantize_act", "vfpu_quantize")),
+    ("matmul", ("matmul*", "vfpu_q80_*", "vfpu_q40_*", "vfpu_fp32_*", "q80_madd", "quantize_act", "vfpu_quantize",
+                "q40_activations")),
     ("attention", ("attention", "rope_table")),
     ("rmsnorm/softmax", ("rmsnorm", "softmax")),
-    ("HLE/I-O", ("(HLE calls)", "(idle*", "sce*")),
+    ("HLE/I-O", ("(HLE calls)", "(idle*", "(memory stick*", "sce*")),
 )
 OTHER = "other"
 GROUP_NAMES = tuple(g for g, _ in GROUPS[:3]) + (OTHER, GROUPS[3][0])

@@ -27,15 +27,13 @@ from allegrex.errors import AllegrexError
 from allegrex.jobs import Engine, run_jobs
 from allegrex.llama.shapes import shape_config
 
-KERNELS = ("scalar", "vfpu")
+KERNELS = ("scalar", "scalar-madd", "vfpu")
+DEFAULT_KERNELS = ("scalar", "vfpu")
 PSP_MODELS = ("psp-1000", "psp-2000", "psp-3000")
-SWEEP_SHAPES = ("stories260K", "stories15M", "stories42M", "stories90M", "stories110M")
-SWEEP_MODELS = ("psp-1000", "psp-2000")
 SWEEP_TOKENS = 2  # positions per sweep run: a per-token figure, extrapolated
 # Empty (BOS only): with the synthetic tokenizer a text prompt can fill a short run with
 # prefill alone, and the bench measures generation.
 DEFAULT_PROMPT = ""
-HEAP_KB = {"psp-1000": 20 * 1024, "psp-2000": 24 * 1024, "psp-3000": 24 * 1024}  # 24 MB: the real port's arena
 GENERATION_LINE = r"(^|\n)model [^\n]*\n$"  # printed by the program just before its generation loop
 FOOTER_LINE = r"\n\d+ tokens in [0-9.]+s [^\n]*\n$"  # printed just after it
 
@@ -81,7 +79,7 @@ def _number(d: dict, key: str, cast=float):
 
 def run_kernel(model: Path, tokenizer: Path, kernel: str, tokens: int, prompt: str = DEFAULT_PROMPT,
                psp_model: str = "psp-2000", clock: int = 333, heap_kb: int | None = None,
-               show_progress: bool = True, workdir: Path | None = None) -> dict:
+               show_progress: bool = True, workdir: Path | None = None, extra: dict | None = None) -> dict:
     """Run the llama2 EBOOT once with `kernel`; the per-kernel part of the report."""
     from allegrex.commands.run import load_program
     from allegrex.hle.kernel import RunOptions
@@ -89,9 +87,11 @@ def run_kernel(model: Path, tokenizer: Path, kernel: str, tokens: int, prompt: s
     from allegrex.llama.psp import build_eboot, layout_ms0
     from allegrex.timing.profile import Profile
 
-    heap_kb = heap_kb or HEAP_KB[psp_model]
     settings = {"prompt": prompt, "steps": tokens, "temperature": 0.0, "topp": 0.9, "seed": 42,
-                "kernel": kernel, "context": min(256, shape_context(model)), "heap_kb": heap_kb, "clock": clock}
+                "kernel": kernel, "context": min(256, shape_context(model)), "clock": clock}
+    if heap_kb:
+        settings["heap_kb"] = heap_kb  # else all the PSP gives (large memory, the volatile partition)
+    settings.update(extra or {})  # kv, cache, cache_kb: llama2.cfg keys
     with tempfile.TemporaryDirectory(prefix="allegrex-bench-") as tmp:
         work = Path(workdir or tmp)
         game = layout_ms0(work, settings, model, tokenizer, build_eboot())
@@ -115,7 +115,7 @@ def run_kernel(model: Path, tokenizer: Path, kernel: str, tokens: int, prompt: s
             bar.close()
         stats = _key_values(game / OUTPUT_FILES["stats"])
         budget = _key_values(game / OUTPUT_FILES["budget"])
-    result = {"kernel": kernel, "psp_model": psp_model, "clock_mhz": clock, "heap_kb": heap_kb,
+    result = {"kernel": kernel, "psp_model": psp_model, "clock_mhz": clock,
               "exit": stop.kind, "wall_seconds": wall, "instructions_simulated": int(machine.instructions),
               "budget": {k: (int(v) if v.isdigit() else v) for k, v in budget.items()}}
     guest = text.value()
@@ -141,14 +141,15 @@ def _start_profile(state: dict) -> None:
     """At the start of generation: profile from here on (counters and per-address rows)."""
     m, k = state["machine"], state["kernel"]
     state["profile"] = state["Profile"].start(m, k.image)
-    state["hle0"], state["idle0"] = k.hle_cycles, k.idle_cycles
+    state["hle0"], state["idle0"], state["ms0"] = k.hle_cycles, k.idle_cycles, k.memstick_cycles
 
 
 def _end_profile(state: dict) -> None:
     """At the end of generation (the footer line): the profile of the loop alone."""
     k = state["kernel"]
     state["report"] = state["profile"].report(hle_cycles=k.hle_cycles - state["hle0"],
-                                              idle_cycles=k.idle_cycles - state["idle0"])
+                                              idle_cycles=k.idle_cycles - state["idle0"],
+                                              memstick_cycles=k.memstick_cycles - state["ms0"])
 
 
 def _guest_error(text: str) -> str | None:
@@ -166,7 +167,8 @@ def shape_context(model: Path) -> int:
 def budget_view(budget: dict, psp_model: str) -> dict:
     """The program's memory budget against the PSP model's RAM."""
     from allegrex.memory import RAM_SIZE
-    keys = ("weights", "kv_cache", "run_state", "tokenizer", "stream_buffer", "free", "heap")
+    keys = ("weights", "weights_all", "streamed", "kv_cache", "run_state", "tokenizer", "stream_buffer", "free", "heap",
+            "volatile")
     out = {k: budget.get(k) for k in keys if isinstance(budget.get(k), int)}
     out["ram"] = RAM_SIZE[psp_model]
     out["mode"] = budget.get("mode")
@@ -176,7 +178,8 @@ def budget_view(budget: dict, psp_model: str) -> dict:
 @dataclass(frozen=True)
 class KernelRun:
     """One run of the port, as a picklable job for allegrex.jobs: the bundled model of
-    `shape` (made or found in the cache where the job runs) unless model paths are given."""
+    `shape` in `fmt` (made or found in the cache where the job runs) unless model paths
+    are given; `settings` are further llama2.cfg keys (kv, cache, cache_kb) as pairs."""
     shape: str
     kernel: str
     tokens: int
@@ -185,21 +188,23 @@ class KernelRun:
     clock: int = 333
     model: str | None = None
     tokenizer: str | None = None
+    fmt: str = "q80"
+    settings: tuple = ()
     show_progress: bool = False  # a live bar: only when the runs go one after another here
 
 
 def run_kernel_job(job: KernelRun) -> dict:
     from allegrex.bench.models import bundled_model
-    model, tok = (Path(job.model), Path(job.tokenizer)) if job.model else bundled_model(job.shape)
+    model, tok = (Path(job.model), Path(job.tokenizer)) if job.model else bundled_model(job.shape, None, job.fmt)
     if job.show_progress:
-        note(f"{job.shape} on {job.psp_model}, {job.kernel}:")
+        note(f"{job.shape} {job.fmt} on {job.psp_model}, {job.kernel}:")
     return run_kernel(model, tok, job.kernel, job.tokens, job.prompt, job.psp_model, job.clock,
-                      show_progress=job.show_progress)
+                      show_progress=job.show_progress, extra=dict(job.settings))
 
 
-def run_kernels(runs: list[KernelRun], engine: Engine, show_progress: bool) -> list[dict]:
-    """Every run on `engine`, in order; a line as each finishes when they run in parallel,
-    and a failed job (a crash in the simulator) as a failed run of its kernel."""
+def run_kernels(runs: list[KernelRun], engine: Engine, show_progress: bool, func=run_kernel_job) -> list[dict]:
+    """func(run) for every run on `engine`, in order; a line as each finishes when they run
+    in parallel, and a failed job (a crash in the simulator) as a failed run of its kernel."""
     serial = not engine.dask and engine.workers == 1
     runs = [replace(r, show_progress=show_progress and serial) for r in runs]
 
@@ -208,81 +213,43 @@ def run_kernels(runs: list[KernelRun], engine: Engine, show_progress: bool) -> l
             r, v = runs[i], outcome.value or {}
             state = (f"{v['tok_per_s']:.3f} tok/s, {v['wall_seconds']:.0f} s of wall time" if v.get("ok")
                      else f"failed: {v.get('error') or outcome.failure}")
-            note(f"{r.shape} on {r.psp_model}, {r.kernel}: {state}")
+            note(f"{r.shape} {r.fmt} {dict(r.settings).get('kv', '')} on {r.psp_model}, {r.kernel}: {state}")
 
-    if show_progress and not serial:
+    if show_progress and not serial and runs:
         note(f"{len(runs)} run(s) on {engine.describe()}; a line as each finishes")
-    outcomes = run_jobs(run_kernel_job, runs, engine, on_done=finished)
+    outcomes = run_jobs(func, runs, engine, on_done=finished)
     return [o.value if o.ok else {"kernel": r.kernel, "psp_model": r.psp_model, "clock_mhz": r.clock, "ok": False,
                                   "error": o.failure, "budget": {}}
             for r, o in zip(runs, outcomes)]
 
 
-def bench_llama(shape: str = "stories15M", kernels=KERNELS, tokens: int = 64, prompt: str = DEFAULT_PROMPT,
+def bench_llama(shape: str = "stories15M", kernels=DEFAULT_KERNELS, tokens: int = 64, prompt: str = DEFAULT_PROMPT,
                 psp_model: str = "psp-2000", clock: int = 333, show_progress: bool = True,
-                model: Path | None = None, tokenizer: Path | None = None, engine: Engine = Engine()) -> dict:
+                model: Path | None = None, tokenizer: Path | None = None, fmt: str = "q80",
+                extra: dict | None = None, engine: Engine = Engine()) -> dict:
     """The whole `allegrex bench llama` report as a dict; the kernels run on `engine`."""
     from allegrex.bench.models import bundled_model
-    _check(kernels, tokens, psp_model, clock)
+    check_arguments(kernels, tokens, psp_model, clock)
     config = shape_config(shape)
     files = (str(model), str(tokenizer)) if model is not None else (None, None)  # None: the job's own cache
     if model is None:
-        bundled_model(shape, note if show_progress else None)  # made once here, before the runs
+        bundled_model(shape, note if show_progress else None, fmt)  # made once here, before the runs
     wall0 = time.monotonic()
-    runs = run_kernels([KernelRun(shape, k, tokens, prompt, psp_model, clock, *files) for k in kernels],
-                       engine, show_progress)
-    roof = roofline(config, clock)
+    settings = tuple(sorted((extra or {}).items()))
+    runs = run_kernels([KernelRun(shape, k, tokens, prompt, psp_model, clock, *files, fmt, settings)
+                        for k in kernels], engine, show_progress)
+    roof = roofline(config, clock, fmt)
     for r in runs:
         if r.get("ok"):
             r["roofline_share"] = r["tok_per_s"] / roof["tok_per_s"]
     first = next((r for r in runs if r.get("budget")), {"budget": {}})
-    return {"benchmark": "llama", "shape": shape, "params": config.n_params(), "format": "q80",
+    return {"benchmark": "llama", "shape": shape, "params": config.n_params(), "format": fmt,
             "psp_model": psp_model, "clock_mhz": clock, "tokens_requested": tokens, "prompt": prompt,
             "kernels": runs, "memory": budget_view(first["budget"], psp_model), "roofline": roof,
             "published": pub.published(), "wall_seconds": time.monotonic() - wall0}
 
 
-def sweep_llama(kernels=KERNELS, tokens: int = SWEEP_TOKENS, clock: int = 333, shapes=SWEEP_SHAPES,
-                psp_models=SWEEP_MODELS, show_progress: bool = True, engine: Engine = Engine()) -> dict:
-    """Each shape on each PSP model: fits (RAM, streamed, or not and why), load time, tok/s.
-    The runs are independent jobs on `engine`; the models are made here first (a cluster's
-    workers make their own, the same bytes from the same seed)."""
-    from allegrex.bench.models import bundled_model
-    from allegrex.timing import memstick_cycles
-    _check(kernels, tokens, "psp-2000", clock)
-    files = {shape: bundled_model(shape, note if show_progress else None) for shape in shapes}
-    cells = [(shape, psp_model) for shape in shapes for psp_model in psp_models]
-    runs = run_kernels([KernelRun(shape, k, tokens, "", psp_model, clock) for shape, psp_model in cells
-                        for k in kernels], engine, show_progress)
-    rows = []
-    for n, (shape, psp_model) in enumerate(cells):
-        config, model = shape_config(shape), files[shape][0]
-        row = {"shape": shape, "params": config.n_params(), "psp_model": psp_model,
-               "model_bytes": model.stat().st_size, "heap_kb": HEAP_KB[psp_model],
-               "memstick_load_seconds_model": memstick_cycles(model.stat().st_size, clock) / (clock * 1e6),
-               "roofline_tok_per_s": roofline(config, clock)["tok_per_s"],
-               "kernels": dict(zip(kernels, runs[n * len(kernels):(n + 1) * len(kernels)]))}
-        ok = [r for r in row["kernels"].values() if r.get("ok")]
-        row["fits"] = "ram" if ok and ok[0]["mode"] == "ram" else ("stream" if ok else "no")
-        row["why"] = (_fit_reason(ok[0]) if ok else
-                      next(iter(row["kernels"].values())).get("error", "the program failed"))
-        row["load_seconds"] = ok[0]["load_seconds"] if ok else None
-        rows.append(row)
-    return {"benchmark": "llama-sweep", "clock_mhz": clock, "tokens_per_run": tokens,
-            "extrapolated": f"tok/s from {tokens} positions per run (empty prompt), as a per-token figure",
-            "rows": rows, "published": pub.published()}
-
-
-def _fit_reason(run: dict) -> str:
-    b = run["budget"]
-    kb = 1024
-    if run["mode"] == "stream":
-        return (f"weights streamed from the memory stick (layer buffer {b.get('stream_buffer', 0) // kb} KB; "
-                f"{b.get('free', 0) // kb} KB of the {b.get('heap', 0) // kb} KB heap free)")
-    return f"all in RAM: weights {b.get('weights', 0) // kb} KB, {b.get('free', 0) // kb} KB of the heap free"
-
-
-def _check(kernels, tokens, psp_model, clock):
+def check_arguments(kernels, tokens, psp_model, clock):
     bad = [k for k in kernels if k not in KERNELS]
     if bad or not kernels:
         raise BenchError(f"unknown kernel {', '.join(bad) or '(none)'}; choose from {', '.join(KERNELS)}")

@@ -18,19 +18,20 @@ def cache_dir() -> Path:
     return cache_root() / "bench" / "models"
 
 
-def bundled_model(shape: str, progress=None) -> tuple[Path, Path]:
-    """(model.bin, tokenizer.bin) of the random q80 `shape` model; made once, then cached."""
+def bundled_model(shape: str, progress=None, fmt: str = "q80") -> tuple[Path, Path]:
+    """(model.bin, tokenizer.bin) of the random `shape` model in `fmt` (q80, q40); made
+    once, then cached."""
     shape_config(shape)  # a clear error for an unknown shape before any work
-    folder = cache_dir() / f"{shape.replace(':', '_').replace(',', '-')}-q80-seed{SEED}"
+    folder = cache_dir() / f"{shape.replace(':', '_').replace(',', '-')}-{fmt}-seed{SEED}"
     model, tok = folder / "model.bin", folder / "tokenizer.bin"
     if model.is_file() and tok.is_file():
         return model, tok
     if progress:
-        progress(f"generating the random {shape} q80 model (first use, cached in {folder})")
+        progress(f"generating the random {shape} {fmt} model (first use, cached in {folder})")
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".make-", dir=folder.parent))
     try:
-        make_model(shape, tmp, q80=True, seed=SEED)
+        make_model(shape, tmp, fmt, seed=SEED)
         try:
             os.replace(tmp, folder)  # atomic: a half-written model is never seen
         except OSError:

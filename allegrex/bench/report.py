@@ -35,10 +35,12 @@ def format_report(report: dict) -> str:
             lines.append(f"{k['kernel']}: {k['error']}")
     m = r["memory"]
     if "heap" in m:
-        lines += ["", f"memory ({m.get('mode')}): weights {m['weights'] // KB} KB, KV cache {m['kv_cache'] // KB} KB, "
-                      f"run state {m['run_state'] // KB} KB, tokenizer {m['tokenizer'] // KB} KB, "
-                      f"free {m['free'] // KB} KB of the {m['heap'] // KB} KB heap; "
-                      f"{r['psp_model']} RAM {m['ram'] // (KB * KB)} MB"]
+        streamed = (f" ({m['streamed'] // KB} KB more read from the memory stick per token, "
+                    f"buffer {m['stream_buffer'] // KB} KB)" if m.get("streamed") else "")
+        lines += ["", f"memory ({m.get('mode')}): weights {m['weights'] // KB} KB{streamed}, KV cache "
+                      f"{m['kv_cache'] // KB} KB, run state {m['run_state'] // KB} KB, tokenizer {m['tokenizer'] // KB} KB, "
+                      f"free {m['free'] // KB} KB of the {m['heap'] // KB} KB heap + {m.get('volatile', 0) // KB} KB "
+                      f"volatile partition; {r['psp_model']} RAM {m['ram'] // (KB * KB)} MB"]
     lines += ["", f"roofline: {roof['weight_bytes_per_token'] / 1e6:.2f} MB of weights per token / "
                   f"{roof['bandwidth_bytes_per_s'] / 1e6:.0f} MB/s lv.q streaming ({roof['bytes_per_cycle']:.2f} "
                   f"new bytes/cycle, timing model) = {roof['tok_per_s']:.1f} tok/s at {roof['clock_mhz']} MHz"]
@@ -49,8 +51,10 @@ def format_report(report: dict) -> str:
     return "\n".join(lines)
 
 
-SWEEP_NOTE = ("load s: the program's own load time (sceRtc); MS s: the file at the timing model's "
-              "memory-stick rate (allegrex.timing.memstick_cycles)")
+SWEEP_NOTE = ("fits: ram (all weights in RAM), stream (the rest read from the memory stick every token: "
+              "MB/token), no (why: the program's own message); load s: the program's load time (sceRtc); "
+              "a psp-3000 row marked = is the psp-2000's run (the same RAM and timing model)")
+KV_MB = 1 << 20
 
 
 def format_sweep(report: dict) -> str:
@@ -58,14 +62,25 @@ def format_sweep(report: dict) -> str:
     for row in report["rows"]:
         kernels += [k for k in row["kernels"] if k not in kernels]
     lines = [f"llama2 model sweep at {report['clock_mhz']} MHz ({report['extrapolated']})", "",
-             f"{'shape':12s} {'params':>7s} {'PSP':9s} {'file MB':>8s} {'fits':7s} {'load s':>7s} {'MS s':>6s} "
-             + "".join(f"{k + ' tok/s':>13s}" for k in kernels) + f" {'roofline':>9s}  why"]
+             f"{'shape':12s} {'params':>7s} {'PSP':10s} {'fmt':4s} {'kv':5s} {'file MB':>8s} {'fits':6s} "
+             f"{'MB/token':>8s} {'load s':>7s}" + "".join(f"{k + ' tok/s':>18s}" for k in kernels) + "  why"]
     for row in report["rows"]:
-        toks = "".join(f"{(format(row['kernels'][k]['tok_per_s'], '.3f') if row['kernels'].get(k, {}).get('ok') else '-'):>13s}"
-                       for k in kernels)
+        toks = "".join(f"{_tok(row['kernels'].get(k)):>18s}" for k in kernels)
         load = f"{row['load_seconds']:.2f}" if row["load_seconds"] is not None else "-"
-        lines.append(f"{row['shape']:12s} {row['params'] / 1e6:6.1f}M {row['psp_model']:9s} "
-                     f"{row['model_bytes'] / 1e6:8.1f} {row['fits']:7s} {load:>7s} {row['memstick_load_seconds_model']:6.1f} {toks} "
-                     f"{row['roofline_tok_per_s']:9.2f}  {row['why']}")
+        streamed = f"{row['streamed_per_token'] / KV_MB:.1f}" if row["fits"] == "stream" else "-"
+        psp = row["psp_model"] + ("=" if row["same_as"] else "")
+        lines.append(f"{row['shape']:12s} {row['params'] / 1e6:6.1f}M {psp:10s} {row['format']:4s} {row['kv']:5s} "
+                     f"{row['model_bytes'] / 1e6:8.1f} {row['fits']:6s} {streamed:>8s} {load:>7s}{toks}  {row['why']}")
+    lines += ["", "fastest configuration per model and PSP:"]
+    for b in report["fastest"]:
+        where = "in RAM" if b["fits"] == "ram" else f"{b['streamed_per_token'] / KV_MB:.1f} MB/token from the memory stick"
+        lines.append(f"  {b['shape']:12s} {b['psp_model']:9s} {b['tok_per_s']:7.3f} tok/s  {b['format']}, KV {b['kv']}, "
+                     f"{b['kernel']} ({where})")
     lines += ["", SWEEP_NOTE]
     return "\n".join(lines)
+
+
+def _tok(run) -> str:
+    if run is None:
+        return "-"
+    return f"{run['tok_per_s']:.3f}" if run.get("ok") else "no"

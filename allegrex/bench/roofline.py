@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from allegrex.llama import q40
 from allegrex.llama.checkpoint import Config, pick_group_size
 
 STREAM_FIGURE = "mem lv.q throughput 4096 KiB"
@@ -35,13 +36,16 @@ def stream_bytes_per_cycle() -> float:
     return NEW_BYTES_PER_LVQ / stream_cycles_per_lvq()
 
 
-def weight_bytes_per_token(config: Config, q80: bool = True, shared_classifier: bool = True) -> int:
-    """Bytes of weights one forward pass reads: every layer matrix and the classifier (int8
-    + one fp32 scale per group for q80), the norm vectors and one embedding row."""
-    gs = pick_group_size(config) if q80 else 0
+def weight_bytes_per_token(config: Config, fmt: str = "q80", shared_classifier: bool = True) -> int:
+    """Bytes of weights one forward pass reads: every layer matrix and the classifier (q80:
+    int8 + one fp32 scale per group; q40: 4 bits + one fp16 scale per group; fp32), the
+    norm vectors and one embedding row."""
+    gs = pick_group_size(config, q40.DEFAULT_GROUP_SIZE if fmt == "q40" else 64)
 
     def matrix(elements: int) -> int:
-        return elements + 4 * (elements // gs) if q80 else 4 * elements
+        if fmt == "q40":
+            return elements // 2 + 2 * (elements // gs)
+        return elements + 4 * (elements // gs) if fmt == "q80" else 4 * elements
 
     per_layer = sum(_elements(config, name) // config.n_layers for name in LAYER_MATRICES)
     total = config.n_layers * matrix(per_layer)
@@ -58,11 +62,11 @@ def _elements(config: Config, name: str) -> int:
     return n
 
 
-def roofline(config: Config, clock_mhz: int, q80: bool = True) -> dict:
+def roofline(config: Config, clock_mhz: int, fmt: str = "q80") -> dict:
     """The roofline for `config` at `clock_mhz`: bytes per token, bandwidth, tok/s."""
     per_cycle = stream_bytes_per_cycle()
     bandwidth = per_cycle * clock_mhz * 1e6
-    nbytes = weight_bytes_per_token(config, q80)
+    nbytes = weight_bytes_per_token(config, fmt)
     return {"weight_bytes_per_token": nbytes, "stream_figure": STREAM_FIGURE,
             "stream_cycles_per_lvq": stream_cycles_per_lvq(), "bytes_per_cycle": per_cycle,
             "bandwidth_bytes_per_s": bandwidth, "clock_mhz": clock_mhz, "tok_per_s": bandwidth / nbytes}

@@ -8,6 +8,7 @@ import sys
 
 from allegrex.errors import AllegrexError
 from allegrex.jobs import add_arguments, engine_from_args
+from allegrex.limits import count
 
 # Positions the default run simulates: enough for a steady per-token cost, few enough that
 # the default bench finishes in minutes at the simulator's present speed.
@@ -19,8 +20,14 @@ def add_parser(subparsers):
     sub = p.add_subparsers(dest="bench_command", metavar="BENCHMARK")
     sub.required = True
     b = sub.add_parser("llama", help="the llama2 port: scalar vs VFPU tok/s, memory, roofline (--sweep: model sizes)")
-    b.add_argument("--shape", default="stories15M", help="model shape of the bundled random q80 model")
-    b.add_argument("--kernels", default="scalar,vfpu", help="comma-separated: scalar, vfpu")
+    b.add_argument("--shape", default="stories15M", help="model shape of the bundled random model")
+    b.add_argument("--format", default="q80", choices=("q80", "q40"), help="weight format of the bundled model")
+    b.add_argument("--kv", default="fp32", choices=("fp32", "int8"), help="KV cache: fp32, or int8 with a scale per head")
+    b.add_argument("--cache", default="prefix", choices=("prefix", "striped"),
+                   help="which weights stay in RAM when not all fit (see allegrex llama run --cache)")
+    b.add_argument("--cache-kb", type=count, help="keep at most this much of the weights in RAM")
+    b.add_argument("--kernels", help="comma-separated: scalar, scalar-madd, vfpu (default scalar,vfpu; "
+                   "with --sweep all three)")
     b.add_argument("--tokens", type=int, help=f"positions to run (default {DEFAULT_TOKENS}: the cost per "
                    "position is steady, so tok/s projects from a few; 64 is the published run; 2 with --sweep)")
     b.add_argument("--prompt", default=None, help="prompt (default empty: BOS only, every position generates)")
@@ -28,7 +35,10 @@ def add_parser(subparsers):
     b.add_argument("--clock", type=int, default=333, help="CPU MHz (222, 266, 333)")
     b.add_argument("--json", metavar="F", help="write the report as JSON")
     b.add_argument("--plot", metavar="F.png", help="draw tok/s per kernel and the cycle breakdown")
-    b.add_argument("--sweep", action="store_true", help="stories260K..110M on psp-1000 and psp-2000")
+    b.add_argument("--sweep", action="store_true", help="stories15M/42M/110M and a 90M shape on psp-1000/2000/3000, "
+                   "q80/q40, each kernel, fp32/int8 KV cache: what fits, tok/s, the fastest configuration")
+    b.add_argument("--shapes", help="with --sweep: comma-separated shapes (default stories15M,stories42M,"
+                   "stories90M,stories110M)")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     add_arguments(b)
     k = sub.add_parser("kernel", help="time one function of a PSP program on given arguments (--compare: A/B)",
@@ -60,16 +70,24 @@ def add_parser(subparsers):
 def run(args) -> int:
     if args.bench_command == "kernel":
         return run_kernel(args)
-    from allegrex.bench.llama import DEFAULT_PROMPT, SWEEP_TOKENS, bench_llama, sweep_llama
+    from allegrex.bench.llama import DEFAULT_KERNELS, DEFAULT_PROMPT, KERNELS, SWEEP_TOKENS, bench_llama
     from allegrex.bench.report import format_report
-    kernels = tuple(k.strip() for k in args.kernels.split(",") if k.strip())
+    from allegrex.bench.sweep import SWEEP_SHAPES, sweep_llama
+    from allegrex.llama.psp import check_cache_budget
+    kernels = tuple(k.strip() for k in args.kernels.split(",") if k.strip()) if args.kernels is not None else None
+    engine = engine_from_args(args)
     if args.sweep:
-        report = sweep_llama(kernels, SWEEP_TOKENS if args.tokens is None else args.tokens, args.clock,
-                             show_progress=not args.quiet, engine=engine_from_args(args))
+        shapes = tuple(v.strip() for v in args.shapes.split(",") if v.strip()) if args.shapes else SWEEP_SHAPES
+        report = sweep_llama(KERNELS if kernels is None else kernels, SWEEP_TOKENS if args.tokens is None else args.tokens,
+                             args.clock, shapes=shapes, show_progress=not args.quiet, engine=engine)
     else:
+        check_cache_budget(args.cache_kb, args.model)
         prompt = DEFAULT_PROMPT if args.prompt is None else args.prompt
-        report = bench_llama(args.shape, kernels, DEFAULT_TOKENS if args.tokens is None else args.tokens, prompt,
-                             args.model, args.clock, show_progress=not args.quiet, engine=engine_from_args(args))
+        report = bench_llama(args.shape, DEFAULT_KERNELS if kernels is None else kernels,
+                             DEFAULT_TOKENS if args.tokens is None else args.tokens, prompt, args.model, args.clock,
+                             show_progress=not args.quiet, fmt=args.format,
+                             extra={"kv": args.kv, "cache": args.cache, **({"cache_kb": args.cache_kb} if args.cache_kb else {})},
+                             engine=engine)
     print(format_report(report))
     sys.stdout.flush()
     if args.json:
@@ -79,8 +97,8 @@ def run(args) -> int:
         except OSError as exc:
             raise AllegrexError(f"cannot write {args.json}: {exc.strerror}") from None
     if args.plot:
-        from allegrex.bench.plot import plot_report
-        plot_report(report, args.plot)
+        from allegrex.bench.plot import plot_report, plot_sweep
+        (plot_sweep if args.sweep else plot_report)(report, args.plot)
     ok = all(k.get("ok") for k in report.get("kernels", [])) if not args.sweep else True
     return 0 if ok else 1
 

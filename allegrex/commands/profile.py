@@ -66,7 +66,8 @@ def profile_run(machine, kernel, calls=False, log_entries=0, max_seconds=None, t
     from allegrex.timing.profile import Profile
     prof = Profile.start(machine, kernel.image, calls=calls, log_entries=log_entries)
     stop = kernel.run(max_seconds=max_seconds, timeout=timeout, started=started)
-    report = prof.report(hle_cycles=kernel.hle_cycles, idle_cycles=kernel.idle_cycles)
+    report = prof.report(hle_cycles=kernel.hle_cycles, idle_cycles=kernel.idle_cycles,
+                         memstick_cycles=kernel.memstick_cycles)
     report["exit"] = getattr(stop, "message", str(stop))
     return prof, report, stop
 

@@ -18,7 +18,7 @@ from allegrex.hle.registry import CStr, Ptr, S64, U32, hle
 from allegrex.hle.rtc import wall_us
 from allegrex.hle.sandbox import Sandbox, SandboxRefusal, UnknownDevice, Unmapped
 from allegrex.hle.threads import Callback, Wait, cannot_wait
-from allegrex.timing.clock import MEMSTICK_BYTES_PER_SECOND, MEMSTICK_OP_LATENCY_US
+from allegrex.timing import memstick
 
 O_RDONLY, O_WRONLY, O_RDWR, O_NBLOCK, O_DIROPEN = 1, 2, 3, 4, 8
 O_APPEND, O_CREAT, O_TRUNC, O_EXCL = 0x100, 0x200, 0x400, 0x800
@@ -51,6 +51,8 @@ class OpenFile:
         self.async_thread = False  # whether an async call made the file's IO thread
         self.async_callback = 0
         self.host = None  # a listed folder's host path
+        self.next_offset = 0  # where the last transfer ended: a read from there needs no seek
+        self.dirty = False  # written since the last sync
 
 
 FAT_WILDCARDS = "?*"  # not allowed in a memory stick name (measured: utility/savedata/idlist)
@@ -252,20 +254,34 @@ def _io(k) -> IoManager:
     return k.io
 
 
-def memstick_us(nbytes: int) -> int:
-    """How long the memory stick takes for one request moving `nbytes` (timing model)."""
-    return MEMSTICK_OP_LATENCY_US + nbytes * 1_000_000 // MEMSTICK_BYTES_PER_SECOND
+def transfer_us(f: OpenFile, kind: str, start: int, result: int) -> int:
+    """How long the memory stick takes for one request on file `f` (timing/memstick.py):
+    a read or write of `result` bytes from offset `start`, or a close (which syncs a
+    written file); the file remembers where the transfer ended and whether it is synced."""
+    moved = max(result, 0) if kind in ("read", "write") else 0
+    if kind == "read":
+        us = memstick.read_us(moved, sequential=start == f.next_offset)
+    elif kind == "write":
+        us = memstick.write_us(moved)
+        f.dirty = True
+    else:
+        return memstick.REQUEST_US + (memstick.SYNC_US if kind == "close" and f.dirty else 0)
+    f.next_offset = start + moved
+    return us
 
 
-def driver_us(f, nbytes: int) -> int:
-    """How long the driver takes for a request on open file `f` moving `nbytes` (0: no medium)."""
-    return memstick_us(nbytes) if f.kind == "file" else 0
+def driver_us(f, kind: str, start: int, result: int) -> int:
+    """The driver's time for a request on open file `f` (0 when no medium is behind it)."""
+    return transfer_us(f, kind, start, result) if f.kind == "file" else 0
 
 
-def driver_call(k, result, nbytes: int = 0):
-    """A call that reached the file system driver: the caller sleeps while the medium
-    works (other threads run meanwhile) and gets `result` when it is done."""
-    return wait_for_device(k, result, memstick_us(nbytes))
+def driver_call(k, result, us: int = memstick.REQUEST_US):
+    """A call that reached the memory stick's driver: for `us` microseconds the driver
+    holds the CPU (it copies the data itself: no other thread runs, interrupts do), then
+    the caller gets `result`."""
+    if k.threads.current is not None and not k.interrupts and not cannot_wait(k):
+        k.threads.hold_cpu(k.now_us() + us)
+    return wait_for_device(k, result, us)
 
 
 def wait_for_device(k, result, us: int):
@@ -301,7 +317,9 @@ def sceIoOpen(k, path: CStr, flags: int, mode: int) -> int:
     return driver_call(k, fd)
 
 
-def _file_call(k, fd, op, moves_data: bool):
+def _file_call(k, fd, op, kind: str):
+    """Run `op` (the manager's read, write or close of fd) and, on a memory-stick file,
+    take the driver's time for it; returns what the HLE function returns."""
     f = k.io.files.get(fd)
     if f is not None and f.async_op is not None:  # measured: threads/scheduling/dispatch
         return codes.signed(codes.ASYNC_BUSY)
@@ -310,25 +328,26 @@ def _file_call(k, fd, op, moves_data: bool):
             return codes.signed(codes.ILLEGAL_CONTEXT)  # measured: intr/waits, inside an interrupt
         if cannot_wait(k):
             return codes.signed(codes.WAIT_CAN_NOT_WAIT)  # measured: intr/waits (ms0:), nothing done
-    result = op()
     if f is None or f.kind != "file":
-        return result
-    return driver_call(k, result, result if moves_data and result > 0 else 0)
+        return op()
+    start = f.handle.tell()
+    result = op()
+    return driver_call(k, result, transfer_us(f, kind, start, result))
 
 
 @hle(LIB, cost=costs.IO)
 def sceIoClose(k, fd: int) -> int:
-    return _file_call(k, fd, lambda: k.io.close(fd), False)
+    return _file_call(k, fd, lambda: k.io.close(fd), "close")
 
 
 @hle(LIB, cost=costs.IO)
 def sceIoRead(k, fd: int, addr: Ptr, size: int) -> int:
-    return _file_call(k, fd, lambda: k.io.read(fd, addr, size), True)
+    return _file_call(k, fd, lambda: k.io.read(fd, addr, size), "read")
 
 
 @hle(LIB, cost=costs.IO)
 def sceIoWrite(k, fd: int, addr: Ptr, size: int) -> int:
-    return _file_call(k, fd, lambda: k.io.write(fd, addr, size), True)
+    return _file_call(k, fd, lambda: k.io.write(fd, addr, size), "write")
 
 
 @hle(LIB, cost=costs.IO)
@@ -666,7 +685,10 @@ def sceIoGetDevType(k, fd: int) -> int:
 @hle(LIB)
 def sceIoSync(k, device: CStr, flag: U32) -> int:
     k.io.flush_all()
-    return 0
+    dirty = [f for f in k.io.files.values() if f.dirty]
+    for f in dirty:
+        f.dirty = False
+    return driver_call(k, 0, memstick.SYNC_US) if dirty else 0
 
 
 @hle(LIB)

@@ -21,11 +21,11 @@ PENDING = 1  # what a poll answers while the operation has not completed
 
 
 class AsyncOp:
-    """One async operation of a file: `run()` carries it out and gives its result; it moves
-    `nbytes` through the medium."""
+    """One async operation of a file: `run()` carries it out and gives its result; `kind`
+    says what the medium does for it ("read", "write", "close" or another request)."""
 
-    def __init__(self, run, issuer, nbytes=0, closes=False):
-        self.run, self.issuer, self.nbytes, self.closes = run, issuer, nbytes, closes
+    def __init__(self, run, issuer, kind="request", closes=False):
+        self.run, self.issuer, self.kind, self.closes = run, issuer, kind, closes
         self.started = False
         self.done = False
         self.result = 0
@@ -41,9 +41,11 @@ def _leaves_cpu(k, thread) -> None:
 
 def _start(k, fd, f, op) -> None:
     op.started = True
+    start = f.handle.tell() if f.kind == "file" else 0
     op.result = op.run()
-    us = driver_us(f, op.nbytes if op.result > 0 else 0)
+    us = driver_us(f, op.kind, start, op.result)
     if us:
+        k.threads.hold_cpu(k.now_us() + us)  # the driver copies on the CPU: an async transfer overlaps nothing
         k.timers.add(k.now_us() + us, lambda: _complete(k, fd, f, op))
     else:
         _complete(k, fd, f, op)
@@ -73,7 +75,7 @@ def _collect(k, fd, f, res_ptr) -> int:
     return 0
 
 
-def issue(k, fd, run, nbytes=0, closes=False) -> int:
+def issue(k, fd, run, kind="request", closes=False) -> int:
     """Leave an operation with file `fd` for the IO thread."""
     f = k.io.files.get(fd)
     if f is None:
@@ -86,7 +88,7 @@ def issue(k, fd, run, nbytes=0, closes=False) -> int:
     if not k.io.async_hooked:  # the IO thread follows every thread that leaves the CPU
         k.threads.leave_hooks.append(lambda thread: _leaves_cpu(k, thread))
         k.io.async_hooked = True
-    f.async_op = AsyncOp(run, k.threads.current, nbytes, closes)
+    f.async_op = AsyncOp(run, k.threads.current, kind, closes)
     if k.threads.current is None:  # no thread to follow: the IO thread runs at once
         _start(k, fd, f, f.async_op)
     return 0
@@ -127,17 +129,17 @@ def sceIoOpenAsync(k, path: CStr, flags: int, mode: int) -> int:
 
 @hle(LIB, cost=costs.IO)
 def sceIoCloseAsync(k, fd: int) -> int:
-    return issue(k, fd, lambda: 0, closes=True)
+    return issue(k, fd, lambda: 0, "close", closes=True)
 
 
 @hle(LIB, cost=costs.IO)
 def sceIoReadAsync(k, fd: int, addr: Ptr, size: int) -> int:
-    return issue(k, fd, lambda: k.io.read(fd, addr, size), max(size, 0))
+    return issue(k, fd, lambda: k.io.read(fd, addr, size), "read")
 
 
 @hle(LIB, cost=costs.IO)
 def sceIoWriteAsync(k, fd: int, addr: Ptr, size: int) -> int:
-    return issue(k, fd, lambda: k.io.write(fd, addr, size), max(size, 0))
+    return issue(k, fd, lambda: k.io.write(fd, addr, size), "write")
 
 
 @hle(LIB, cost=costs.IO)

@@ -211,6 +211,7 @@ class Kernel:
         self.call_counts: dict[str, int] = {}
         self.hle_cycles = 0
         self.idle_cycles = 0
+        self.memstick_cycles = 0  # the memory stick's driver copying: the CPU is busy, no thread runs
         self.reported: set = set()
         self.sandbox_refusals: list[str] = []
         self.next_uid = 0x00100001
@@ -434,8 +435,12 @@ class Kernel:
         deadline = self.timers.next_deadline()
         if deadline is None or not self.intr_enabled:  # with interrupts off no timer can wake anyone
             return False
+        held = self.threads.cpu_held()
         added = self.clock.advance_to(deadline)
-        self.idle_cycles += added
+        if held:
+            self.memstick_cycles += added
+        else:
+            self.idle_cycles += added
         self.fire_timers()
         self.threads.reschedule()
         return True
@@ -553,6 +558,7 @@ class Kernel:
             "cycles": int(counters[CYCLES]),
             "instructions": int(counters[INSTRUCTIONS]),
             "idle_cycles": self.idle_cycles,
+            "memstick_cycles": self.memstick_cycles,
             "hle_cycles": self.hle_cycles,
             "simulated_seconds": round(self.clock.seconds(), 6),
             "cpu_mhz": self.clock.cpu_mhz,

@@ -23,6 +23,7 @@ from allegrex.hle.io import driver_call
 from allegrex.hle.objects import KernelObject
 from allegrex.hle.registry import CStr, Ptr, U32, hle
 from allegrex.hle.threads import Wait, cannot_wait
+from allegrex.timing import memstick
 
 LIB = "ModuleMgrForUser"
 MAX_MODULE_BYTES = 32 * 1024 * 1024  # larger than any user memory: refuse before reading
@@ -161,7 +162,7 @@ def sceKernelLoadModule(k, path: CStr, flags: U32, option: Ptr) -> int:
     write_segments(k.memory, image)
     name = image.module_info.name if image.module_info else os.path.basename(path)
     uid = k.modules.add(Module(name, block, image))
-    return driver_call(k, uid, len(data))  # the caller sleeps while the file is read
+    return driver_call(k, uid, memstick.read_us(len(data)))  # the driver reads the file
 
 
 # ---------------------------------------------------------------- running module_start / module_stop

@@ -1,7 +1,13 @@
 """SysMemUserForUser: memory partitions and blocks, firmware/SDK version calls.
 
 User partition (2) on a psp-1000: 0x08800000-0x0A000000 (24 MiB). A psp-2000/3000 in
-large-memory mode (SFO MEMSIZE=1 or the program asks) extends it to 0x0C000000 (56 MiB).
+large-memory mode (SFO MEMSIZE=1 or the program asks) extends it to 0x0C000000 (56 MiB):
+PPSSPP's PSP_GetUserMemoryEnd (0x08000000 + the 64 MiB it sets for MEMSIZE=1 on models
+after the PSP-1000), which pspautotests' sysmem programs pass on; custom firmwares on
+real hardware give 51-55 MiB of it (the rest to partitions 8 and 11). The first 16 KiB
+hold the firmware's user library. The volatile partition (5, 0x08400000, 4 MiB) exists on
+every model: programs allocate from it or lock it whole (misc.py, sceKernelVolatileMem*;
+pspautotests sysmem/volatile and power/volatile). docs/llama2.md lists the figures.
 Allocations are rounded to 256 bytes; "low" blocks come from the bottom, "high" from the top.
 """
 

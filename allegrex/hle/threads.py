@@ -139,6 +139,7 @@ class ThreadManager:
         # callables(thread) told when a thread leaves the CPU to wait, yield or end: what runs
         # after it at its priority gets to run (the IO manager's async thread, io_async)
         self.leave_hooks: list = []
+        self.cpu_held_until = 0  # us: a driver (the memory stick's) copies on the CPU until then
 
     # --- queries ---
     def any_alive(self) -> bool:
@@ -383,9 +384,17 @@ class ThreadManager:
 
     # --- the scheduler ---
     def best_ready(self):
-        if not self.ready:
+        if not self.ready or self.cpu_held():
             return None
         return min(self.ready, key=lambda t: t.priority)
+
+    def hold_cpu(self, until_us: int) -> None:
+        """A driver works on the CPU until `until_us`: no thread runs before then (interrupts
+        and timers still do)."""
+        self.cpu_held_until = max(self.cpu_held_until, until_us)
+
+    def cpu_held(self) -> bool:
+        return self.k.now_us() < self.cpu_held_until
 
     def reschedule(self) -> None:
         if self.k.interrupts:

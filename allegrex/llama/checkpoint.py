@@ -1,4 +1,5 @@
-"""llama2.c checkpoints: the legacy fp32 file (version 0) and the int8 "q80" version 2.
+"""Checkpoints: llama2.c's legacy fp32 file (version 0) and int8 "q80" version 2, and
+this project's 4-bit "q40" (ak42 version 40, allegrex/llama/q40.py).
 
 Legacy: 7 x int32 header (dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size,
 seq_len; a negative vocab_size means the classifier is a separate tensor), then fp32
@@ -7,21 +8,28 @@ tensors in the order of LEGACY_ORDER, two RoPE tables, and the classifier if uns
 q80 v2: a 256-byte header (magic "ak42", version 2, the 7 ints, a shared-classifier
 byte, int32 group size, zero padding), the fp32 norm weights, then every matrix as int8
 values followed by one fp32 scale per group of `group_size` values.
+
+q40: the q80 header with version 40, the fp32 norms, then the matrices in the order a
+forward pass uses them: the token embedding (the classifier when shared), the classifier
+if not shared, then per layer wq, wk, wv, wo, w1, w3, w2, each in q40's blocked layout.
 """
 
 from __future__ import annotations
 
 import struct
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Callable
 
 import numpy as np
 
+from allegrex.llama import q40
 from allegrex.llama.errors import LlamaError
 
 MAGIC = 0x616B3432  # "ak42" as a little-endian uint32
 Q80_VERSION = 2
+Q40_VERSION = 40
 Q80_HEADER_BYTES = 256
 DEFAULT_GROUP_SIZE = 64
 
@@ -30,6 +38,8 @@ LEGACY_ORDER = ("token_embedding", "rms_att", "wq", "wk", "wv", "wo",
                 "rms_ffn", "w1", "w2", "w3", "rms_final", "freq_cis_real", "freq_cis_imag")
 Q80_NORMS = ("rms_att", "rms_ffn", "rms_final")
 Q80_MATRICES = ("token_embedding", "wq", "wk", "wv", "wo", "w1", "w2", "w3")
+Q40_LAYER_ORDER = ("wq", "wk", "wv", "wo", "w1", "w3", "w2")  # as forward() uses them
+FORMATS = ("fp32", "q80", "q40")
 
 
 @dataclass(frozen=True)
@@ -97,7 +107,9 @@ class Checkpoint:
     """A model: its config, fp32 tensors by name, and (if read from q80) the int8 data.
 
     `tensors` may be filled lazily through `source`, a function name -> float32 array,
-    so writers can stream models too large to hold twice in memory.
+    so writers can stream models too large to hold twice in memory. `quantized` holds
+    the int8 data read from a q80 or q40 file (`quantized_format`): per matrix name, the
+    q80 values and scales, or the q40 (q, fp16 scales) with one row per matrix row.
     """
     config: Config
     shared_classifier: bool = True
@@ -105,6 +117,7 @@ class Checkpoint:
     quantized: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     group_size: int = 0
     source: Callable[[str], np.ndarray] | None = None
+    quantized_format: str = "q80"
 
     def tensor(self, name: str) -> np.ndarray:
         """The fp32 tensor `name`, reshaped to its shape (dequantized if only int8 is known)."""
@@ -114,6 +127,8 @@ class Checkpoint:
                 return cos if name == "freq_cis_real" else sin
             if name in self.quantized:
                 q, s = self.quantized[name]
+                if self.quantized_format == "q40":
+                    return q40.dequantize(q, s, self.group_size).reshape(self.config.shape(name))
                 return dequantize_q80(q, s, self.group_size).reshape(self.config.shape(name))
             if self.source is None:
                 raise LlamaError(f"checkpoint has no tensor {name!r}")
@@ -178,30 +193,38 @@ def _open_checkpoint(path) -> BinaryIO:
         raise LlamaError(f"cannot open checkpoint {path}: {exc.strerror}") from None
 
 
-def _is_q80(f, path) -> bool:
-    """Whether the file (at its start) is q80 v2 rather than legacy; leaves f after the magic
-    and version of a q80 file, at the start of a legacy one."""
+def _format(f, path) -> str:
+    """The file's format ("fp32" legacy, "q80", "q40") from its start; leaves f after the
+    magic and version of an ak42 file, at the start of a legacy one."""
     head = f.read(8)
     if len(head) < 8:
         raise LlamaError(f"{path}: too short to be a checkpoint ({len(head)} bytes)")
     magic, version = struct.unpack("<Ii", head)
     if magic != MAGIC:
         f.seek(0)
-        return False
-    if version != Q80_VERSION:
-        raise LlamaError(f"{path}: ak42 checkpoint version {version}; only version 2 (q80) is supported")
-    return True
+        return "fp32"
+    if version not in (Q80_VERSION, Q40_VERSION):
+        raise LlamaError(f"{path}: ak42 checkpoint version {version}; only version 2 (q80) and 40 (q40) are supported")
+    return "q80" if version == Q80_VERSION else "q40"
 
 
 def read_checkpoint(path) -> Checkpoint:
-    """Read a legacy fp32 or q80 v2 checkpoint (told apart by the magic number)."""
+    """Read a legacy fp32, q80 v2 or q40 checkpoint (told apart by the magic and version)."""
     path = Path(path)
     with _open_checkpoint(path) as f:
-        ckpt = _read_q80(f, path) if _is_q80(f, path) else _read_legacy(f, path)
+        fmt = _format(f, path)
+        ckpt = {"fp32": _read_legacy, "q80": _read_q80, "q40": _read_q40}[fmt](f, path)
         rest = f.read(1)
         if rest:
             raise LlamaError(f"{path}: unexpected data after the last tensor")
     return ckpt
+
+
+def checkpoint_format(path) -> str:
+    """"fp32", "q80" or "q40": what the file's header says it is."""
+    path = Path(path)
+    with _open_checkpoint(path) as f:
+        return _format(f, path)
 
 
 def check_checkpoint(path) -> Config:
@@ -210,27 +233,34 @@ def check_checkpoint(path) -> Config:
     the weights)."""
     path = Path(path)
     with _open_checkpoint(path) as f:
-        if _is_q80(f, path):
-            config, shared, group_size = _q80_header(f, path)
-        else:
+        fmt = _format(f, path)
+        if fmt == "fp32":
             (config, shared), group_size = _config_from_ints(_read_exact(f, 7, "<i4", "header", path), path), 0
-    want, have = checkpoint_bytes(config, shared, group_size), path.stat().st_size
+        else:
+            config, shared, group_size = _quantized_header(f, path, fmt)
+    want, have = checkpoint_bytes(config, shared, group_size, fmt), path.stat().st_size
     if have != want:
-        raise LlamaError(f"{path}: {have} bytes, but its header ({'q80' if group_size else 'legacy fp32'}, "
+        raise LlamaError(f"{path}: {have} bytes, but its header ({'legacy fp32' if fmt == 'fp32' else fmt}, "
                          f"dim {config.dim}, {config.n_layers} layers, vocab {config.vocab_size}) "
                          f"makes a {want}-byte file: {'truncated' if have < want else 'data after the last tensor'}")
     return config
 
 
-def checkpoint_bytes(config: Config, shared: bool, group_size: int = 0) -> int:
-    """The size of a checkpoint file: legacy fp32 (group_size 0) or q80 v2."""
+def checkpoint_bytes(config: Config, shared: bool, group_size: int = 0, fmt: str | None = None) -> int:
+    """The size of a checkpoint file: legacy fp32, q80 v2 or q40 (fmt; by default q80
+    when a group size is given, else fp32)."""
+    fmt = fmt or ("q80" if group_size else "fp32")
+
     def values(name):
         return int(np.prod(config.shape(name)))
-    if not group_size:
+    if fmt == "fp32":
         return 7 * 4 + 4 * sum(values(n) for n in list(LEGACY_ORDER) + ([] if shared else ["wcls"]))
     matrices = list(Q80_MATRICES) + ([] if shared else ["wcls"])
-    return (Q80_HEADER_BYTES + 4 * sum(values(n) for n in Q80_NORMS)
-            + sum(values(n) + values(n) // group_size * 4 for n in matrices))
+    if fmt == "q40":
+        body = sum(values(n) // config.shape(n)[-1] * q40.row_bytes(config.shape(n)[-1], group_size) for n in matrices)
+    else:
+        body = sum(values(n) + values(n) // group_size * 4 for n in matrices)
+    return Q80_HEADER_BYTES + 4 * sum(values(n) for n in Q80_NORMS) + body
 
 
 def _read_legacy(f, path) -> Checkpoint:
@@ -243,22 +273,24 @@ def _read_legacy(f, path) -> Checkpoint:
     return ckpt
 
 
-def _q80_header(f, path) -> tuple[Config, bool, int]:
-    """The rest of a q80 v2 header: (config, shared classifier, group size)."""
+def _quantized_header(f, path, fmt: str) -> tuple[Config, bool, int]:
+    """The rest of a q80 v2 or q40 header: (config, shared classifier, group size)."""
     rest = f.read(Q80_HEADER_BYTES - 8)
     if len(rest) != Q80_HEADER_BYTES - 8:
-        raise LlamaError(f"{path}: truncated q80 header")
+        raise LlamaError(f"{path}: truncated {fmt} header")
     config, _ = _config_from_ints(struct.unpack_from("<7i", rest, 0), path)
     shared = bool(rest[28])
     group_size = struct.unpack_from("<i", rest, 29)[0]
     if group_size <= 0 or config.dim % group_size or config.hidden_dim % group_size:
         raise LlamaError(f"{path}: group size {group_size} must divide dim {config.dim} "
                          f"and hidden_dim {config.hidden_dim}")
+    if fmt == "q40" and group_size % 2:
+        raise LlamaError(f"{path}: q40 group size {group_size} must be even (two weights a byte)")
     return config, shared, group_size
 
 
 def _read_q80(f, path) -> Checkpoint:
-    config, shared, group_size = _q80_header(f, path)
+    config, shared, group_size = _quantized_header(f, path, "q80")
     ckpt = Checkpoint(config, shared, group_size=group_size)
     for name in Q80_NORMS:
         shape = config.shape(name)
@@ -274,19 +306,52 @@ def _read_q80(f, path) -> Checkpoint:
     return ckpt
 
 
+def _read_q40(f, path) -> Checkpoint:
+    config, shared, group_size = _quantized_header(f, path, "q40")
+    ckpt = Checkpoint(config, shared, group_size=group_size, quantized_format="q40")
+    for name in Q80_NORMS:
+        shape = config.shape(name)
+        ckpt.tensors[name] = _read_exact(f, int(np.prod(shape)), "<f4", name, path).reshape(shape)
+    parts: dict[str, list] = {}
+    for name, rows, cols in _q40_matrices(config, shared):
+        data = _read_exact(f, rows * q40.row_bytes(cols, group_size), np.uint8, name, path).tobytes()
+        parts.setdefault(name, []).append(q40.unpack(data, rows, cols, group_size))
+    for name, mats in parts.items():
+        ckpt.quantized[name] = (np.concatenate([q for q, _ in mats]), np.concatenate([d for _, d in mats]))
+    return ckpt
+
+
+def _q40_matrices(config: Config, shared: bool):
+    """(name, rows, cols) of each matrix of a q40 file in file order (a layer's at a time)."""
+    for name in ("token_embedding",) + (() if shared else ("wcls",)):
+        yield (name, *config.shape(name))
+    for _ in range(config.n_layers):
+        for name in Q40_LAYER_ORDER:
+            yield (name, *config.shape(name)[1:])
+
+
 # ----------------------------------------------------------------------------- writing
 
-def _open_for_write(path):
+@contextmanager
+def _writing(path):
+    """The file opened for writing; removed again if writing it fails (nothing half-written
+    is left behind)."""
     try:
-        return open(path, "wb")
+        f = open(path, "wb")
     except OSError as exc:
         raise LlamaError(f"cannot write {path}: {exc.strerror}") from None
+    try:
+        with f:
+            yield f
+    except BaseException:
+        Path(path).unlink(missing_ok=True)
+        raise
 
 
 def write_legacy(ckpt: Checkpoint, path) -> None:
     """Write llama2.c's legacy fp32 file (what run.c reads)."""
     c = ckpt.config
-    with _open_for_write(path) as f:
+    with _writing(path) as f:
         f.write(struct.pack("<7i", *c.header_ints(ckpt.shared_classifier)))
         names = list(LEGACY_ORDER) + ([] if ckpt.shared_classifier else ["wcls"])
         for name in names:
@@ -296,15 +361,16 @@ def write_legacy(ckpt: Checkpoint, path) -> None:
 def write_q80(ckpt: Checkpoint, path, group_size: int = DEFAULT_GROUP_SIZE) -> int:
     """Write the q80 v2 file (what runq.c reads); returns the group size used."""
     c = ckpt.config
-    gs = ckpt.group_size if ckpt.quantized and ckpt.group_size else pick_group_size(c, group_size)
+    keep = ckpt.quantized_format == "q80" and ckpt.quantized
+    gs = ckpt.group_size if keep and ckpt.group_size else pick_group_size(c, group_size)
     header = struct.pack("<Ii7iBi", MAGIC, Q80_VERSION, *c.header_ints(True),
                          int(ckpt.shared_classifier), gs)
-    with _open_for_write(path) as f:
+    with _writing(path) as f:
         f.write(header + b"\0" * (Q80_HEADER_BYTES - len(header)))
         for name in Q80_NORMS:
             f.write(np.ascontiguousarray(ckpt.tensor(name), dtype="<f4").tobytes())
         for name in ckpt.matrices():
-            if name in ckpt.quantized and ckpt.group_size == gs:
+            if keep and name in ckpt.quantized and ckpt.group_size == gs:
                 q, s = ckpt.quantized[name]
             else:
                 q, s = quantize_q80(ckpt.tensor(name), gs)
@@ -313,6 +379,34 @@ def write_q80(ckpt: Checkpoint, path, group_size: int = DEFAULT_GROUP_SIZE) -> i
             for qq, ss in zip(np.split(q, parts), np.split(s, parts)):
                 f.write(qq.astype(np.int8).tobytes())
                 f.write(ss.astype("<f4").tobytes())
+    return gs
+
+
+def write_q40(ckpt: Checkpoint, path, group_size: int = q40.DEFAULT_GROUP_SIZE) -> int:
+    """Write the q40 file (this project's 4-bit format); returns the group size used: the
+    file's own when re-writing a q40 checkpoint, else `group_size` halved until it
+    divides dim and hidden_dim."""
+    c = ckpt.config
+    keep = ckpt.quantized_format == "q40" and ckpt.quantized
+    gs = ckpt.group_size if keep else pick_group_size(c, group_size)
+    if gs < 2 or gs % 2:
+        raise LlamaError(f"q40 needs an even group size dividing dim {c.dim} and hidden_dim {c.hidden_dim}; "
+                         f"{group_size} halves to {gs}")
+    header = struct.pack("<Ii7iBi", MAGIC, Q40_VERSION, *c.header_ints(True), int(ckpt.shared_classifier), gs)
+    layer_of: dict[str, int] = {}
+    with _writing(path) as f:
+        f.write(header + b"\0" * (Q80_HEADER_BYTES - len(header)))
+        for name in Q80_NORMS:
+            f.write(np.ascontiguousarray(ckpt.tensor(name), dtype="<f4").tobytes())
+        for name, rows, cols in _q40_matrices(c, ckpt.shared_classifier):
+            layer = layer_of[name] = layer_of.get(name, -1) + 1
+            if keep:
+                q, d = ckpt.quantized[name]
+                q, d = q[layer * rows:(layer + 1) * rows], d[layer * rows:(layer + 1) * rows]
+            else:
+                w = ckpt.tensor(name)
+                q, d = q40.quantize(w[layer] if w.ndim == 3 else w, gs)
+            f.write(q40.pack(q, d, gs))
     return gs
 
 

@@ -156,6 +156,31 @@ def _run_q80_blocked(wq, ws, xq, xs, group_size, model) -> KernelRun:
     return _run("vfpu_q80_block32", fields, blobs, d, model)
 
 
+def q40_activations(xq: np.ndarray, group_size: int = 32) -> tuple[np.ndarray, np.ndarray]:
+    """What kernels_vfpu.c prepares for vfpu_q40_block32 from the quantized input (as
+    floats): per group A[k] = x[k+16] - 16 x[k], B[k] = 16 x[k] in the order A0-7 B0-7
+    A8-15 B8-15, and C = 8 (x[0] + ... + x[15]) four times."""
+    x = xq.astype(np.float32).reshape(-1, group_size)
+    half = group_size // 2
+    a, b = x[:, half:] - 16 * x[:, :half], 16 * x[:, :half]
+    q4 = np.concatenate([a[:, :8], b[:, :8], a[:, 8:], b[:, 8:]], axis=1).astype(np.float32)
+    c = np.repeat(8 * x[:, :half].sum(axis=1, keepdims=True), 4, axis=1).astype(np.float32)
+    return q4.reshape(-1), c.reshape(-1)
+
+
+def run_q40(q: np.ndarray, d: np.ndarray, xq: np.ndarray, xs: np.ndarray, model: str = "psp-2000") -> KernelRun:
+    """out = W @ x by vfpu_q40_block32: q (rows, cols) in -8..7, d fp16 scales (rows,
+    groups of 32), xq the quantized input, xs its scales; rows in blocks of eight."""
+    from allegrex.llama import q40
+    rows, n = q.shape
+    if n % 32 or rows % BLOCK_ROWS:
+        raise LlamaError(f"vfpu_q40_block32 takes group size 32 and rows in blocks of {BLOCK_ROWS}")
+    q4, c = q40_activations(xq)
+    fields = [("blob", 0), ("blob", 1), ("blob", 2), ("blob", 3), ("out",), n, rows, n // 32, 1, 0] + [0] * 8
+    blobs = [q40.pack(q, d, 32), c.astype("<f4").tobytes(), q4.astype("<f4").tobytes(), xs.astype("<f4").tobytes()]
+    return _run("vfpu_q40_block32", fields, blobs, rows, model)
+
+
 def q80_kernel_name(step: int, group_size: int) -> str:
     """The assembly function kernels_vfpu.c calls for this step and group size."""
     return "vfpu_q80_group32" if step == 32 and group_size == 32 else f"vfpu_q80_rows{step}"
@@ -212,6 +237,15 @@ def quantize_reference(x, group_size) -> tuple[np.ndarray, np.ndarray]:
         t = (g / scale[:, None]).astype(np.float32).astype(np.float64)
     q = np.where(scale[:, None] == 0, 0, np.sign(t) * np.floor(np.abs(np.nan_to_num(t)) + 0.5))
     return q.astype(np.int8).reshape(-1), scale
+
+
+def scalar_q40(q, d, xq, xs, group_size) -> np.ndarray:
+    """kernels.c's matmul_q40 in float32: the q80 arithmetic on 4-bit weights and fp16
+    scales (subnormal halves read as zero)."""
+    from allegrex.llama import q40
+    scale = d.astype(np.float32)
+    scale[np.abs(scale) < q40.HALF_MIN_NORMAL] = 0
+    return scalar_q80(q, scale.reshape(-1), xq, xs, group_size)
 
 
 def scalar_q80(wq, ws, xq, xs, group_size) -> np.ndarray:

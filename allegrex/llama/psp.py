@@ -11,6 +11,7 @@ EBOOT.PBP, llama2.cfg, model.bin and tokenizer.bin; the program writes its state
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -22,19 +23,24 @@ from allegrex.llama.errors import LlamaError
 from allegrex.llama.host import APP_DIR, ENGINE_SOURCES, OUTPUT_FILES, _key_values, write_config
 from allegrex.llama.tokenizer import read_tokenizer
 
-PSP_SOURCES = ENGINE_SOURCES + ("kernels_vfpu.c", "matmul_vfpu.S", "plat_psp.c")
+PSP_SOURCES = ENGINE_SOURCES + ("kernels_vfpu.c", "matmul_vfpu.S", "kernels_madd.c", "matmul_madd.S", "plat_psp.c")
 GAME_FOLDER = ("PSP", "GAME", "LLAMA2")
 
 
 def build_eboot(output: Path | None = None) -> Path:
-    """Build (or take from the SDK's cache) the llama2 EBOOT.PBP; large-memory mode on."""
+    """Build (or take from the SDK's cache) the llama2 EBOOT.PBP; large-memory mode on. By
+    default it lands in a folder of its own per checkout, put there whole (checkouts and
+    test workers building at the same time never see each other's or a half-written one)."""
     try:
         from allegrex.sdk.build import build, cache_root
     except ImportError:
         raise LlamaError("the PSP build needs the SDK (allegrex.sdk), which this checkout lacks") from None
-    out = output or cache_root() / "llama2" / "EBOOT.PBP"
+    out = output or cache_root() / "llama2" / hashlib.sha1(str(APP_DIR).encode()).hexdigest()[:12] / "EBOOT.PBP"
     out.parent.mkdir(parents=True, exist_ok=True)
-    return build([APP_DIR / s for s in PSP_SOURCES], out, title="llama2", large_memory=True, opt="-O2")
+    tmp = out.with_name(f".{out.name}.{os.getpid()}")
+    build([APP_DIR / s for s in PSP_SOURCES], tmp, title="llama2", large_memory=True, opt="-O2")
+    os.replace(tmp, out)
+    return out
 
 
 @dataclass
@@ -106,3 +112,11 @@ def check_model_files(model, tokenizer) -> None:
         if not Path(path).is_file():
             raise AllegrexError(f"{what} {path}: no such file")
     read_tokenizer(tokenizer, check_checkpoint(model).vocab_size)
+
+
+def check_cache_budget(cache_kb: int | None, psp_model: str) -> None:
+    """Refuse on the host a weight cache larger than the PSP model's RAM (the program itself
+    refuses one larger than the memory it got)."""
+    from allegrex.memory import RAM_SIZE
+    if cache_kb is not None and cache_kb * 1024 > RAM_SIZE[psp_model]:
+        raise LlamaError(f"--cache-kb {cache_kb} is more than a {psp_model} has: {RAM_SIZE[psp_model] // 1024} KB of RAM")

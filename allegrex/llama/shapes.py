@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from allegrex.llama.checkpoint import Checkpoint, Config, write_legacy, write_q80
+from allegrex.llama.checkpoint import FORMATS, Checkpoint, Config, write_legacy, write_q40, write_q80
 from allegrex.llama.errors import LlamaError
 from allegrex.llama.tokenizer import synthetic_tokenizer, write_tokenizer
 
@@ -53,17 +53,20 @@ def random_checkpoint(config: Config, seed: int = 0, shared_classifier: bool = T
     return Checkpoint(config, shared_classifier, source=source)
 
 
-def make_model(shape: str, directory, q80: bool = False, seed: int = 0) -> tuple[Path, Path]:
-    """Write model.bin (legacy fp32, or q80 v2) and tokenizer.bin for `shape` into `directory`."""
+WRITERS = {"fp32": write_legacy, "q80": write_q80, "q40": write_q40}
+
+
+def make_model(shape: str, directory, fmt: str = "fp32", seed: int = 0) -> tuple[Path, Path]:
+    """Write model.bin (`fmt`: legacy fp32, q80 v2 or q40) and tokenizer.bin for `shape`
+    into `directory`."""
+    if fmt not in FORMATS:
+        raise LlamaError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
     config = shape_config(shape)
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     ckpt = random_checkpoint(config, seed)
     model_path = out / "model.bin"
-    if q80:
-        write_q80(ckpt, model_path)
-    else:
-        write_legacy(ckpt, model_path)
+    WRITERS[fmt](ckpt, model_path)
     tok_path = out / "tokenizer.bin"
     write_tokenizer(synthetic_tokenizer(config.vocab_size, seed), tok_path)
     return model_path, tok_path

@@ -11,8 +11,8 @@ import numpy as np
 
 from allegrex.timing import calls as calls_model
 from allegrex.timing import counters
-from allegrex.timing.clock import (DEFAULT_BUS_MHZ, DEFAULT_CPU_MHZ, HLE_CALL_CYCLES, MEMSTICK_BYTES_PER_SECOND,
-                                   MEMSTICK_OP_LATENCY_US, hle_call_cycles, memstick_cycles)
+from allegrex.timing.clock import DEFAULT_BUS_MHZ, DEFAULT_CPU_MHZ, HLE_CALL_CYCLES, hle_call_cycles
+from allegrex.timing.memstick import memstick_cycles
 from allegrex.timing import memory_model as M
 from allegrex.timing.layout import (T_BUS_MHZ, T_CPU_MHZ, T_DC_DIRTY, T_DC_LRU, T_DC_TAG, T_DRAM_ROW, T_ENABLED,
                                     T_IC_LRU, T_IC_TAG, T_LAST_ILINE, T_NEXT_TICK, T_PROF_BASE, T_PROF_INSNS,
@@ -21,8 +21,7 @@ from allegrex.timing.layout import (T_BUS_MHZ, T_CPU_MHZ, T_DC_DIRTY, T_DC_LRU, 
 from allegrex.timing.memory_model import CACHE_SETS, CACHE_WAYS, DRAM_BANKS, LINE_BITS
 from allegrex.timing.model import OS_TICK_COST, OS_TICK_US
 
-__all__ = ["Timing", "new_state", "counters", "hle_call_cycles", "memstick_cycles", "HLE_CALL_CYCLES",
-           "MEMSTICK_BYTES_PER_SECOND", "MEMSTICK_OP_LATENCY_US"]
+__all__ = ["Timing", "new_state", "counters", "hle_call_cycles", "memstick_cycles", "HLE_CALL_CYCLES"]
 
 
 def new_state(cpu_mhz=DEFAULT_CPU_MHZ, bus_mhz=DEFAULT_BUS_MHZ, enabled=True, os_tick=True):

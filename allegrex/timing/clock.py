@@ -1,23 +1,15 @@
-"""Clock, HLE call costs and the memory-stick model: the parts of simulated time that
-are not CPU instructions.
+"""Clock and HLE call costs: the parts of simulated time that are not CPU instructions
+(the memory stick's are in memstick.py).
 
 HLE costs are cycles of CPU work the real kernel would do for a call (trap, argument
 checks, the service, return). They are ESTIMATES by call class (no reference figure
 exists). allegrex/hle/costs.py names them per call class from this table, and the HLE
 charges each call with `charge_hle` so reports show them as their own row (counters
 STALL_SYSCALL / HLE_CALLS).
-
-Memory stick: a read or write of n bytes costs MEMSTICK_OP_LATENCY_US + n / rate of wall
-time. PSP memory sticks (Pro Duo, MagicGate) read at roughly 1.5-2 MB/s through the
-PSP's driver in practice; we take 1.8 MB/s as the default (ESTIMATE, named so a user
-with a faster card can change it). Loading a 17 MB model then takes ~9.5 s.
 """
 
 DEFAULT_CPU_MHZ = 222  # the PSP boots at 222/111 MHz
 DEFAULT_BUS_MHZ = 111
-
-MEMSTICK_BYTES_PER_SECOND = 1_800_000  # ESTIMATE: sustained sceIoRead/sceIoWrite rate
-MEMSTICK_OP_LATENCY_US = 400  # ESTIMATE: per request (command, FAT lookup, sector setup)
 
 # Cycles per HLE call class (ESTIMATES; a syscall trap round trip is a few hundred cycles).
 HLE_CALL_CYCLES = {
@@ -49,11 +41,3 @@ def hle_call_cycles(kind: str) -> int:
     except KeyError:
         raise ValueError(f"unknown HLE call class {kind!r}; known: {', '.join(HLE_CALL_CYCLES)}") from None
 
-
-def memstick_cycles(nbytes: int, cpu_mhz: int, rate: int = MEMSTICK_BYTES_PER_SECOND) -> int:
-    """CPU cycles that a memory-stick transfer of `nbytes` takes at the CPU clock in force
-    (the CPU waits on the transfer in a blocking sceIoRead/sceIoWrite)."""
-    if nbytes < 0:
-        raise ValueError("byte count must be >= 0")
-    us = MEMSTICK_OP_LATENCY_US + nbytes * 1_000_000 / rate
-    return int(round(us * cpu_mhz))

@@ -3,7 +3,7 @@ per-address counters (Timing.prof) and the image's symbols.
 
     prof = Profile.start(machine, image)       # before running
     ... run ...
-    report = prof.report(hle_cycles=..., idle_cycles=...)
+    report = prof.report(hle_cycles=..., idle_cycles=..., memstick_cycles=...)
     print(format_report(report, top=20))
 
 The function rows, the HLE row, the idle row (every thread waiting), the OS tick row
@@ -84,7 +84,7 @@ class Profile:
             names.append(name if ssize == 0 or a < saddr + ssize else UNKNOWN)
         return names
 
-    def report(self, hle_cycles=0, idle_cycles=0) -> dict:
+    def report(self, hle_cycles=0, idle_cycles=0, memstick_cycles=0) -> dict:
         m = self.machine
         cnt = m.cpu.counters - self.start_counters
         prof = m.timing.prof
@@ -106,7 +106,7 @@ class Profile:
         os_tick = int(cnt[C.OS_TICK_CYCLES])
         hle_cycles = int(cnt[C.STALL_SYSCALL]) or int(hle_cycles)  # charge_hle counts them, else the HLE's tally
         extra = [("(HLE calls)", int(hle_cycles)), ("(idle: all threads waiting)", int(idle_cycles)),
-                 ("(OS interrupts)", os_tick)]
+                 ("(memory stick: the driver copying)", int(memstick_cycles)), ("(OS interrupts)", os_tick)]
         outside = total - in_image - sum(v for _, v in extra)
         extra.append(("(code outside the image)", outside))
         for name, cycles in extra:

@@ -96,12 +96,15 @@ def test_weight_bytes_per_token_of_stories15M_by_hand():
     c = shape_config("stories15M")
     elements = 6 * (4 * 288 * 288 + 3 * 288 * 768) + 32000 * 288 + 288
     assert weight_bytes_per_token(c) == elements + 4 * elements // 32 + 4 * (2 * 6 * 288 + 288)
+    # q40: 4 bits and one fp16 scale per 32
+    assert weight_bytes_per_token(c, "q40") == elements // 2 + 2 * elements // 32 + 4 * (2 * 6 * 288 + 288)
 
 
 def test_memory_budget_against_ram(report):
     m = report["memory"]
-    assert m["ram"] == 64 * 1024 * 1024 and m["heap"] == 24 * 1024 * 1024
-    assert m["weights"] + m["kv_cache"] + m["run_state"] + m["tokenizer"] + m["free"] == m["heap"]
+    assert m["ram"] == 64 * 1024 * 1024 and 54 << 20 < m["heap"] < 56 << 20 and m["volatile"] == 4 << 20
+    assert (m["weights"] + m["kv_cache"] + m["run_state"] + m["tokenizer"] + m["stream_buffer"] + m["free"]
+            == m["heap"] + m["volatile"])
 
 
 def test_published_figures_are_beside_ours(report):
@@ -127,10 +130,19 @@ def test_cli_writes_text_json_and_plot(tmp_path, capsys):
     (["--tokens", "0"], "--tokens must be"),
     (["--clock", "100"], "--clock must be"),
     (["--shape", "stories7B"], "unknown shape"),
+    (["--sweep", "--shapes", "stories15M,stories7B"], "unknown shape"),
+    (["--sweep", "--kernels", "neon"], "unknown kernel neon"),
+    (["--cache-kb", "70000"], "--cache-kb 70000 is more than a psp-2000 has: 65536 KB of RAM"),
 ])
 def test_bad_arguments_get_clear_errors(argv, message, capsys):
     assert main(["bench", "llama", "--quiet", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_cache_budget_must_be_positive(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["bench", "llama", "--quiet", "--cache-kb", "-5"])
+    assert exited.value.code == 2 and "'-5' is not a whole number of at least 1" in capsys.readouterr().err
 
 
 def test_bench_error_is_an_allegrex_error():
@@ -138,19 +150,73 @@ def test_bench_error_is_an_allegrex_error():
     assert issubclass(BenchError, AllegrexError)
 
 
+class FakeProgram:
+    """What the program reports, as a stand-in for the simulator: stories260K in q40 with
+    an fp32 KV cache "does not fit" anywhere, q80 streams on a psp-1000, the rest is in RAM."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, job):
+        kv = dict(job.settings)["kv"]
+        self.calls.append((job.fmt, job.kernel, job.psp_model, kv))
+        return fake_result(job.fmt, job.kernel, job.psp_model, kv)
+
+
+def fake_result(fmt, kernel, psp_model, kv):
+    if fmt == "q40" and kv == "fp32":
+        return {"kernel": kernel, "ok": False, "budget": {}, "error": "does not fit: the KV cache (320 KB) after ..."}
+    mode = "stream" if (fmt == "q80" and psp_model == "psp-1000") else "ram"
+    budget = {"mode": mode, "weights": 400_000, "weights_all": 530_000, "streamed": 130_000 if mode == "stream" else 0,
+              "kv_cache": 81_920, "free": 1_000_000, "heap": 23 << 20, "volatile": 4 << 20, "cache": "prefix"}
+    speed = {"scalar": 30.0, "scalar-madd": 45.0, "vfpu": 150.0}[kernel] * (2 if fmt == "q40" else 1)
+    return {"kernel": kernel, "ok": True, "budget": budget, "mode": mode, "tok_per_s": speed / (3 if mode == "stream" else 1),
+            "load_seconds": 0.3}
+
+
+def test_sweep_rows_fits_and_the_fastest_configuration():
+    from allegrex.bench.report import format_sweep
+    from allegrex.bench.sweep import sweep_llama
+    program = FakeProgram()
+    report = sweep_llama(shapes=("stories260K",), show_progress=False, run=program)
+    calls = program.calls
+    rows = {(r["psp_model"], r["format"], r["kv"]): r for r in report["rows"]}
+    assert len(rows) == 3 * 2 * 2
+    # the psp-3000 is the psp-2000 (same RAM, same timing): its rows are those runs, not run again
+    assert not any(c[2] == "psp-3000" for c in calls) and rows[("psp-3000", "q80", "int8")]["same_as"] == "psp-2000"
+    # q40 has no madd kernel; a run that does not fit is not repeated with the other kernels
+    assert [c[1] for c in calls if c[0] == "q40" and c[3] == "int8" and c[2] == "psp-2000"] == ["scalar", "vfpu"]
+    assert [c[1] for c in calls if c[0] == "q40" and c[3] == "fp32" and c[2] == "psp-2000"] == ["scalar"]
+    no, stream, ram = rows[("psp-1000", "q40", "fp32")], rows[("psp-1000", "q80", "int8")], rows[("psp-2000", "q80", "int8")]
+    assert no["fits"] == "no" and no["why"].startswith("does not fit: the KV cache")
+    assert stream["fits"] == "stream" and stream["streamed_per_token"] == 130_000 and "MB read per token" in stream["why"]
+    assert ram["fits"] == "ram" and ram["why"].startswith("all in RAM")
+    fastest = {(b["psp_model"]): b for b in report["fastest"]}
+    assert fastest["psp-2000"]["format"] == "q40" and fastest["psp-2000"]["kernel"] == "vfpu"
+    assert fastest["psp-2000"]["tok_per_s"] == 300.0 and fastest["psp-1000"]["tok_per_s"] == 300.0
+    text = format_sweep(report)
+    assert "fastest configuration per model and PSP:" in text and "psp-3000=" in text
+
+
 def simulated(run: dict) -> dict:
     """A run's figures without the host's wall-clock ones."""
     return {k: v for k, v in run.items() if k != "wall_seconds"}
 
 
-def test_sweep_gives_the_same_figures_in_two_processes():
-    from allegrex.bench.llama import sweep_llama
+def test_sweep_runs_the_port_alike_in_two_processes_and_draws_it(tmp_path):
+    from allegrex.bench.plot import plot_sweep
+    from allegrex.bench.sweep import sweep_llama
     from allegrex.jobs import Engine
-    sweep = dict(kernels=("vfpu",), tokens=1, shapes=("stories260K",), show_progress=False)
+    sweep = dict(kernels=("vfpu",), tokens=1, shapes=("stories260K",), psp_models=("psp-1000", "psp-2000"),
+                 kvs=("int8",), show_progress=False)
     serial, parallel = sweep_llama(**sweep), sweep_llama(**sweep, engine=Engine(workers=2))
-    assert [(r["shape"], r["psp_model"]) for r in parallel["rows"]] == [("stories260K", "psp-1000"),
-                                                                       ("stories260K", "psp-2000")]
+    assert [(r["psp_model"], r["format"]) for r in parallel["rows"]] == [
+        ("psp-1000", "q80"), ("psp-1000", "q40"), ("psp-2000", "q80"), ("psp-2000", "q40")]
     for s, p in zip(serial["rows"], parallel["rows"]):
-        assert s["fits"] == p["fits"] == "ram"
-        assert simulated(s["kernels"]["vfpu"]) == simulated(p["kernels"]["vfpu"])
-        assert p["kernels"]["vfpu"]["cycles"] > 0
+        run = p["kernels"]["vfpu"]
+        assert run["ok"] and p["fits"] == s["fits"] == "ram" and run["tokens"] == 1 and run["cycles"] > 0
+        assert run["budget"]["kv"] == "int8" and run["budget"]["format"] == p["format"]
+        assert simulated(s["kernels"]["vfpu"]) == simulated(run)
+    out_png = tmp_path / "s.png"
+    plot_sweep(parallel, out_png)
+    assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -203,14 +203,14 @@ def test_chdir_joins_a_path_without_device_to_the_cwd_and_checks_nothing(world):
 
 
 def test_file_transfers_take_memory_stick_time(world):
-    from allegrex.timing.clock import MEMSTICK_BYTES_PER_SECOND, MEMSTICK_OP_LATENCY_US
+    from allegrex.timing import memstick
     k, tmp, err = world
     (tmp / "ms0" / "big.bin").write_bytes(bytes(180_000))
     fd = open_(k, "ms0:/big.bin")
     t0 = k.now_us()
     assert call(k, IO, "sceIoRead", fd, BUF, 180_000) == 180_000
     elapsed = k.now_us() - t0
-    expected = MEMSTICK_OP_LATENCY_US + 180_000 * 1_000_000 // MEMSTICK_BYTES_PER_SECOND  # 0.1 s at 1.8 MB/s
+    expected = memstick.REQUEST_US + 180_000 * 1_000_000 // memstick.READ_BYTES_PER_SECOND  # 24 ms at 7.5 MB/s
     assert expected <= elapsed < expected + 50
 
 

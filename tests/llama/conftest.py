@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from allegrex.llama.checkpoint import read_checkpoint, write_q40, write_q80
 from allegrex.llama.host import sdk_libm_sources
 
 # A bare mirror of karpathy/llama2.c (the project's fetch tool puts it here), or $LLAMA2C_DIR (a checkout).
@@ -62,3 +63,13 @@ def run_reference(exe, model, tokenizer, prompt, steps, temperature=0.0, topp=0.
     assert out.returncode == 0, out.stderr
     assert out.stdout.endswith(b"\n")
     return out.stdout[:-1]
+
+
+@pytest.fixture
+def stories260K(shared_models, tmp_path):
+    """The shared stories260K checkpoint as fp32 (as given), q80 and q40 (converted), and its tokenizer."""
+    fp32 = read_checkpoint(shared_models / "stories260K.bin")
+    write_q80(fp32, tmp_path / "stories260K_q80.bin")
+    write_q40(fp32, tmp_path / "stories260K_q40.bin")
+    return {"fp32": shared_models / "stories260K.bin", "q80": tmp_path / "stories260K_q80.bin",
+            "q40": tmp_path / "stories260K_q40.bin", "tok": shared_models / "tok512.bin"}

@@ -4,7 +4,7 @@ import struct
 
 import pytest
 
-from allegrex.llama.checkpoint import MAGIC, read_checkpoint, write_q80
+from allegrex.llama.checkpoint import MAGIC, write_q80
 from allegrex.llama.host import run_host
 from allegrex.llama.shapes import random_checkpoint, shape_config
 from allegrex.llama.tokenizer import synthetic_tokenizer, write_tokenizer
@@ -12,10 +12,8 @@ from allegrex.llama.checkpoint import write_legacy
 
 
 @pytest.fixture
-def model(shared_models, tmp_path):
-    q80 = tmp_path / "q80.bin"
-    write_q80(read_checkpoint(shared_models / "stories260K.bin"), q80)
-    return {"fp32": shared_models / "stories260K.bin", "q80": q80, "tok": shared_models / "tok512.bin"}
+def model(stories260K):
+    return stories260K
 
 
 def base(paths, fmt="fp32", **kw):
@@ -62,22 +60,51 @@ def test_missing_files(model, tmp_path):
 
 
 def test_does_not_fit_names_the_part(model, tmp_path):
-    run = run_host(tmp_path, base(model, "q80", heap_kb=256, stream="off"))
-    expect_error(run, ["does not fit", "the weights", "256 KB heap"])
-    assert run.budget["heap"] == str(256 * 1024)
+    # tokenizer, norms, run state and KV cache fit 400 KB; the 509 KB of weights do not
+    run = run_host(tmp_path, base(model, "q80", heap_kb=400, volatile=0, stream="off"))
+    expect_error(run, ["does not fit: the weights (", "of the 400 KB heap;"])
+    assert run.budget["heap"] == str(400 * 1024) and run.budget["volatile"] == "0"
     run = run_host(tmp_path, base(model, "q80", heap_kb=100))
-    expect_error(run, ["does not fit", "KV cache", "even streaming"])
+    expect_error(run, ["does not fit: the KV cache", "even reading the weights from the memory stick"])
 
 
-@pytest.mark.parametrize("fmt", ["fp32", "q80"])
-def test_streaming_gives_the_same_text_as_ram(model, tmp_path, fmt):
+def test_the_volatile_partition_holds_weights_the_heap_cannot(model, tmp_path):
+    full = run_host(tmp_path / "full", base(model, "q80"))
+    run = run_host(tmp_path / "vol", base(model, "q80", heap_kb=400, stream="off"))
+    assert run.returncode == 0 and run.text == full.text
+    b = {k: int(v) for k, v in run.budget.items() if v.isdigit()}
+    assert b["volatile"] == 4 << 20 and b["weights"] == b["weights_all"]
+    assert b["weights"] + b["kv_cache"] + b["run_state"] + b["tokenizer"] + b["free"] == b["heap"] + b["volatile"]
+
+
+def streamed_run(model, tmp_path, fmt, **kw):
+    run = run_host(tmp_path, base(model, fmt, volatile=0, **kw))
+    assert run.returncode == 0, run.stdout
+    return run, {k: int(v) for k, v in run.budget.items() if v.isdigit()}
+
+
+@pytest.mark.parametrize("fmt", ["fp32", "q80", "q40"])
+def test_weights_read_from_the_memory_stick_give_the_same_text_as_ram(model, tmp_path, fmt):
     ram = run_host(tmp_path / "ram", base(model, fmt))
-    heap = (int(ram.budget["weights"]) + int(ram.budget["kv_cache"])) // 1024  # below what RAM mode needs
-    streamed = run_host(tmp_path / "stream", base(model, fmt, heap_kb=heap))
-    assert ram.budget["mode"] == "ram" and streamed.budget["mode"] == "stream"
-    assert streamed.returncode == 0 and streamed.text == ram.text
-    assert int(streamed.stats["stream_bytes"]) >= 64 * int(ram.budget["weights"]) * 0.9
-    assert "memory stick:" in streamed.stdout
+    half = int(ram.budget["weights"]) // 2048  # KB: half of the weights stay in RAM
+    runs = {"all": streamed_run(model, tmp_path / "all", fmt, stream="on"),
+            "prefix": streamed_run(model, tmp_path / "prefix", fmt, cache_kb=half),
+            "striped": streamed_run(model, tmp_path / "striped", fmt, cache_kb=half, cache="striped")}
+    assert ram.budget["mode"] == "ram"
+    row = {"fp32": 64 * 4, "q80": 64 + 64 // 4 * 4, "q40": 32 + 64 // 4 * 2}[fmt]  # a row of the embedding
+    for name, (run, b) in runs.items():
+        assert b["streamed"] > 0 and run.budget["mode"] == "stream" and run.text == ram.text, name
+        assert b["weights"] + b["kv_cache"] + b["run_state"] + b["tokenizer"] + b["stream_buffer"] + b["free"] == b["heap"]
+        # every position reads what the budget says, and at most a block of embedding rows besides
+        assert 64 * b["streamed"] <= int(run.stats["stream_bytes"]) <= 64 * (b["streamed"] + 8 * row), name
+        assert "memory stick:" in run.stdout
+    assert runs["all"][1]["weights"] == runs["all"][1]["weights_all"] - runs["all"][1]["streamed"] == \
+        2 * 5 * 64 * 4 + 64 * 4  # only the norms
+    for name in ("prefix", "striped"):
+        assert runs[name][1]["weights"] <= half * 1024 + 2 * 5 * 64 * 4 + 64 * 4
+    if fmt == "q40":  # its file is in forward order: the prefix's rest is one sequential read a position
+        assert int(runs["prefix"][0].stats["stream_seeks"]) <= 64  # (the first continues the load)
+        assert int(runs["striped"][0].stats["stream_seeks"]) >= 64 * 5 * 7  # a seek for every matrix
 
 
 def test_two_turn_chat_keeps_the_cache(model, tmp_path):

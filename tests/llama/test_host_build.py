@@ -59,10 +59,11 @@ def test_sampled_text_equals_llama2c_on_the_same_libm(models, llama2c, tmp_path,
 def test_budget_is_reported_and_sums_up(models, tmp_path):
     ours = run_host(tmp_path, settings(models, "q80", heap_kb=2048))
     b = {k: int(v) for k, v in ours.budget.items() if v.isdigit()}
-    assert ours.budget["mode"] == "ram" and ours.budget["format"] == "q80"
-    assert b["heap"] == 2048 * 1024
-    assert b["weights"] + b["kv_cache"] + b["run_state"] + b["tokenizer"] + b["free"] == b["heap"]
+    assert ours.budget["mode"] == "ram" and ours.budget["format"] == "q80" and ours.budget["kv"] == "fp32"
+    assert b["heap"] == 2048 * 1024 and b["volatile"] == 4 << 20  # the host lends a PSP's volatile 4 MB too
+    assert (b["weights"] + b["kv_cache"] + b["run_state"] + b["tokenizer"] + b["stream_buffer"] + b["free"]
+            == b["heap"] + b["volatile"])
     # int8 weights with one fp32 scale per 4 values (group size 4): 2 bytes per parameter
-    assert b["weights"] == pytest.approx(260_032 * 2, rel=0.02)
+    assert b["weights"] == b["weights_all"] == pytest.approx(260_032 * 2, rel=0.02) and b["streamed"] == 0
     assert b["kv_cache"] == 2 * 5 * 256 * 32 * 4  # layers x context x kv_dim floats, keys and values
     assert "memory (KB): weights" in ours.stdout

@@ -12,7 +12,7 @@ pytest.importorskip("allegrex.sdk.build", reason="the SDK has not landed on this
 pytest.importorskip("allegrex.hle.kernel", reason="the HLE has not landed on this branch")
 pytest.importorskip("vfpu.exec", reason="the VFPU has not landed on this branch")
 
-from allegrex.llama.checkpoint import read_checkpoint, write_q80  # noqa: E402
+from allegrex.llama.checkpoint import read_checkpoint, write_q40, write_q80  # noqa: E402
 from allegrex.llama.host import run_host  # noqa: E402
 from allegrex.llama.psp import build_eboot, run_psp  # noqa: E402
 
@@ -46,16 +46,17 @@ def test_psp_state_file_equals_the_host_build(tmp_path, models, eboot, fmt, prom
 
 
 @pytest.mark.parametrize("fmt", ["fp32", "q80"])
-def test_vfpu_kernels_agree_with_scalar(tmp_path, models, eboot, fmt):
+def test_vfpu_and_madd_kernels_agree_with_scalar(tmp_path, models, eboot, fmt):
     runs = {}
-    for kernel in ("scalar", "vfpu"):
+    for kernel in ("scalar", "vfpu") + (("scalar-madd",) if fmt == "q80" else ()):
         runs[kernel] = run_psp(tmp_path / kernel, {"prompt": "Once upon a time", "steps": 24, "temperature": 0,
                                                    "kernel": kernel, "logits": "logits.bin", "logits_steps": 8},
                                models[fmt], models["tok"], eboot=eboot)
-    assert runs["vfpu"].stats["kernel"] == "vfpu" and runs["vfpu"].text == runs["scalar"].text
+        assert runs[kernel].stats["kernel"] == kernel and runs[kernel].text == runs["scalar"].text
     logits = {k: np.fromfile(r.folder / "logits.bin", dtype="<f4").reshape(8, 512) for k, r in runs.items()}
     if fmt == "q80":  # integer group sums are exact in floats: the same logits bit for bit
-        assert np.array_equal(logits["vfpu"], logits["scalar"])
+        assert np.array_equal(logits["vfpu"], logits["scalar"]) and np.array_equal(logits["scalar-madd"], logits["scalar"])
+        assert int(runs["scalar-madd"].report["cycles"]) < int(runs["scalar"].report["cycles"])
     else:             # fp32 sums run in another order: equal to rounding
         assert np.max(np.abs(logits["vfpu"] - logits["scalar"])) < 1e-4 * np.abs(logits["scalar"]).max()
     assert int(runs["vfpu"].report["cycles"]) < int(runs["scalar"].report["cycles"])
@@ -67,7 +68,7 @@ def test_group32_vfpu_kernels_agree_with_scalar_and_the_host(tmp_path, eboot):
     # each position's embedding row comes out of that layout; vfpu_quantize, and
     # vfpu_argmax_chunk over 512 logits
     from allegrex.llama.shapes import make_model
-    model, tok = make_model("custom:96,256,2,4,4,512,64", tmp_path / "m", q80=True, seed=3)
+    model, tok = make_model("custom:96,256,2,4,4,512,64", tmp_path / "m", "q80", seed=3)
     assert read_checkpoint(model).group_size == 32
     settings = {"prompt": "", "steps": 12, "temperature": 0, "logits": "logits.bin", "logits_steps": 12}
     runs = {k: run_psp(tmp_path / k, {**settings, "kernel": k}, model, tok, eboot=eboot) for k in ("scalar", "vfpu")}
@@ -77,6 +78,36 @@ def test_group32_vfpu_kernels_agree_with_scalar_and_the_host(tmp_path, eboot):
     assert runs["vfpu"].text == runs["scalar"].text == host.text and runs["vfpu"].stats["tokens"] == "12"
     # the shared embedding/classifier and 7 matrices in each of the 2 layers; the scalar build keeps the file's layout
     assert runs["vfpu"].stats["blocked_matrices"] == "15" and runs["scalar"].stats["blocked_matrices"] == "0"
+
+
+@pytest.mark.parametrize("fmt,kv", [("q40", "fp32"), ("q80", "int8")])
+def test_q40_and_the_int8_kv_cache_on_the_psp_equal_the_host(tmp_path, models, eboot, fmt, kv):
+    write_q40(read_checkpoint(models["fp32"]), tmp_path / "stories260K_q40.bin")
+    paths = {**models, "q40": tmp_path / "stories260K_q40.bin"}
+    settings = {"prompt": "Once upon a time", "steps": 32, "temperature": 0, "kv": kv}
+    host = run_host(tmp_path / "host", {**settings, "model": paths[fmt], "tokenizer": paths["tok"]})
+    for kernel in ("scalar", "vfpu"):
+        psp = run_psp(tmp_path / kernel, {**settings, "kernel": kernel}, paths[fmt], paths["tok"], eboot=eboot)
+        assert psp.text == host.text and len(psp.text) > 80 and psp.budget["kv"] == kv and psp.budget["format"] == fmt
+
+
+def test_group32_q40_vfpu_kernel_agrees_with_scalar_and_the_host(tmp_path, eboot):
+    # group size 32 (dim 96: 3 groups); vocab 500 ends the classifier in a block of 4 rows
+    # (the scalar kernel's); each position's embedding row comes from the q40 records; the
+    # third run keeps half of the weights in RAM and reads the rest per position
+    from allegrex.llama.shapes import make_model
+    model, tok = make_model("custom:96,256,2,4,4,500,64", tmp_path / "m", "q40", seed=3)
+    assert read_checkpoint(model).group_size == 32
+    settings = {"prompt": "", "steps": 12, "temperature": 0, "logits": "logits.bin", "logits_steps": 12}
+    kinds = {"scalar": {"kernel": "scalar"}, "vfpu": {"kernel": "vfpu"},
+             "streamed": {"kernel": "vfpu", "volatile": 0, "cache_kb": model.stat().st_size // 2048}}
+    runs = {k: run_psp(tmp_path / k, {**settings, **v}, model, tok, eboot=eboot) for k, v in kinds.items()}
+    host = run_host(tmp_path / "host", {**settings, "model": model, "tokenizer": tok})
+    logits = {k: np.fromfile(r.folder / "logits.bin", dtype="<f4").reshape(12, 500) for k, r in runs.items()}
+    assert np.array_equal(logits["vfpu"], logits["scalar"]) and np.array_equal(logits["streamed"], logits["scalar"])
+    assert runs["vfpu"].text == runs["scalar"].text == runs["streamed"].text == host.text
+    assert runs["streamed"].budget["mode"] == "stream" and int(runs["streamed"].stats["stream_bytes"]) > 0
+    assert int(runs["vfpu"].report["cycles"]) < int(runs["scalar"].report["cycles"])
 
 
 def test_two_turns_on_the_psp_equal_the_host(tmp_path, models, eboot):
@@ -90,17 +121,32 @@ def test_streaming_on_the_psp(tmp_path, models, eboot):
     ram = run_psp(tmp_path / "ram", {"prompt": "Once upon a time", "steps": 16, "temperature": 0},
                   models["fp32"], models["tok"], eboot=eboot)
     streamed = run_psp(tmp_path / "stream", {"prompt": "Once upon a time", "steps": 16, "temperature": 0,
-                                             "heap_kb": 900}, models["fp32"], models["tok"], eboot=eboot)
+                                             "heap_kb": 900, "volatile": 0}, models["fp32"], models["tok"], eboot=eboot)
     assert streamed.budget["mode"] == "stream" and streamed.text == ram.text
-    assert float(streamed.stats["stream_seconds"]) > 0 and int(streamed.stats["stream_bytes"]) > 16 * 900_000
-    assert float(streamed.stats["seconds"]) > float(ram.stats["seconds"])
+    streamed_per_token = int(streamed.budget["streamed"])
+    assert float(streamed.stats["stream_seconds"]) > 0 and int(streamed.stats["stream_bytes"]) >= 16 * streamed_per_token
+    # each position reads its share from the memory stick, at the timing model's rate at the least
+    extra = float(streamed.stats["seconds"]) - float(ram.stats["seconds"])
+    assert extra > 16 * streamed_per_token / 7.5e6
 
 
-def test_psp1000_reports_that_the_24mb_heap_does_not_fit(tmp_path, models, eboot):
-    run = run_psp(tmp_path, {"steps": 8}, models["q80"], models["tok"], psp_model="psp-1000", eboot=eboot)
+def test_a_psp1000_gets_its_32mb_reality(tmp_path, models, eboot):
+    """All of the 24 MB user partition that is free (the EBOOT asks for large memory, which a
+    PSP-1000 does not have) and the 4 MB volatile partition; a 24 MB heap is more than that."""
+    run = run_psp(tmp_path / "auto", {"steps": 8}, models["q80"], models["tok"], psp_model="psp-1000", eboot=eboot)
+    heap, vol = int(run.budget["heap"]), int(run.budget["volatile"])
+    assert 22 << 20 < heap < 24 << 20 and vol == 4 << 20 and run.stats["tokens"] == "8"
+    run = run_psp(tmp_path / "24", {"steps": 8, "heap_kb": 24576}, models["q80"], models["tok"], psp_model="psp-1000",
+                  eboot=eboot)
     assert run.exit_kind in ("exit", "threads-ended")
-    assert run.text.startswith(b"error: does not fit: the 24576 KB heap")
+    assert run.text.startswith(b"error: does not fit: the 24576 KB heap is more than the")
     assert run.budget["heap"] == "0"
+
+
+def test_a_psp2000_gives_its_large_memory_and_the_volatile_partition(tmp_path, models, eboot):
+    run = run_psp(tmp_path, {"steps": 4}, models["q80"], models["tok"], psp_model="psp-2000", eboot=eboot)
+    heap, vol = int(run.budget["heap"]), int(run.budget["volatile"])
+    assert 54 << 20 < heap < 56 << 20 and vol == 4 << 20
 
 
 def test_a_heap_too_small_reports_nothing_free(tmp_path, models, eboot):

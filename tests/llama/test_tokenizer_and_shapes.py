@@ -80,6 +80,26 @@ def test_cli_run_refuses_damaged_model_files_before_building_or_running(tmp_path
         assert len(lines) == 1 and f"{bad}: " in lines[0] and why in lines[0] and not captured.out
 
 
+def test_cli_refuses_a_q40_file_of_the_wrong_size_and_a_cache_larger_than_ram(tmp_path, capsys):
+    """One clear line, exit 2, and nothing written (no memory-stick folder, no output)."""
+    assert main(["llama", "make", "--shape", "stories260K", "--q40", str(tmp_path / "m")]) == 0
+    model, tok = tmp_path / "m" / "model.bin", tmp_path / "m" / "tokenizer.bin"
+    cut = tmp_path / "cut.bin"
+    cut.write_bytes(model.read_bytes()[:-18])
+    work = tmp_path / "work"
+    capsys.readouterr()
+    for argv, why in (([ "--model", str(cut)], "q40, dim 64, 5 layers, vocab 512) makes a"),
+                      (["--model", str(model), "--cache-kb", "40000", "--psp", "psp-1000"],
+                       "--cache-kb 40000 is more than a psp-1000 has: 32768 KB of RAM")):
+        assert main(["llama", "run", "--tokenizer", str(tok), "--workdir", str(work), *argv]) == 2
+        captured = capsys.readouterr()
+        lines = captured.err.strip().splitlines()
+        assert len(lines) == 1 and why in lines[0] and not captured.out
+        assert not work.exists()
+    assert main(["llama", "convert", str(cut), str(tmp_path / "out.bin"), "--q80"]) == 2
+    assert "truncated" in capsys.readouterr().err and not (tmp_path / "out.bin").exists()
+
+
 @pytest.mark.parametrize("argv", [["--steps", "-5"], ["--steps", "0"], ["--context", "0"], ["--heap-kb", "-1"],
                                   ["--max-seconds", "nan"], ["--timeout", "-1"], ["--clock", "500"]])
 def test_cli_run_refuses_limits_that_are_not_positive(shared_models, capsys, argv):

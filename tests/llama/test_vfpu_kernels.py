@@ -115,6 +115,37 @@ def test_blocked_group32_kernel_costs_0_95_instructions_per_weight():
     assert run.counters["vfpu"] < 40 and run.counters["vfpu-issue"] <= 2 * 64 // 8 // 4, run.counters
 
 
+def random_q40(rng, d, n):
+    q = rng.integers(-8, 8, size=(d, n)).astype(np.int8)
+    h = (rng.random((d, n // 32)) * 0.01 + 1e-4).astype(np.float16)
+    xq = rng.integers(-127, 128, size=n).astype(np.int8)
+    xs = (rng.random(n // 32) * 0.1 + 1e-3).astype(np.float32)
+    return q, h, xq, xs
+
+
+@pytest.mark.parametrize("d,n", [(8, 32), (16, 96), (24, 288), (40, 768)])
+def test_q40_kernel_equals_the_scalar_kernel_bit_for_bit(d, n):
+    rng = np.random.default_rng(d * 11 + n)
+    q, h, xq, xs = random_q40(rng, d, n)
+    q[0], xq[:32] = -8, -127                    # a group at the largest sum, +8*127*32
+    q[1, :16], q[1, 16:32], xq[32:64] = 7, -8, 127  # both nibbles at their extremes
+    h[0, 0], h[1, 0], h[2, 0] = 6e4, 7e-5, 3e-5     # a large half; the smallest normal; a subnormal (read as 0)
+    run = kernel_lab.run_q40(q, h, xq, xs)
+    ref = kernel_lab.scalar_q40(q, h, xq, xs, 32)
+    assert np.array_equal(run.out.view(np.uint32), ref.view(np.uint32))
+
+
+def test_q40_kernel_costs_under_a_cycle_per_weight_of_instructions_and_no_vfpu_waits():
+    rng = np.random.default_rng(12)
+    q, h, xq, xs = random_q40(rng, 64, 288)
+    run = kernel_lab.run_q40(q, h, xq, xs)
+    # per 256 weights (8 rows x 32): 128 conversions (4 per word of 8 weights) and 64 dot
+    # products (as many as q80's), 16 weight and 8 activation quad loads, 2 scale loads and
+    # 2 vh2f, 14 sums and scalings, 4 pointer steps and the branch; plus each block's stores
+    assert 0.96 < run.instructions / q.size < 0.99, run.instructions / q.size
+    assert run.counters["vfpu"] < 0.05 * q.size, run.counters
+
+
 @pytest.mark.parametrize("n,gs", [(288, 32), (768, 32), (256, 64), (64, 16)])
 def test_vfpu_quantize_equals_quantize_act(n, gs):
     rng = np.random.default_rng(n + gs)

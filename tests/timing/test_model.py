@@ -102,7 +102,7 @@ def test_clock_change_mid_run_is_followed_by_seconds(run):
 
 def test_memstick_and_hle_costs():
     mb17 = memstick_cycles(17_000_000, 333)
-    assert 9.0 < mb17 / 333e6 < 10.5  # ~1.8 MB/s: loading a 17 MB model takes ~9.5 s
+    assert 2.1 < mb17 / 333e6 < 2.5  # 7-8 MB/s measured: reading a 17 MB model takes ~2.3 s
     assert memstick_cycles(0, 333) > 0  # a request has a fixed latency
     assert hle_call_cycles("syscall") > 0
 

@@ -15,6 +15,7 @@ typedef struct {
 
 void vfpu_q80_group32(VfpuArgs *a);
 void vfpu_q80_block32(VfpuArgs *a);
+void vfpu_q40_block32(VfpuArgs *a);
 void vfpu_q80_rows32(VfpuArgs *a);
 void vfpu_q80_rows16(VfpuArgs *a);
 void vfpu_q80_rows4(VfpuArgs *a);
@@ -68,15 +69,34 @@ static void matmul_fp32_vfpu(float *out, const Act *x, const Mat *w, int n, int 
     tail_rows(kernels_scalar.fp32, out, x, w, n, d, rows);
 }
 
+/* What vfpu_q40_block32 reads besides the scales (matmul_vfpu.S): per group of 32, from
+ * the quantized values as floats, A[k] = x[k+16] - 16 x[k] and B[k] = 16 x[k] in the
+ * order A0-7 B0-7 A8-15 B8-15, and C = 8 (x[0] + ... + x[15]) four times. */
+static void q40_activations(Act *a, int n) {
+    for (int g = 0; g < n / 32; g++) {
+        const float *x = a->qf + 32 * g;
+        float *o = a->q4 + 32 * g, sum = 0.0f;
+        for (int k = 0; k < 8; k++) {
+            o[k] = x[k + 16] - 16.0f * x[k];
+            o[8 + k] = 16.0f * x[k];
+            o[16 + k] = x[k + 24] - 16.0f * x[k + 8];
+            o[24 + k] = 16.0f * x[k + 8];
+        }
+        for (int k = 0; k < 16; k++) sum += x[k];
+        for (int i = 0; i < 4; i++) a->c4[4 * g + i] = 8.0f * sum;
+    }
+}
+
 /* quantize_act's values (see vfpu_quantize); groups of 16k values, 16-byte aligned vectors */
 static void quantize_vfpu(Act *a, const float *x, int n) {
     int gs = g_group_size;
     if (gs % 16 || n % gs || ((uintptr_t)x | (uintptr_t)a->q | (uintptr_t)a->qf) & 15) {
         quantize_act(a, x, n, 1);
-        return;
+    } else {
+        QuantArgs q = {x, a->q, a->qf, a->s, n / gs, gs / 16, {0, 0}, {0.5f, 127.0f, FLT_MIN, 1.0f}};
+        vfpu_quantize(&q);
     }
-    QuantArgs q = {x, a->q, a->qf, a->s, n / gs, gs / 16, {0, 0}, {0.5f, 127.0f, FLT_MIN, 1.0f}};
-    vfpu_quantize(&q);
+    if (a->q4 && gs == 32) q40_activations(a, n);
 }
 
 const float *vfpu_argmax_chunk(const float *p, int chunks);
@@ -124,7 +144,22 @@ static void swiglu_vfpu(float *hb, const float *hb2, int n) {
     swiglu_scalar(hb + done, hb2 + done, n - done);
 }
 
-static const Kernels kernels_vfpu_table = {"vfpu", matmul_fp32_vfpu, matmul_q80_vfpu, quantize_vfpu, argmax_vfpu,
-                                           swiglu_vfpu, 32};
+/* q40 at group size 32: the whole blocks of eight rows by vfpu_q40_block32, a last block
+ * of fewer rows (and other group sizes) by the scalar kernel. */
+static void matmul_q40_vfpu(float *out, const Act *x, const Mat *w, int n, int d) {
+    int gs = g_group_size, rows = gs == 32 && x->q4 ? d - d % BLOCK_ROWS : 0;
+    if (rows) {
+        VfpuArgs a = {w->w, x->c4, x->q4, x->s, out, n, rows, n / gs, 1, 0, {0}};
+        vfpu_q40_block32(&a);
+    }
+    if (rows < d) {
+        Mat rest = {(uint8_t *)w->w + (size_t)rows * ((size_t)n / 2 + (size_t)n / gs * 2), NULL, 1};
+        kernels_scalar.q40(out + rows, x, &rest, n, d - rows);
+    }
+}
+
+
+static const Kernels kernels_vfpu_table = {"vfpu", matmul_fp32_vfpu, matmul_q80_vfpu, matmul_q40_vfpu, quantize_vfpu,
+                                           argmax_vfpu, swiglu_vfpu, 32};
 
 const Kernels *kernels_vfpu(void) { return &kernels_vfpu_table; }

@@ -13,8 +13,8 @@
 typedef struct {
     char model[256], tokenizer[256], out[256], budget[256], stats[256], logits[256];
     char prompts[MAX_PROMPTS][512];
-    int n_prompts, steps, context, heap_kb, logits_steps, chat, osk, clock;
-    char kernel[16], stream[8];
+    int n_prompts, steps, context, heap_kb, volatile_mem, cache_kb, logits_steps, chat, osk, clock;
+    char kernel[16], stream[8], cache[8], kv[8];
     float temperature, topp;
     uint64_t seed;
 } Settings;
@@ -74,6 +74,10 @@ static void set(Settings *s, const char *key, const char *val) {
     else if (!strcmp(key, "steps")) s->steps = atoi(val);
     else if (!strcmp(key, "context")) s->context = atoi(val);
     else if (!strcmp(key, "heap_kb")) s->heap_kb = atoi(val);
+    else if (!strcmp(key, "volatile")) s->volatile_mem = atoi(val);
+    else if (!strcmp(key, "cache_kb")) s->cache_kb = atoi(val);
+    else if (!strcmp(key, "cache")) snprintf(s->cache, 8, "%s", val);
+    else if (!strcmp(key, "kv")) snprintf(s->kv, 8, "%s", val);
     else if (!strcmp(key, "temperature")) s->temperature = (float)atof(val);
     else if (!strcmp(key, "topp")) s->topp = (float)atof(val);
     else if (!strcmp(key, "seed")) s->seed = (uint64_t)strtoul(val, NULL, 10);
@@ -102,8 +106,8 @@ static void defaults(Settings *s) {
     memset(s, 0, sizeof *s);
     strcpy(s->model, "model.bin"); strcpy(s->tokenizer, "tokenizer.bin");
     strcpy(s->out, "llama2_out.txt"); strcpy(s->budget, "llama2_budget.txt"); strcpy(s->stats, "llama2_stats.txt");
-    strcpy(s->kernel, "scalar"); strcpy(s->stream, "auto");
-    s->steps = 256; s->context = 256; s->heap_kb = 24 * 1024;
+    strcpy(s->kernel, "scalar"); strcpy(s->stream, "auto"); strcpy(s->cache, "prefix"); strcpy(s->kv, "fp32");
+    s->steps = 256; s->context = 256; s->heap_kb = 0; s->volatile_mem = 1;
     s->temperature = 1.0f; s->topp = 0.9f; s->seed = 42; s->clock = 333;
 }
 
@@ -123,46 +127,78 @@ static void read_config(const char *path) {
     }
 }
 
+static const char *format_name(const Model *m) { return m->fmt == FMT_Q80 ? "q80" : m->fmt == FMT_Q40 ? "q40" : "fp32"; }
+
 static void write_budget(const Budget *b, const Model *m) {
     char text[1024], path[256];
     int n = snprintf(text, sizeof text,
-        "machine=%s\nformat=%s\nmode=%s\nweights=%lu\nkv_cache=%lu\nrun_state=%lu\ntokenizer=%lu\n"
-        "stream_buffer=%lu\nheap=%lu\nfree=%lu\ncontext=%d\n",
-        plat_name(), m->q80 ? "q80" : "fp32", b->streaming ? "stream" : "ram",
-        (unsigned long)b->weights, (unsigned long)b->kv_cache, (unsigned long)b->run_state,
-        (unsigned long)b->tokenizer, (unsigned long)(b->streaming ? b->stream_buffer : 0),
-        (unsigned long)b->heap, (unsigned long)b->free_after, m->context);
+        "machine=%s\nformat=%s\nkv=%s\nmode=%s\ncache=%s\nweights=%lu\nweights_all=%lu\nstreamed=%lu\n"
+        "kv_cache=%lu\nrun_state=%lu\ntokenizer=%lu\nstream_buffer=%lu\nheap=%lu\nvolatile=%lu\nfree=%lu\ncontext=%d\n",
+        plat_name(), format_name(m), m->kv_type == KV_INT8 ? "int8" : "fp32", b->streaming ? "stream" : "ram",
+        b->cache == CACHE_STRIPED ? "striped" : "prefix", (unsigned long)b->weights, (unsigned long)b->weights_all,
+        (unsigned long)b->streamed, (unsigned long)b->kv_cache, (unsigned long)b->run_state,
+        (unsigned long)b->tokenizer, (unsigned long)b->stream_buffer, (unsigned long)b->heap,
+        (unsigned long)b->volatile_bytes, (unsigned long)b->free_after, m->context);
     path_join(path, S.budget);
     plat_write_file(path, text, n, 0);
     info("memory (KB): weights %.0f, KV cache %.0f, run state %.0f, tokenizer %.0f\n",
          b->weights / 1024.0, b->kv_cache / 1024.0, b->run_state / 1024.0, b->tokenizer / 1024.0);
-    info("heap %.0f KB, free %.0f KB\n", b->heap / 1024.0, b->free_after / 1024.0, 0, 0);
-    if (b->streaming) info("weights stream from the memory stick (layer buffer %.0f KB)\n", b->stream_buffer / 1024.0, 0, 0, 0);
+    info("heap %.0f KB + volatile %.0f KB, free %.0f KB\n", b->heap / 1024.0, b->volatile_bytes / 1024.0,
+         b->free_after / 1024.0, 0);
+    if (b->streaming)
+        info("weights: %.0f of %.0f KB in RAM, %.0f KB read from the memory stick per token (buffer %.0f KB)\n",
+             b->weights / 1024.0, b->weights_all / 1024.0, b->streamed / 1024.0, b->stream_buffer / 1024.0);
 }
 
-/* Decide RAM or streaming; on failure explain which part did not fit. */
-static int plan(Model *m, Budget *b, size_t heap, char *err) {
-    size_t norms = 2 * align16((size_t)m->c.n_layers * m->c.dim * 4) + align16((size_t)m->c.dim * 4);
-    size_t fixed = b->kv_cache + b->run_state + b->tokenizer;
-    b->heap = heap;
+/* "does not fit": the first part, in the order they are allocated, past the end of the
+ * heap (the weights may also fill the volatile partition); `last`: the weights, or the
+ * stream buffer when they could be read from the memory stick. */
+static int fit_error(const Budget *b, size_t last, int streaming, char *err) {
+    const char *names[5] = {"the tokenizer", "the norm weights", "the run state", "the KV cache",
+                            streaming ? "the stream buffer" : "the weights"};
+    size_t parts[5] = {b->tokenizer, b->norms, b->run_state, b->kv_cache, last};
+    size_t used = 0, need = 0;
+    int i = 0;
+    for (int j = 0; j < 5; j++) need += parts[j];
+    for (; i < 4 && used + parts[i] <= b->heap; i++) used += parts[i];
+    char vol[64] = "";
+    if (i == 4 && !streaming && b->volatile_bytes)
+        snprintf(vol, sizeof vol, " and the %lu KB volatile partition", (unsigned long)(b->volatile_bytes / 1024));
+    snprintf(err, MAX_ERR, "does not fit: %s (%lu KB) after %lu KB of the %lu KB heap%s; the model needs %lu KB in all%s",
+             names[i], (unsigned long)(parts[i] / 1024), (unsigned long)(used / 1024), (unsigned long)(b->heap / 1024),
+             vol, (unsigned long)(need / 1024), streaming ? " even reading the weights from the memory stick" : "");
+    return -1;
+}
+
+/* Decide which weights stay in RAM and whether the rest is read per token; on failure
+ * explain which part did not fit. */
+static int plan(Model *m, Budget *b, char *err) {
+    size_t fixed = b->tokenizer + b->norms + b->run_state + b->kv_cache;
+    int stream_on = !strcmp(S.stream, "on"), stream_off = !strcmp(S.stream, "off");
     b->free_after = 0;  /* nothing is free unless the model fits (the report prints it either way) */
-    if (strcmp(S.stream, "on") && b->weights + fixed <= heap) { b->free_after = heap - b->weights - fixed; return 0; }
-    size_t streamed = norms + b->stream_buffer;
-    if (strcmp(S.stream, "off") && streamed + fixed <= heap) {
-        b->streaming = 1;
-        b->weights = streamed;
-        b->free_after = heap - streamed - fixed;
+    b->cache = !strcmp(S.cache, "striped") ? CACHE_STRIPED : CACHE_PREFIX;
+    if (fixed > b->heap) return fit_error(b, model_stream_buffer_bytes(m), 1, err);
+    size_t left = b->heap - fixed, cap = left + b->volatile_bytes;
+    if (S.cache_kb > 0 && (size_t)S.cache_kb * 1024 < cap) cap = (size_t)S.cache_kb * 1024;
+    size_t streamed;
+    b->weights = b->norms + model_place(m, left, b->volatile_bytes, stream_on ? 0 : cap, CACHE_PREFIX, &streamed);
+    if (!stream_on && streamed == 0) {
+        b->free_after = b->heap + b->volatile_bytes - fixed - (b->weights - b->norms);
         return 0;
     }
-    const char *names[4] = {"the weights", "the KV cache", "the run state", "the tokenizer"};
-    size_t parts[4] = {strcmp(S.stream, "off") ? streamed : b->weights, b->kv_cache, b->run_state, b->tokenizer};
-    size_t used = 0;
-    int i = 0;
-    for (; i < 3 && used + parts[i] <= heap; i++) used += parts[i];
-    snprintf(err, MAX_ERR, "does not fit: %s (%lu KB) after %lu KB of %lu KB heap; the model needs %lu KB in all%s",
-             names[i], (unsigned long)(parts[i] / 1024), (unsigned long)(used / 1024), (unsigned long)(heap / 1024),
-             (unsigned long)((parts[0] + fixed) / 1024), strcmp(S.stream, "off") ? " even streaming the weights" : "");
-    return -1;
+    if (stream_off) return fit_error(b, b->weights_all - b->norms, 0, err);
+    /* the stream buffer comes out of the heap; q80's may grow to the matrices it streams */
+    for (int pass = 0; pass < 2; pass++) {
+        b->stream_buffer = model_stream_buffer_bytes(m);
+        if (b->stream_buffer > left) return fit_error(b, b->stream_buffer, 1, err);
+        size_t room = cap < left - b->stream_buffer + b->volatile_bytes ? cap : left - b->stream_buffer + b->volatile_bytes;
+        b->weights = b->norms + model_place(m, left - b->stream_buffer, b->volatile_bytes, stream_on ? 0 : room,
+                                            b->cache, &streamed);
+    }
+    b->streaming = 1;
+    b->streamed = streamed;
+    b->free_after = b->heap + b->volatile_bytes - fixed - b->stream_buffer - (b->weights - b->norms);
+    return 0;
 }
 
 static int next_prompt(int turn, char *buf, int size) {
@@ -195,39 +231,50 @@ int llama2_main(const char *config_path, int argc, char **argv) {
     size_t tok_bytes = tokenizer_bytes(path, m.c.vocab_size, err);
     if (!tok_bytes) return fail(err);
     m.kernels = &kernels_scalar;
-    if (!strcmp(S.kernel, "vfpu")) {
-        m.kernels = kernels_vfpu();
-        if (!m.kernels) return fail("the vfpu kernel needs a PSP (this build has none)");
-    } else if (strcmp(S.kernel, "scalar")) return fail("kernel must be scalar or vfpu");
-    Budget b;
-    model_budget(&m, context, tok_bytes, &b);
-    size_t got = 0;
-    arena.base = plat_heap((size_t)S.heap_kb * 1024, &got);
-    arena.size = arena.base ? got : 0;
+    if (!strcmp(S.kernel, "vfpu") || !strcmp(S.kernel, "scalar-madd")) {
+        m.kernels = S.kernel[0] == 'v' ? kernels_vfpu() : kernels_scalar_madd();
+        if (!m.kernels) return fail("the vfpu and scalar-madd kernels need a PSP (this build has neither)");
+    } else if (strcmp(S.kernel, "scalar")) return fail("kernel must be scalar, scalar-madd or vfpu");
+    if (strcmp(S.kv, "fp32") && strcmp(S.kv, "int8")) return fail("kv must be fp32 or int8");
+    if (strcmp(S.cache, "prefix") && strcmp(S.cache, "striped")) return fail("cache must be prefix or striped");
+    m.kv_type = !strcmp(S.kv, "int8") ? KV_INT8 : KV_FP32;
     m.context = context;
-    if (!arena.base) {
-        b.heap = 0; b.free_after = 0;
+    Budget b;
+    model_sizes(&m, context, tok_bytes, &b);
+    size_t got = 0;
+    arena.region[0].base = plat_heap((size_t)S.heap_kb * 1024, &got);
+    b.heap = arena.region[0].size = arena.region[0].base ? got : 0;
+    if (!arena.region[0].base) {
         write_budget(&b, &m);
         snprintf(err, MAX_ERR, "does not fit: the %d KB heap is more than the %lu KB of free memory here "
                  "(the model needs %lu KB)", S.heap_kb, (unsigned long)(got / 1024),
-                 (unsigned long)((b.weights + b.kv_cache + b.run_state + b.tokenizer) / 1024));
+                 (unsigned long)((b.weights_all + b.kv_cache + b.run_state + b.tokenizer) / 1024));
         return fail(err);
     }
-    if (plan(&m, &b, arena.size, err)) { write_budget(&b, &m); return fail(err); }
+    if (S.volatile_mem) {
+        arena.region[1].base = plat_volatile(&got);
+        b.volatile_bytes = arena.region[1].size = arena.region[1].base ? got : 0;
+    }
+    if (S.cache_kb > 0 && (size_t)S.cache_kb * 1024 > b.heap + b.volatile_bytes) {
+        snprintf(err, MAX_ERR, "cache_kb %d is more than the %lu KB of memory here (heap %lu KB + volatile %lu KB)",
+                 S.cache_kb, (unsigned long)((b.heap + b.volatile_bytes) / 1024), (unsigned long)(b.heap / 1024),
+                 (unsigned long)(b.volatile_bytes / 1024));
+        return fail(err);
+    }
+    if (plan(&m, &b, err)) { write_budget(&b, &m); return fail(err); }
     write_budget(&b, &m);
-    if (model_load(&m, &arena, context, b.streaming, err)) return fail(err);
     path_join(path, S.tokenizer);
     if (tokenizer_load(&tok, &arena, path, m.c.vocab_size, err)) return fail(err);
+    if (model_load(&m, &arena, &b, &sampler.probindex, err)) return fail(err);
+    forward_init(&m);
     sampler.vocab_size = m.c.vocab_size;
     sampler.temperature = S.temperature < 0 ? 0 : S.temperature;
     sampler.topp = S.topp;
     sampler.rng_state = S.seed ? S.seed : 42;
     sampler.argmax = m.kernels->argmax;
-    sampler.probindex = arena_alloc(&arena, (size_t)m.c.vocab_size * sizeof(ProbIndex), MEM_STATE);
-    if (!sampler.probindex) return fail("out of arena for the sampler");
     double load_s = (plat_ticks_us() - t_load) / 1e6;
     snprintf(line, sizeof line, "model %s (%s): dim %d, %d layers, vocab %d, context %d, kernel %s\n", S.model,
-             m.q80 ? "q80" : "fp32", m.c.dim, m.c.n_layers, m.c.vocab_size, context, m.kernels->name);
+             format_name(&m), m.c.dim, m.c.n_layers, m.c.vocab_size, context, m.kernels->name);
     plat_text(line, COLOR_INFO);
 
     /* the generation loop: run.c's, over turns that share the KV cache */
@@ -274,14 +321,16 @@ int llama2_main(const char *config_path, int argc, char **argv) {
     double secs = (t_end - t0) / 1e6, ttft = t_first ? (t_first - t0) / 1e6 : 0;
     info("\n%.0f tokens in %.1fs (%.1f tok/s)\n", pos, secs, secs > 0 ? pos / secs : 0, 0);
     info("time to first token %.2fs, load %.2fs\n", ttft, load_s, 0, 0);
-    if (m.streaming) info("memory stick: %.1f MB read in %.2fs\n", m.stream_bytes / 1048576.0, m.stream_us / 1e6, 0, 0);
+    if (b.streaming) info("memory stick: %.1f MB read in %.2fs\n", m.stream_bytes / 1048576.0, m.stream_us / 1e6, 0, 0);
     if (stopped_full) info("the context of %.0f tokens is full\n", context, 0, 0, 0);
     save_text();
     stats_len += snprintf(stats + stats_len, sizeof stats - (size_t)stats_len,
         "tokens=%d\ngenerated=%d\nseconds=%.6f\ntok_per_s=%.6f\nttft_seconds=%.6f\nload_seconds=%.6f\n"
-        "stream_seconds=%.6f\nstream_bytes=%lld\nkernel=%s\nturns=%d\ncontext_full=%d\nblocked_matrices=%d\n",
+        "stream_seconds=%.6f\nstream_bytes=%lld\nstream_reads=%d\nstream_seeks=%d\nkernel=%s\nturns=%d\n"
+        "context_full=%d\nblocked_matrices=%d\n",
         pos, generated, secs, secs > 0 ? pos / secs : 0.0, ttft, load_s, m.stream_us / 1e6,
-        (long long)m.stream_bytes, m.kernels->name, turn, stopped_full, m.blocked_matrices);
+        (long long)m.stream_bytes, m.stream_reads, m.stream_seeks, m.kernels->name, turn, stopped_full,
+        m.blocked_matrices);
     path_join(path, S.stats);
     plat_write_file(path, stats, stats_len, 0);
     return 0;

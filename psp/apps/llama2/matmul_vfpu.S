@@ -856,6 +856,278 @@ vfpu_q80_block32:
     .end vfpu_q80_block32
 
 // ---------------------------------------------------------------------------------
+// q40, group size 32, as the file holds it (llama2.h Q40_RECORD_BYTES): per block of
+// eight rows and group, one 144-byte record of the rows' 16 bytes (row r at 16 r), then
+// their eight fp16 scales (at 128). Byte k of a row holds weight k in its low nibble as
+// q + 8 and weight k + 16 in its high nibble (signed): as a signed byte s = 16 h + l + 8,
+// so vc2i (s << 24) and vi2f by 2^-28 give S = s / 16, and floor(S) = h (vf2id, vi2f).
+// The C prepares per group A[k] = x[k+16] - 16 x[k] and B[k] = 16 x[k] (k < 16, as
+// floats, in the order A0-7 B0-7 A8-15 B8-15) and C = 8 (x[0] + ... + x[15]): then
+//   sum of h x[k+16] + l x[k] = H . A + S . B - C,
+// every product and partial sum an integer below 2^24 (exact in any order), and the
+// result is the scalar kernel's val += ((float)isum * w_scale) * x_scale bit for bit.
+// The schedule is vfpu_q80_block32's: a group of eight rows in two chunks (bytes 0-7,
+// weights 0-7 and 16-23; bytes 8-15, weights 8-15 and 24-31), dots of rows 0-3 to M5,
+// of rows 4-7 to M6; rows 0-3 finished late in chunk B, rows 4-7 in the next chunk A.
+// VFPU: M0 A and B of the chunk, M1 raw rows, M2 weight scales (C200 rows 0-3, C210
+// rows 4-7), C (C220), the raw fp16 scales and then x's scale (S233), M3/M4 conversions
+// (see Q40_ROWS2), M5/M6 dots, M7 row values
+// (C700 rows 0-3, C710 rows 4-7) and the isums (C720, C730).
+// GPRs: t0 the record, t4 A/B, t5 x scales, t7 C quads; a2, t6, t8 where they start;
+// a3 where A/B end; v0 where the previous block's outputs go, at where this block's go,
+// v1 blocks left.
+#define Q40_RECORD8 144
+
+// A pair of rows (rp 0: raw quads 0-1 of M1, 1: quads 2-3) and a pair of words (wp 0:
+// words 0-1, 1: words 2-3) in three phases, between which the chunk puts independent
+// work to cover the latencies: Q40_C the signed bytes as S = s / 16 (M3: the first row,
+// M4: the second; per word C3x0 / C3x2 the bytes, then C3x1 / C3x3 S), Q40_F h = floor(S)
+// in place of the bytes, Q40_D each row's four dot products (H . A, S . B per word) into
+// M<m> (5: rows 0-3, 6: rows 4-7). The VFPU line rewriter takes literal registers only:
+// one literal line per case.
+.macro Q40_C rp, wp
+.if \rp == 0 && \wp == 0
+    vc2i.s  C300, S100
+    vc2i.s  C320, S101
+    vc2i.s  C400, S110
+    vc2i.s  C420, S111
+.elseif \rp == 0 && \wp == 1
+    vc2i.s  C300, S102
+    vc2i.s  C320, S103
+    vc2i.s  C400, S112
+    vc2i.s  C420, S113
+.elseif \rp == 1 && \wp == 0
+    vc2i.s  C300, S120
+    vc2i.s  C320, S121
+    vc2i.s  C400, S130
+    vc2i.s  C420, S131
+.elseif \rp == 1 && \wp == 1
+    vc2i.s  C300, S122
+    vc2i.s  C320, S123
+    vc2i.s  C400, S132
+    vc2i.s  C420, S133
+.endif
+    vi2f.q  C310, C300, 28
+    vi2f.q  C330, C320, 28
+    vi2f.q  C410, C400, 28
+    vi2f.q  C430, C420, 28
+.endm
+
+.macro Q40_F
+    vf2id.q C300, C310, 0
+    vf2id.q C320, C330, 0
+    vf2id.q C400, C410, 0
+    vf2id.q C420, C430, 0
+    vi2f.q  C300, C300, 0
+    vi2f.q  C320, C320, 0
+    vi2f.q  C400, C400, 0
+    vi2f.q  C420, C420, 0
+.endm
+
+.macro Q40_D m, rp
+.if \m == 5 && \rp == 0
+    vdot.q  S500, C300, C000
+    vdot.q  S510, C310, C010
+    vdot.q  S520, C320, C020
+    vdot.q  S530, C330, C030
+    vdot.q  S501, C400, C000
+    vdot.q  S511, C410, C010
+    vdot.q  S521, C420, C020
+    vdot.q  S531, C430, C030
+.elseif \m == 5 && \rp == 1
+    vdot.q  S502, C300, C000
+    vdot.q  S512, C310, C010
+    vdot.q  S522, C320, C020
+    vdot.q  S532, C330, C030
+    vdot.q  S503, C400, C000
+    vdot.q  S513, C410, C010
+    vdot.q  S523, C420, C020
+    vdot.q  S533, C430, C030
+.elseif \m == 6 && \rp == 0
+    vdot.q  S600, C300, C000
+    vdot.q  S610, C310, C010
+    vdot.q  S620, C320, C020
+    vdot.q  S630, C330, C030
+    vdot.q  S601, C400, C000
+    vdot.q  S611, C410, C010
+    vdot.q  S621, C420, C020
+    vdot.q  S631, C430, C030
+.elseif \m == 6 && \rp == 1
+    vdot.q  S602, C300, C000
+    vdot.q  S612, C310, C010
+    vdot.q  S622, C320, C020
+    vdot.q  S632, C330, C030
+    vdot.q  S603, C400, C000
+    vdot.q  S613, C410, C010
+    vdot.q  S623, C420, C020
+    vdot.q  S633, C430, C030
+.endif
+.endm
+
+// One chunk of a group of eight rows (b 0: bytes 0-7 of each row, 1: bytes 8-15). Chunk
+// A also finishes the previous group's rows (the isum of rows 0-3 is in C720, the dots of
+// rows 4-7's chunk B in M6) and, at a block's first group (first), stores the previous
+// block's eight outputs; chunk B converts the group's scales, keeps rows 4-7's chunk A
+// sum and adds up rows 0-3's isum.
+.macro Q40_CHUNK8 b, first
+    lv.q    C100, 0($t0)        // rows 0-3 (both chunks read the same 16 bytes a row)
+    lv.q    C110, 16($t0)
+    lv.q    C120, 32($t0)
+    lv.q    C130, 48($t0)
+.if \b
+    lv.q    C000, 64($t4)       // chunk B: A8-15, B8-15 as A, B, A, B quads
+    lv.q    C010, 96($t4)
+    lv.q    C020, 80($t4)
+    lv.q    C030, 112($t4)
+    lv.q    C230, 128($t0)      // this group's fp16 scales
+    lv.q    C220, 0($t7)        // and its C
+.else
+    lv.q    C000, 0($t4)        // chunk A: A0-7, B0-7
+    lv.q    C010, 32($t4)
+    lv.q    C020, 16($t4)
+    lv.q    C030, 48($t4)
+.endif
+    vadd.q  C600, C600, C610    // rows 4-7 of the previous chunk: sum tree
+    vadd.q  C620, C620, C630
+    Q40_C   0, \b
+.if \b
+    vadd.q  C730, C600, C620    //   rows 4-7: this group's chunk A sum, kept
+.else
+    vadd.q  C600, C600, C620
+    vsub.q  C720, C720, C220    //   rows 0-3 of the previous group: - C
+.endif
+    Q40_F
+.if \b
+    vh2f.p  C200, C230          // rows 0-3's scales
+.else
+    vadd.q  C730, C730, C600    //   rows 4-7: isum = chunk A's + chunk B's
+    vmul.q  C720, C720, C200    //   rows 0-3: * w_scale
+.endif
+    Q40_D   5, 0
+    lv.q    C100, 64($t0)       // rows 4-5
+    lv.q    C110, 80($t0)
+    Q40_C   1, \b
+.if \b
+    vh2f.p  C210, C232          // rows 4-7's
+.else
+    vsub.q  C730, C730, C220    //   - C
+    vscl.q  C720, C720, S233    //   rows 0-3: * x_scale
+.endif
+    Q40_F
+.if \b
+    lv.s    S233, 0($t5)        // x's scale (the halves are read)
+.else
+    vmul.q  C730, C730, C210    //   * w_scale
+    vadd.q  C700, C700, C720    //   rows 0-3: val += ...
+.endif
+    Q40_D   5, 1
+    lv.q    C120, 96($t0)       // rows 6-7
+    lv.q    C130, 112($t0)
+.if \b == 0
+    vscl.q  C730, C730, S233    //   * x_scale
+.endif
+    Q40_C   0, \b
+.if \b == 0
+    vadd.q  C710, C710, C730    //   val += ...
+.endif
+    Q40_F
+    vadd.q  C500, C500, C510    // rows 0-3 of this chunk: sum tree
+    Q40_D   6, 0
+    vadd.q  C520, C520, C530
+.if \first
+    sv.s    S700, 0($v0)        // the previous block is complete: its eight outputs
+    sv.s    S701, 4($v0)
+    sv.s    S702, 8($v0)
+    sv.s    S703, 12($v0)
+    sv.s    S710, 16($v0)
+    sv.s    S711, 20($v0)
+    sv.s    S712, 24($v0)
+    sv.s    S713, 28($v0)
+    move    $v0, $at
+    addiu   $at, $at, 32
+    vzero.q C700
+    vzero.q C710
+.endif
+    Q40_C   1, \b
+.if \b
+    vadd.q  C500, C500, C520
+.else
+    vadd.q  C720, C500, C520    //   chunk A's sum, kept
+.endif
+    Q40_F
+.if \b
+    vadd.q  C720, C720, C500    //   isum = chunk A's + chunk B's
+.endif
+    Q40_D   6, 1
+.endm
+
+
+    .globl vfpu_q40_block32
+    .ent vfpu_q40_block32
+vfpu_q40_block32:
+    lw      $t0, A_W($a0)
+    lw      $at, A_OUT($a0)
+    lw      $v1, A_ROWS($a0)
+    lw      $a2, A_X($a0)
+    lw      $t6, A_XS($a0)
+    lw      $t8, A_WS($a0)      // the C quads
+    lw      $a3, A_GROUPS($a0)
+    addiu   $v0, $a0, A_SCRATCH // the first block has no previous block to store
+    vzero.q C730
+    srl     $v1, $v1, 3
+    sll     $a3, $a3, 7
+    addu    $a3, $a3, $a2       // the end of A/B: the loop's test
+    beqz    $v1, 97f
+    move    $t4, $a2            // (delay slot)
+18: // a block of eight rows
+    move    $t5, $t6
+    move    $t7, $t8
+    Q40_CHUNK8 0, 1
+    Q40_CHUNK8 1, 0
+    addiu   $t4, $t4, 128
+    addiu   $t5, $t5, 4
+    addiu   $t7, $t7, 16
+    beq     $t4, $a3, 38f
+    addiu   $t0, $t0, Q40_RECORD8   // (delay slot)
+28: // the other groups of the block
+    Q40_CHUNK8 0, 0
+    Q40_CHUNK8 1, 0
+    addiu   $t4, $t4, 128
+    addiu   $t5, $t5, 4
+    addiu   $t7, $t7, 16
+    bne     $t4, $a3, 28b
+    addiu   $t0, $t0, Q40_RECORD8   // (delay slot)
+38:
+    addiu   $v1, $v1, -1
+    bnez    $v1, 18b
+    move    $t4, $a2            // (delay slot)
+    // the last group's rows, then the last block's outputs
+    vadd.q  C600, C600, C610
+    vadd.q  C620, C620, C630
+    vsub.q  C720, C720, C220
+    vmul.q  C720, C720, C200
+    vscl.q  C720, C720, S233
+    vadd.q  C700, C700, C720
+    vadd.q  C600, C600, C620
+    vadd.q  C730, C730, C600
+    vsub.q  C730, C730, C220
+    vmul.q  C730, C730, C210
+    vscl.q  C730, C730, S233
+    vadd.q  C710, C710, C730
+    sv.s    S700, 0($v0)
+    sv.s    S701, 4($v0)
+    sv.s    S702, 8($v0)
+    sv.s    S703, 12($v0)
+    sv.s    S710, 16($v0)
+    sv.s    S711, 20($v0)
+    sv.s    S712, 24($v0)
+    sv.s    S713, 28($v0)
+97:
+    jr      $ra
+    nop
+    .end vfpu_q40_block32
+
+// ---------------------------------------------------------------------------------
 // q80, 4 weights per row per step: any group size and row length that are multiples of 4
 // (stories260K: hidden_dim 172, group size 4). Rows only need 4-byte alignment (lv.s).
     .globl vfpu_q80_rows4

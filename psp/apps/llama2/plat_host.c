@@ -50,17 +50,25 @@ int plat_prompt(const char *title, char *buf, int size) {
     return 0;  /* the host build takes its prompts from the config */
 }
 
-void *plat_heap(size_t want, size_t *got) {
+#define HOST_HEAP (52u << 20)      /* want 0: about what a PSP-2000 gives (user partition less the program) */
+#define HOST_VOLATILE (4u << 20)   /* the PSP's volatile partition */
+
+static void *aligned_block(size_t want, size_t *got) {
     void *p = malloc(want + 16);
     *got = p ? want : 0;
     return p ? (void *)(((uintptr_t)p + 15) & ~(uintptr_t)15) : NULL;
 }
+
+void *plat_heap(size_t want, size_t *got) { return aligned_block(want ? want : HOST_HEAP, got); }
+
+void *plat_volatile(size_t *got) { return aligned_block(HOST_VOLATILE, got); }
 
 const char *plat_name(void) { return "host"; }
 
 void plat_set_clock(int mhz) { (void)mhz; }
 
 const Kernels *kernels_vfpu(void) { return NULL; }
+const Kernels *kernels_scalar_madd(void) { return NULL; }
 
 int llama2_main(const char *config_path, int argc, char **argv);
 

@@ -3,6 +3,7 @@
 #include <pspsdk.h>
 #include <screen.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "llama2.h"
@@ -134,13 +135,30 @@ int plat_prompt(const char *title, char *buf, int size) {
     return buf[0] != '\0';
 }
 
-/* ---- memory: the arena is one block of the user partition ---- */
+/* ---- memory: the heap is one block of the user partition (all of it a large-memory
+ * program on a PSP-2000/3000 gets: MEMSIZE=1 in its PARAM.SFO), and the volatile
+ * partition when it can be locked ---- */
+#define HEAP_RESERVE (64 * 1024)  /* left free for what the firmware allocates later (threads of dialogs) */
+
 void *plat_heap(size_t want, size_t *got) {
-    SceUID block = sceKernelAllocPartitionMemory(2, "llama2 arena", PSP_SMEM_Low, (SceSize)(want + 16), NULL);
+    if (want == 0) {
+        free(malloc(16));  /* libc's own heap takes its block first */
+        SceSize most = sceKernelMaxFreeMemSize();
+        want = most > HEAP_RESERVE + 16 ? most - HEAP_RESERVE - 16 : 0;
+    }
+    SceUID block = want ? sceKernelAllocPartitionMemory(2, "llama2 arena", PSP_SMEM_Low, (SceSize)(want + 16), NULL) : -1;
     if (block < 0) { *got = sceKernelMaxFreeMemSize(); return NULL; }
     uintptr_t base = (uintptr_t)sceKernelGetBlockHeadAddr(block);
     *got = want;
     return (void *)((base + 15) & ~(uintptr_t)15);
+}
+
+void *plat_volatile(size_t *got) {
+    void *p = NULL;
+    int size = 0;
+    if (sceKernelVolatileMemTryLock(0, &p, &size) < 0) { *got = 0; return NULL; }
+    *got = (size_t)size;
+    return p;
 }
 
 const char *plat_name(void) { return "psp"; }

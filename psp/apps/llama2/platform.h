@@ -23,8 +23,11 @@ void plat_text(const char *s, int color);               /* stdout + screen */
 /* Ask the user for a line of text (the on-screen keyboard on a PSP): 1 if one was
  * entered into buf (UTF-8, NUL-terminated), 0 if none is available or it was cancelled. */
 int plat_prompt(const char *title, char *buf, int size);
-/* The one arena the engine allocates from: up to `want` bytes; *got tells how many. */
+/* The heap block the engine allocates from: `want` bytes, or (want 0) as many as the
+ * machine can give; *got tells how many (on failure: the most there are). */
 void *plat_heap(size_t want, size_t *got);
+/* The volatile partition (the PSP's 4 MB a program may lock), or NULL; *got its size. */
+void *plat_volatile(size_t *got);
 /* Set the CPU clock in MHz (333, 222...); the host ignores it. */
 void plat_set_clock(int mhz);
 /* Name of the machine for the budget report ("host", "psp"). */
