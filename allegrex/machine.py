@@ -66,6 +66,17 @@ class Machine:
         if entry is not None:
             self.cpu.jump(entry)
 
+    # --- privilege ---
+    @property
+    def kernel_mode(self) -> bool:
+        return self.memory.kernel_mode
+
+    def set_kernel_mode(self, on: bool) -> None:
+        """Run as kernel code (a module with attribute 0x1000) or as user code (the default):
+        in user mode any access to the kernel segments (0x80000000 and up) faults, from
+        the CPU, compiled regions and Memory's checked accessors alike."""
+        self.memory.set_kernel_mode(on)
+
     # --- counters ---
     @property
     def cycles(self) -> int:
@@ -87,7 +98,7 @@ class Machine:
         end = self.instructions + int(max_instructions)
         while True:
             code = interp.run(c.regs, c.fpr, c.fpr_bits, c.vpr, c.vpr_bits, c.vctrl, c.counters,
-                              m.mem, m.mem16, m.mem32, m.memf32, m.ram_size, self._dc_word, self._dc_val,
+                              m.mem, m.mem16, m.mem32, m.memf32, m.ram_size, m.mapping, self._dc_word, self._dc_val,
                               bps, self._trace, end - self.instructions, limit, self._event,
                               self.timing.tm, self.timing.prof, self._vscratch, self._vterms,
                               jit.hot, jit.entries, threshold)
@@ -112,7 +123,7 @@ class Machine:
         before = self.instructions
         try:  # the first call compiles; a region that cannot compile runs nothing
             code = fn(c.regs, c.fpr, c.fpr_bits, c.vpr, c.vpr_bits, c.vctrl, c.counters, m.mem, m.mem16,
-                      m.mem32, m.memf32, m.ram_size, self._trace, end - self.instructions, limit, self._event,
+                      m.mem32, m.memf32, m.ram_size, m.mapping, self._trace, end - self.instructions, limit, self._event,
                       self.timing.tm, self.timing.prof, self._vscratch, self._vterms)
         except Exception as e:  # noqa: BLE001 (numba's compile errors have no common base)
             self.jit.compile_failed(pc, timed, profiled, e)
@@ -172,7 +183,7 @@ class Machine:
         word = self._read_word(event.pc)
         return GuestFault(event.extra, event.pc, word, address=event.value, regs=self.cpu.regs,
                           recent_pcs=self.recent_pcs(), symbol_lookup=self.symbol_lookup,
-                          read_word=self._read_word)
+                          read_word=self._read_word, user_mode=not self.kernel_mode)
 
 
 __all__ = ["Machine", "Event", "GuestFault", "EV_SYSCALL", "EV_BREAK", "EV_FAULT", "EV_HALT",
