@@ -4,6 +4,7 @@ import argparse
 import importlib
 import pkgutil
 import sys
+import time
 
 import allegrex.commands
 from allegrex.errors import AllegrexError
@@ -26,7 +27,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 def main(argv=None) -> int:
+    started = time.monotonic()  # wall-clock limits (--timeout) count the whole command
     args = build_parser().parse_args(argv)
+    args.started = started
     try:
         return args._run(args) or 0
     except AllegrexError as exc:

@@ -62,6 +62,9 @@ def mapping(kernel_mode: bool = False, edram_translation: int = EDRAM_TRANSLATIO
 
 
 USER_MAPPING = mapping()
+# The GE's accesses: physical addresses (below 0x10000000, so the mode does not matter),
+# VRAM mirrors in the boot order (the GE does not follow a changed translation here).
+GE_MAPPING = USER_MAPPING
 
 
 def _mirror_blocks():

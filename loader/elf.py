@@ -80,6 +80,7 @@ class ElfFile:
             raise LoaderError(f"{what} has e_type 0x{self.type:x}: neither a static executable (2) nor a PRX (0xffa0)")
         self.program_headers = self._program_headers(phoff, phentsize, phnum)
         self.sections = self._sections(shoff, shentsize, shnum, shstrndx)
+        self._check_totals()
 
     @property
     def is_prx(self) -> bool:
@@ -114,6 +115,21 @@ class ElfFile:
                                       f"({ph.memsz} bytes) wraps past the 4 GiB address space")
             headers.append(ph)
         return headers
+
+    def _check_totals(self) -> None:
+        """Refuse before any work what would make loading slow however small the file: more
+        memory than a PSP has across the segments, or relocation data read more than once
+        (many headers over the same bytes), which a file of N bytes cannot hold more than N of."""
+        memory = sum(ph.memsz for ph in self.load_segments())
+        if memory > MAX_SEGMENT:
+            raise LoaderError(f"{self.what} segments want {memory} bytes of memory in all, "
+                              f"more than a PSP has ({MAX_SEGMENT >> 20} MiB)")
+        for what, sizes in (("relocation segments", [ph.filesz for ph in self.program_headers
+                                                     if ph.type in (PT_PSP_REL, PT_PSP_REL2)]),
+                            ("relocation sections", [s.size for s in self.sections if s.type == SHT_PSP_REL])):
+            if sum(sizes) > len(self.raw):
+                raise LoaderError(f"{self.what} {what} add up to {sum(sizes)} bytes, more than the whole "
+                                  f"file ({len(self.raw)} bytes): they overlap")
 
     def _sections(self, shoff, shentsize, shnum, shstrndx) -> list[Section]:
         self._table(shoff, shentsize, shnum, SHDR.size, "section header")

@@ -102,6 +102,8 @@ class Image:
     symbols: list[Symbol]  # sorted by address
     sfo: dict | None
     pbp_sections: dict[str, int] | None  # PBP section name -> size in bytes
+    abi: str = ""  # calling convention from the ELF header: "o32" (our SDK), "eabi32" (psp-gcc), "" unknown
+    lines: object = None  # a loader.debug.LineTable when debug info was attached (with_symbols)
     _symbol_addrs: list[int] = field(default_factory=list, init=False, repr=False, compare=False)
     _symbol_names: dict[str, Symbol] = field(default_factory=dict, init=False, repr=False, compare=False)
 

@@ -17,6 +17,8 @@ from loader.symbols import read_symbols
 DEFAULT_PRX_BASE = 0x08804000  # where the PSP's loader puts a user PRX started as a game
 MODULE_INFO_SECTION = ".rodata.sceModuleInfo"
 MAX_BASE_ALIGN = 0x10000  # toolchains that ask for more than 64 KiB alignment are not honoured
+EF_MIPS_ABI = 0x0000F000  # e_flags field naming the calling convention
+ABI_NAMES = {0x1000: "o32", 0x3000: "eabi32"}
 
 
 def load(source: str | Path | bytes, base: int | None = None) -> Image:
@@ -72,7 +74,7 @@ def load_elf(data: bytes, base: int | None = None, *, path: str | None = None, c
     return Image(path=path, kind="prx" if elf.is_prx else "elf", container=container,
                  base=min(s.vaddr for s in segments), segments=segments, entry=entry, gp=gp,
                  module_info=info, imports=imports, exports=exports, symbols=symbols,
-                 sfo=sfo, pbp_sections=pbp_sections)
+                 sfo=sfo, pbp_sections=pbp_sections, abi=ABI_NAMES.get(elf.flags & EF_MIPS_ABI, ""))
 
 
 def _prx_base(loads, base: int | None) -> int:

@@ -76,6 +76,19 @@ def read_imports(layout: Layout, info: ModuleInfo) -> list[ImportLibrary]:
     return libraries
 
 
+def stub_owners(imports: list[ImportLibrary]) -> dict[int, tuple[ImportLibrary, ImportFunction]]:
+    """Which entry each import stub ends up calling. The module loader links the entries
+    in table order and each writes every stub it declares, so where an entry declares
+    more functions than its own stubs and runs into the next entry's, the later entry
+    decides (the firmware's order: LoadCore links stub entries one after the other)."""
+    owners = {}
+    for library in imports:
+        for function in library.functions:
+            owners.pop(function.stub_addr, None)  # the later writer's place in the order
+            owners[function.stub_addr] = (library, function)
+    return owners
+
+
 def read_exports(layout: Layout, info: ModuleInfo) -> list[ExportLibrary]:
     libraries = []
     for addr, (name_ptr, version, attributes, words, var_count, func_count) in _entries(

@@ -20,6 +20,29 @@ def name_for_nid(library: str, nid: int) -> str | None:
     return _table().get((library, nid & 0xFFFFFFFF))
 
 
+def known_library(library: str) -> bool:
+    """The table names functions of this library (a PSP firmware library)."""
+    return library in _libraries()
+
+
+def libraries_naming(nid: int) -> dict[str, str]:
+    """{library: function name} for every library whose table names this NID."""
+    return _by_nid().get(nid & 0xFFFFFFFF, {})
+
+
+@lru_cache(maxsize=1)
+def _by_nid() -> dict:
+    found = {}
+    for (library, nid), name in _table().items():
+        found.setdefault(nid, {})[library] = name
+    return found
+
+
+@lru_cache(maxsize=1)
+def _libraries() -> frozenset:
+    return frozenset(library for library, _ in _table())
+
+
 @lru_cache(maxsize=1)
 def _table() -> dict:
     """{(library, nid): name}. A line is 'Library name' or 'Library name 0xNID' where

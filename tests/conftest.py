@@ -19,10 +19,25 @@ def shared_models():
     return path
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def pspautotests():
     """A checkout of hrydgard/pspautotests named by $PSPAUTOTESTS, or skip."""
     path = os.environ.get("PSPAUTOTESTS")
     if not path or not Path(path, "tests").is_dir():
         pytest.skip("set PSPAUTOTESTS to a pspautotests checkout to run the conformance tests")
     return Path(path)
+
+
+@pytest.fixture(scope="session")
+def dask_scheduler():
+    """The address of a Dask distributed cluster on this machine (2 worker processes, one
+    thread each), started for the tests; `pip install -e '.[cluster]'` provides it. A task
+    whose worker dies is given up at once (allowed-failures 0) and each worker holds one
+    task at a time (worker-saturation 1.0), so a crash touches that job alone."""
+    dask = pytest.importorskip("dask", reason="the cluster extra (pip install -e '.[cluster]') is not installed")
+    distributed = pytest.importorskip("distributed", reason="the cluster extra is not installed")
+    config = {"distributed.scheduler.allowed-failures": 0, "distributed.scheduler.worker-saturation": 1.0}
+    with dask.config.set(config):
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                      dashboard_address=":0") as cluster:
+            yield cluster.scheduler_address

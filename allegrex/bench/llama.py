@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import tempfile
 import time
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from allegrex.bench import published as pub
@@ -23,6 +24,7 @@ from allegrex.bench.breakdown import breakdown
 from allegrex.bench.progress import ProgressBar, note
 from allegrex.bench.roofline import roofline
 from allegrex.errors import AllegrexError
+from allegrex.jobs import Engine, run_jobs
 from allegrex.llama.shapes import shape_config
 
 KERNELS = ("scalar", "vfpu")
@@ -171,18 +173,64 @@ def budget_view(budget: dict, psp_model: str) -> dict:
     return out
 
 
+@dataclass(frozen=True)
+class KernelRun:
+    """One run of the port, as a picklable job for allegrex.jobs: the bundled model of
+    `shape` (made or found in the cache where the job runs) unless model paths are given."""
+    shape: str
+    kernel: str
+    tokens: int
+    prompt: str = DEFAULT_PROMPT
+    psp_model: str = "psp-2000"
+    clock: int = 333
+    model: str | None = None
+    tokenizer: str | None = None
+    show_progress: bool = False  # a live bar: only when the runs go one after another here
+
+
+def run_kernel_job(job: KernelRun) -> dict:
+    from allegrex.bench.models import bundled_model
+    model, tok = (Path(job.model), Path(job.tokenizer)) if job.model else bundled_model(job.shape)
+    if job.show_progress:
+        note(f"{job.shape} on {job.psp_model}, {job.kernel}:")
+    return run_kernel(model, tok, job.kernel, job.tokens, job.prompt, job.psp_model, job.clock,
+                      show_progress=job.show_progress)
+
+
+def run_kernels(runs: list[KernelRun], engine: Engine, show_progress: bool) -> list[dict]:
+    """Every run on `engine`, in order; a line as each finishes when they run in parallel,
+    and a failed job (a crash in the simulator) as a failed run of its kernel."""
+    serial = not engine.dask and engine.workers == 1
+    runs = [replace(r, show_progress=show_progress and serial) for r in runs]
+
+    def finished(i: int, outcome) -> None:
+        if show_progress and not serial:
+            r, v = runs[i], outcome.value or {}
+            state = (f"{v['tok_per_s']:.3f} tok/s, {v['wall_seconds']:.0f} s of wall time" if v.get("ok")
+                     else f"failed: {v.get('error') or outcome.failure}")
+            note(f"{r.shape} on {r.psp_model}, {r.kernel}: {state}")
+
+    if show_progress and not serial:
+        note(f"{len(runs)} run(s) on {engine.describe()}; a line as each finishes")
+    outcomes = run_jobs(run_kernel_job, runs, engine, on_done=finished)
+    return [o.value if o.ok else {"kernel": r.kernel, "psp_model": r.psp_model, "clock_mhz": r.clock, "ok": False,
+                                  "error": o.failure, "budget": {}}
+            for r, o in zip(runs, outcomes)]
+
+
 def bench_llama(shape: str = "stories15M", kernels=KERNELS, tokens: int = 64, prompt: str = DEFAULT_PROMPT,
                 psp_model: str = "psp-2000", clock: int = 333, show_progress: bool = True,
-                model: Path | None = None, tokenizer: Path | None = None) -> dict:
-    """The whole `allegrex bench llama` report as a dict."""
+                model: Path | None = None, tokenizer: Path | None = None, engine: Engine = Engine()) -> dict:
+    """The whole `allegrex bench llama` report as a dict; the kernels run on `engine`."""
     from allegrex.bench.models import bundled_model
     _check(kernels, tokens, psp_model, clock)
     config = shape_config(shape)
+    files = (str(model), str(tokenizer)) if model is not None else (None, None)  # None: the job's own cache
     if model is None:
-        model, tokenizer = bundled_model(shape, note if show_progress else None)
+        bundled_model(shape, note if show_progress else None)  # made once here, before the runs
     wall0 = time.monotonic()
-    runs = [run_kernel(model, tokenizer, k, tokens, prompt, psp_model, clock, show_progress=show_progress)
-            for k in kernels]
+    runs = run_kernels([KernelRun(shape, k, tokens, prompt, psp_model, clock, *files) for k in kernels],
+                       engine, show_progress)
     roof = roofline(config, clock)
     for r in runs:
         if r.get("ok"):
@@ -195,32 +243,31 @@ def bench_llama(shape: str = "stories15M", kernels=KERNELS, tokens: int = 64, pr
 
 
 def sweep_llama(kernels=KERNELS, tokens: int = SWEEP_TOKENS, clock: int = 333, shapes=SWEEP_SHAPES,
-                psp_models=SWEEP_MODELS, show_progress: bool = True) -> dict:
-    """Each shape on each PSP model: fits (RAM, streamed, or not and why), load time, tok/s."""
+                psp_models=SWEEP_MODELS, show_progress: bool = True, engine: Engine = Engine()) -> dict:
+    """Each shape on each PSP model: fits (RAM, streamed, or not and why), load time, tok/s.
+    The runs are independent jobs on `engine`; the models are made here first (a cluster's
+    workers make their own, the same bytes from the same seed)."""
     from allegrex.bench.models import bundled_model
     from allegrex.timing import memstick_cycles
     _check(kernels, tokens, "psp-2000", clock)
+    files = {shape: bundled_model(shape, note if show_progress else None) for shape in shapes}
+    cells = [(shape, psp_model) for shape in shapes for psp_model in psp_models]
+    runs = run_kernels([KernelRun(shape, k, tokens, "", psp_model, clock) for shape, psp_model in cells
+                        for k in kernels], engine, show_progress)
     rows = []
-    for shape in shapes:
-        config = shape_config(shape)
-        model, tok = bundled_model(shape, note if show_progress else None)
-        roof = roofline(config, clock)
-        for psp_model in psp_models:
-            row = {"shape": shape, "params": config.n_params(), "psp_model": psp_model,
-                   "model_bytes": model.stat().st_size, "heap_kb": HEAP_KB[psp_model],
-                   "memstick_load_seconds_model": memstick_cycles(model.stat().st_size, clock) / (clock * 1e6),
-                   "roofline_tok_per_s": roof["tok_per_s"], "kernels": {}}
-            for k in kernels:
-                if show_progress:
-                    note(f"{shape} on {psp_model}, {k}:")
-                r = run_kernel(model, tok, k, tokens, "", psp_model, clock, show_progress=show_progress)
-                row["kernels"][k] = r
-            ok = [r for r in row["kernels"].values() if r.get("ok")]
-            row["fits"] = "ram" if ok and ok[0]["mode"] == "ram" else ("stream" if ok else "no")
-            row["why"] = (_fit_reason(ok[0]) if ok else
-                          next(iter(row["kernels"].values())).get("error", "the program failed"))
-            row["load_seconds"] = ok[0]["load_seconds"] if ok else None
-            rows.append(row)
+    for n, (shape, psp_model) in enumerate(cells):
+        config, model = shape_config(shape), files[shape][0]
+        row = {"shape": shape, "params": config.n_params(), "psp_model": psp_model,
+               "model_bytes": model.stat().st_size, "heap_kb": HEAP_KB[psp_model],
+               "memstick_load_seconds_model": memstick_cycles(model.stat().st_size, clock) / (clock * 1e6),
+               "roofline_tok_per_s": roofline(config, clock)["tok_per_s"],
+               "kernels": dict(zip(kernels, runs[n * len(kernels):(n + 1) * len(kernels)]))}
+        ok = [r for r in row["kernels"].values() if r.get("ok")]
+        row["fits"] = "ram" if ok and ok[0]["mode"] == "ram" else ("stream" if ok else "no")
+        row["why"] = (_fit_reason(ok[0]) if ok else
+                      next(iter(row["kernels"].values())).get("error", "the program failed"))
+        row["load_seconds"] = ok[0]["load_seconds"] if ok else None
+        rows.append(row)
     return {"benchmark": "llama-sweep", "clock_mhz": clock, "tokens_per_run": tokens,
             "extrapolated": f"tok/s from {tokens} positions per run (empty prompt), as a per-token figure",
             "rows": rows, "published": pub.published()}

@@ -18,7 +18,17 @@ def add_parser(subparsers):
     parser.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR", help="add an include folder")
     parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]", help="define a macro")
     parser.add_argument("--elf", action="store_true", help="write the linked ELF instead of an EBOOT.PBP")
+    parser.add_argument("--prx", action="store_true",
+                        help="build a relocatable PRX module (the sources define module_start) instead of an EBOOT.PBP")
+    parser.add_argument("--exports", metavar="FILE", help="with --prx: the libraries the module exports ([Name] then function names)")
+    parser.add_argument("--imports", metavar="FILE",
+                        help="functions of other modules' libraries the program calls (imports.txt format)")
     parser.add_argument("--host", action="store_true", help="build a host (x86-64 Linux) executable of the same program")
+    parser.add_argument("-g", dest="debug", action="store_true",
+                        help="debug info (DWARF: source lines for profile --annotate --by-line); an EBOOT.PBP "
+                             "or PRX ships without it and the full image is written beside it (EBOOT.elf, x.debug.prx)")
+    parser.add_argument("--strip", action="store_true",
+                        help="no symbol table in the output (a release build); the full ELF is written beside it")
     return parser
 
 
@@ -28,7 +38,11 @@ def run(args) -> int:
     if args.host:
         out = build_host(args.sources, args.output, opt=args.opt, include_dirs=args.include_dirs, defines=args.defines)
     else:
+        from allegrex.sdk.build import unstripped_path
         out = build(args.sources, args.output, title=args.title, heap_kb=args.heap_kb, large_memory=args.large_memory,
-                    opt=args.opt, include_dirs=args.include_dirs, defines=args.defines, elf=args.elf)
+                    opt=args.opt, include_dirs=args.include_dirs, defines=args.defines, elf=args.elf, prx=args.prx,
+                    exports=args.exports, imports=args.imports, debug=args.debug, strip=args.strip)
+        if args.strip or (args.debug and (args.prx or not args.elf)):
+            print(f"wrote {unstripped_path(out)} (symbols{' and DWARF' if args.debug else ''})")
     print(f"wrote {Path(out)}")
     return 0

@@ -23,6 +23,8 @@ def add_parser(subparsers):
     what.add_argument("--function", metavar="NAME", help="disassemble this symbol")
     what.add_argument("--addr", metavar="ADDR", type=lambda s: int(s, 0), help="first address (0x... or decimal)")
     parser.add_argument("--count", metavar="N", type=int, default=32, help="words to show with --addr (default 32)")
+    parser.add_argument("--symbols", metavar="FILE",
+                        help="symbols and source lines from the unstripped ELF/PRX of the same build")
     return parser
 
 
@@ -30,6 +32,9 @@ def run(args) -> int:
     import loader  # delivered by the loader issue: loader.load(path) -> Image
 
     image = loader.load(args.file)
+    if args.symbols:
+        from loader.debug import with_symbols
+        image = with_symbols(image, args.symbols)
     try:
         for line in render(image, function=args.function, addr=args.addr, count=args.count):
             print(line)
@@ -54,7 +59,9 @@ def ranges(image, function=None, addr=None, count=32):
 
 def render(image, function=None, addr=None, count=32):
     lines = []
+    table = getattr(image, "lines", None)
     for start, words in ranges(image, function, addr, count):
+        source = None
         for i in range(words):
             pc = start + 4 * i
             try:
@@ -66,5 +73,9 @@ def render(image, function=None, addr=None, count=32):
             found = image.symbol_at(pc)
             if found and found[1] == 0:
                 lines.append(f"{found[0].name}:")
+            line = table.at(pc) if table is not None else None
+            if line is not None and line != source:  # the source line this code comes from
+                lines.append(f"    # {line}  {line.text()}".rstrip())
+                source = line
             lines.append(f"  {pc:08x}:  {word:08x}  {disassemble(word, pc, image)}")
     return lines

@@ -7,6 +7,8 @@ import os
 
 import loader
 from loader.image import PF_R, PF_W, PF_X, Image
+from loader.module import stub_owners
+from loader.nids import nid_for_name
 
 KERNEL_MODE = 0x1000  # module attribute bit: runs in kernel mode
 
@@ -47,16 +49,43 @@ def summarize(image: Image) -> dict:
         "gp": image.gp,
         "segments": [{"vaddr": s.vaddr, "file_size": len(s.data), "mem_size": s.memsz, "flags": s.flags}
                      for s in image.segments],
-        "imports": [{"library": lib.name, "version": lib.version, "attributes": lib.attributes,
-                     "functions": [{"nid": f.nid, "name": f.name, "stub": f.stub_addr} for f in lib.functions],
-                     "variables": [{"nid": v.nid, "name": v.name, "addr": v.addr} for v in lib.variables]}
-                    for lib in image.imports],
+        "imports": _imports(image),
         "exports": [{"library": lib.name or "syslib", "version": lib.version, "attributes": lib.attributes,
-                     "functions": [{"nid": e.nid, "name": e.name, "addr": e.addr} for e in lib.functions],
-                     "variables": [{"nid": e.nid, "name": e.name, "addr": e.addr} for e in lib.variables]}
+                     "functions": [{"nid": e.nid, "name": _export_name(image, e), "addr": e.addr}
+                                   for e in lib.functions],
+                     "variables": [{"nid": e.nid, "name": _export_name(image, e), "addr": e.addr}
+                                   for e in lib.variables]}
                     for lib in image.exports],
         "symbols": len(image.symbols),
     }
+
+
+def _imports(image: Image) -> list[dict]:
+    """Each library with the stubs it really gets: where an entry declares more functions
+    than its own stubs, the later entry that also writes them wins (as the PSP's module
+    loader links them); the stubs an entry declared but lost are listed as overlapped."""
+    owners = stub_owners(image.imports)
+    rows = []
+    for lib in image.imports:
+        owned = [f for f in lib.functions if owners[f.stub_addr][0] is lib]
+        lost = [f for f in lib.functions if owners[f.stub_addr][0] is not lib]
+        rows.append({"library": lib.name, "version": lib.version, "attributes": lib.attributes,
+                     "functions": [{"nid": f.nid, "name": f.name, "stub": f.stub_addr} for f in owned],
+                     "variables": [{"nid": v.nid, "name": v.name, "addr": v.addr} for v in lib.variables],
+                     "overlapped": [{"nid": f.nid, "stub": f.stub_addr, "owner": owners[f.stub_addr][0].name}
+                                    for f in lost]})
+    return rows
+
+
+def _export_name(image: Image, entry) -> str | None:
+    """A module's own library functions are not in the NID list: the symbol at their
+    address names them when its name hashes to the NID."""
+    if entry.name:
+        return entry.name
+    found = image.symbol_at(entry.addr)
+    if found is not None and found[1] == 0 and nid_for_name(found[0].name) == entry.nid:
+        return found[0].name
+    return None
 
 
 def _symbol_name(image: Image, addr: int) -> str | None:
@@ -102,6 +131,9 @@ def render(s: dict) -> list[str]:
     for lib in s["imports"]:
         lines.append(f"  {lib['library']}  (version 0x{lib['version']:04x}, attributes 0x{lib['attributes']:04x})")
         lines += _entries(lib, "stub")
+        if lib["overlapped"]:
+            owners = ", ".join(sorted({o["owner"] for o in lib["overlapped"]}))
+            lines.append(f"    (declares {len(lib['overlapped'])} more function(s) whose stubs belong to {owners})")
     lines.append(f"exports: {len(s['exports'])} libraries")
     for lib in s["exports"]:
         lines.append(f"  {lib['library']}  (version 0x{lib['version']:04x}, attributes 0x{lib['attributes']:04x})")

@@ -12,6 +12,7 @@ import time
 
 from allegrex.errors import AllegrexError
 from allegrex.hle.kernel import RunOptions
+from allegrex.limits import add_time_limits, count
 
 MODELS = ("psp-1000", "psp-2000", "psp-3000")
 PROGRESS_EVERY_S = 2.0  # wall-clock seconds between progress lines
@@ -30,15 +31,18 @@ def add_parser(subparsers):
     p.add_argument("--msgdialog", choices=("yes", "no", "back"), default="yes", help="message dialog answer, given once the dialog has been visible 60 frames")
     p.add_argument("--screenshot", metavar="FILE.png", help="write the displayed frame at exit")
     p.add_argument("--frames", metavar="DIR", help="write displayed frames as PNG files")
-    p.add_argument("--frames-every", metavar="N", type=int, default=1, help="with --frames: every N-th vblank")
-    p.add_argument("--max-seconds", metavar="S", type=float, help="stop after S simulated seconds")
-    p.add_argument("--timeout", metavar="S", type=float, help="stop after S wall-clock seconds")
+    p.add_argument("--frames-every", metavar="N", type=count, default=1, help="with --frames: every N-th vblank")
+    p.add_argument("--audio", metavar="FILE.wav",
+                   help="write what the speaker plays (16-bit stereo 44.1 kHz WAV, as long as the simulated time)")
+    add_time_limits(p)
     p.add_argument("--stats", action="store_true", help="print cycles, instructions, time and exit reason")
     p.add_argument("--json", metavar="F", help="write the run report as JSON")
     p.add_argument("--strict", action="store_true",
                    help="refuse programs with unimplemented imports; stop on sandbox refusals")
     p.add_argument("--epoch", type=int, default=None, help="wall-clock start in Unix seconds (default 2010-01-01)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--symbols", metavar="FILE",
+                   help="symbols and source lines from the unstripped ELF/PRX of the same build (checked against the code)")
     return p
 
 
@@ -57,14 +61,15 @@ def options_from_args(args) -> RunOptions:
             raise AllegrexError(f"{flag} {folder}: not a folder")
     opts = RunOptions(ms0=args.ms0, host0=args.host0, program_path=args.file, osk_text=args.osk,
                       msgdialog_result=args.msgdialog, input_events=events, frames_dir=args.frames,
-                      frames_every=args.frames_every, strict=args.strict)
+                      frames_every=args.frames_every, strict=args.strict, audio_path=args.audio)
     if args.epoch is not None:
         opts.epoch = args.epoch
     return opts
 
 
-def load_program(path: str, model: str, options: RunOptions):
-    """Machine + booted Kernel for the program at `path`."""
+def load_program(path: str, model: str, options: RunOptions, symbols: str | None = None):
+    """Machine + booted Kernel for the program at `path` (with the symbols and source
+    lines of the unstripped file `symbols`, which must hold the same code)."""
     if not os.path.isfile(path):
         raise AllegrexError(f"{path}: no such file")
     try:
@@ -81,7 +86,11 @@ def load_program(path: str, model: str, options: RunOptions):
         if exc.__class__.__name__ == "LoaderError":
             raise AllegrexError(f"{path}: {exc}") from None
         raise
+    if symbols:
+        from loader.debug import with_symbols
+        image = with_symbols(image, symbols)
     machine = Machine(model)
+    machine.symbol_lookup = image  # fault reports name functions
     if options.frames_dir:
         try:
             os.makedirs(options.frames_dir, exist_ok=True)
@@ -111,11 +120,12 @@ class Progress:
 
 def run(args) -> int:
     options = options_from_args(args)
-    machine, kernel = load_program(args.file, args.model, options)
+    machine, kernel = load_program(args.file, args.model, options, args.symbols)
     progress = None if args.quiet else Progress(sys.stderr)
     wall_start = time.monotonic()
-    stop = kernel.run(max_seconds=args.max_seconds, timeout=args.timeout, progress=progress)
+    stop = kernel.run(max_seconds=args.max_seconds, timeout=args.timeout, progress=progress, started=args.started)
     wall = time.monotonic() - wall_start
+    kernel.audio.close()  # the speaker's output up to the end of the simulated time
     report = kernel.stats()
     report["program"] = args.file
     report["model"] = args.model
@@ -134,6 +144,7 @@ def run(args) -> int:
               f"cycles: {report['cycles']:,} (idle {report['idle_cycles']:,}, HLE {report['hle_cycles']:,})\n"
               f"instructions: {report['instructions']:,}\n"
               f"simulated time: {report['simulated_seconds']:.6f} s at {report['cpu_mhz']} MHz\n"
+              f"audio: {report['audio_seconds']:.6f} s of sound\n"
               f"wall time: {wall:.2f} s", file=sys.stderr)
     if args.json:
         try:

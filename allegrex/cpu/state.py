@@ -39,6 +39,9 @@ GPR_NAMES = (
     "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7",
     "t8", "t9", "k0", "k1", "gp", "sp", "fp", "ra",
 )
+# GPR indices by name (regs[V0], regs[SP]...), in GPR_NAMES order
+(ZERO, AT, V0, V1, A0, A1, A2, A3, T0, T1, T2, T3, T4, T5, T6, T7,
+ S0, S1, S2, S3, S4, S5, S6, S7, T8, T9, K0, K1, GP, SP, FP, RA) = range(32)
 
 
 class CpuState:

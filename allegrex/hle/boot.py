@@ -6,6 +6,7 @@ import os
 
 from allegrex.errors import AllegrexError
 from allegrex.hle.kernel import Kernel, RunOptions
+from allegrex.hle.libraries import MANAGERS
 from allegrex.hle.modules import write_segments
 
 MAIN_PRIORITY = 0x20
@@ -28,9 +29,14 @@ def program_folder(options: RunOptions, program_path: str | None) -> tuple[str, 
     return f"ms0:/PSP/GAME/{name}", host_dir
 
 
+def new_kernel(machine, options: RunOptions | None = None) -> Kernel:
+    """A Kernel with every library's manager, before any program is loaded."""
+    return Kernel(machine, options, MANAGERS)
+
+
 def boot(machine, image, options: RunOptions | None = None) -> Kernel:
     options = options or RunOptions()
-    kernel = Kernel(machine, options)
+    kernel = new_kernel(machine, options)
     memory = machine.memory
     low, high = write_segments(memory, image) if image.segments else (None, None)
     sfo = getattr(image, "sfo", None) or {}
@@ -40,6 +46,10 @@ def boot(machine, image, options: RunOptions | None = None) -> Kernel:
         kernel.sysmem.reserve(low, high - low, "program")
     kernel.sysmem.reserve_system_area()
     kernel.image = image
+    main_module = kernel.modules.boot(image) if image.segments else None  # registers the program's own libraries
+    # A kernel-mode program (module attribute 0x1000, the 1.50-era layout) may touch kernel
+    # memory: this is where its mode is decided (the CPU, compiled regions and Memory follow it).
+    machine.set_kernel_mode(bool(main_module and main_module.kernel_mode))
     kernel.install_imports(image.imports)
     guest_dir, host_dir = program_folder(options, options.program_path)
     kernel.io.set_program_folder(guest_dir, host_dir)
@@ -54,4 +64,6 @@ def boot(machine, image, options: RunOptions | None = None) -> Kernel:
         kernel.threads.start(thread, len(argv0), ARGS_ADDR)
     except MemoryError:
         raise AllegrexError("no room for the main thread's stack in the user partition") from None
+    if main_module is not None:
+        kernel.modules.add(main_module)
     return kernel

@@ -14,16 +14,12 @@ STRING_LIMIT = 0x10000  # characters read at most from one source string
 
 
 class CccState:
-    def __init__(self):
+    """The program's conversion tables and error characters (kernel.ccc)."""
+
+    def __init__(self, kernel):
         self.jis2ucs = 0  # guest addresses of the program's tables (0: none set)
         self.ucs2jis = 0
         self.error_char = {"utf8": 0, "utf16": 0, "sjis": 0}  # written for a character with no mapping
-
-
-def _state(k) -> CccState:
-    if not hasattr(k, "ccc"):
-        k.ccc = CccState()
-    return k.ccc
 
 
 # --- decoders: yield code points until the NUL; a malformed character ends the string ---
@@ -123,13 +119,13 @@ def _table(k, base: int, index: int) -> int:
 
 
 def _ucs_to_jis(k, code: int) -> int:
-    s = _state(k)
+    s = k.ccc
     jis = _table(k, s.ucs2jis, code) if code < TABLE_ENTRIES else 0
     return jis or s.error_char["sjis"]
 
 
 def _jis_to_ucs(k, code: int, error: str) -> int:
-    s = _state(k)
+    s = k.ccc
     return _table(k, s.jis2ucs, code) or s.error_char[error]
 
 
@@ -159,7 +155,7 @@ def _sources(k, src: int, decoder):
 
 @hle(LIB)
 def sceCccSetTable(k, jis2ucs: Ptr, ucs2jis: Ptr) -> int:
-    s = _state(k)
+    s = k.ccc
     s.jis2ucs, s.ucs2jis = jis2ucs, ucs2jis
     return 0
 
@@ -168,7 +164,7 @@ def _conversion(decoder, encoder, unit: int, needs: str | None):
     """A conversion call: decoder reads the source, encoder(k, code) gives the bytes out;
     `needs` names the table it needs (without it nothing is converted)."""
     def call(k, dst: Ptr, size: U32, src: Ptr) -> int:
-        if needs and not getattr(_state(k), needs):
+        if needs and not getattr(k.ccc, needs):
             k.warn_once(("ccc", needs), "sceCcc: Shift JIS conversion before sceCccSetTable")
             return 0
         codes = _sources(k, src, decoder)
@@ -207,7 +203,7 @@ for _name, _decoder in (("UTF8", decode_utf8), ("UTF16", decode_utf16), ("SJIS",
 
 def _set_error_char(which: str):
     def call(k, char: U32) -> int:
-        s = _state(k)
+        s = k.ccc
         previous, s.error_char[which] = s.error_char[which], char & 0xFFFF
         return previous
     return call
@@ -219,13 +215,13 @@ for _name, _which in (("UTF8", "utf8"), ("UTF16", "utf16"), ("SJIS", "sjis")):
 
 @hle(LIB)
 def sceCccUCStoJIS(k, code: U32, alt: U32) -> int:
-    s = _state(k)
+    s = k.ccc
     jis = _table(k, s.ucs2jis, code) if s.ucs2jis and code < TABLE_ENTRIES else 0
     return jis or alt & 0xFFFF
 
 
 @hle(LIB)
 def sceCccJIStoUCS(k, code: U32, alt: U32) -> int:
-    s = _state(k)
+    s = k.ccc
     ucs = _table(k, s.jis2ucs, code) if s.jis2ucs else 0
     return ucs or alt & 0xFFFF

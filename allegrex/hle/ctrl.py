@@ -8,11 +8,13 @@ time and duration: `2s`, `500ms`, `120f` (frames at 59.94 Hz); e.g. `2s CROSS fo
 
 from dataclasses import dataclass
 
+from allegrex.cpu.state import V0
 from allegrex.errors import AllegrexError
 from allegrex.hle import codes, costs, threads
+from allegrex.hle.display import vblank_us, vcount_at
 from allegrex.hle.kernel import VBLANK_HZ
 from allegrex.hle.registry import Ptr, Raw, hle
-from allegrex.hle.threads import Wait, V0
+from allegrex.hle.threads import Wait
 
 BUTTONS = {
     "SELECT": 0x1, "START": 0x8, "UP": 0x10, "RIGHT": 0x20, "DOWN": 0x40, "LEFT": 0x80,
@@ -140,7 +142,6 @@ class Ctrl:
     # --- sample instants ---
     def _index(self, us: int) -> int:
         """Number of samples taken at or before `us` (since the cycle was set)."""
-        from allegrex.hle.display import vcount_at
         if self.cycle == 0:
             return vcount_at(us - VBLANK_SAMPLE_DELAY_US)
         return (max(us, self.cycle_base) - self.cycle_base) // self.cycle
@@ -150,7 +151,6 @@ class Ctrl:
 
     def sample_us(self, index: int) -> int:
         """When sample `index` is taken."""
-        from allegrex.hle.display import vblank_us
         if self.cycle == 0:
             return vblank_us(index) + VBLANK_SAMPLE_DELAY_US
         return self.cycle_base + index * self.cycle
@@ -179,7 +179,6 @@ class Ctrl:
 
     def update_latch(self, now: int) -> int:
         """Fold the samples since the latch was reset into make/break/press/release; the count."""
-        from allegrex.hle.display import vblank_us
         count = self.samples_between(self.latch_base, now)
         for i in range(min(count, 64)):  # the button state can only change at script events
             buttons, _ = self.state(now - i)
@@ -333,14 +332,11 @@ def sceCtrlSetIdleCancelThreshold(k, reset: int, back: int) -> int:
     return 0
 
 
-PRIV_REQUIRED = 0x80000023  # a pointer into memory the caller may not write
-
-
 @hle(LIB)
 def sceCtrlGetIdleCancelThreshold(k, reset: Ptr, back: Ptr) -> int:
     for ptr in (reset, back):
         if ptr and (ptr & 0x80000000 or not k.memory.is_valid(ptr, 4)):
-            return codes.signed(PRIV_REQUIRED)
+            return codes.signed(codes.PRIV_REQUIRED)
     if reset:
         k.memory.write_u32(reset, k.ctrl.idle_reset)
     if back:

@@ -10,9 +10,10 @@ from allegrex.hle.registry import F32
 
 import numpy as np
 
+from allegrex.cpu.state import V0
 from allegrex.hle import codes, costs, threads
 from allegrex.hle.registry import Ptr, Raw, hle
-from allegrex.hle.threads import Wait, V0
+from allegrex.hle.threads import Wait
 
 WIDTH, HEIGHT = 480, 272
 FORMAT_565, FORMAT_5551, FORMAT_4444, FORMAT_8888 = 0, 1, 2, 3

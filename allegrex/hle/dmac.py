@@ -3,13 +3,12 @@ the calling thread waits. Measured in pspautotests dmac/dmactest: copies of 272 
 more make the caller wait (other threads run), shorter ones return at once; a second copy
 waits for the first (sceDmacMemcpy) or is refused as busy (sceDmacTryMemcpy)."""
 
+from allegrex.cpu.state import V0
 from allegrex.hle import codes
 from allegrex.hle.registry import Ptr, Raw, U32, hle
 from allegrex.hle.threads import Wait
 
 LIB = "sceDmac"
-BUSY = 0x80000021  # SCE_KERNEL_ERROR_BUSY: a copy is under way
-RANGE_TOO_HIGH = 0x80000023  # the copy would reach the kernel address space
 KERNEL_SPACE = 0x80000000
 WAIT_FROM_BYTES = 272  # measured: 271 bytes return at once, 272 make the caller wait
 BYTES_PER_US = 236  # ~225 MiB/s, measured on hardware (pspautotests dmactest; PPSSPP's figure)
@@ -22,12 +21,8 @@ def _refusal(k, dst: int, src: int, size: int) -> int:
     if not (k.memory.is_valid(dst) and k.memory.is_valid(src)):
         return codes.INVALID_POINTER
     if dst + size >= KERNEL_SPACE or src + size >= KERNEL_SPACE:
-        return RANGE_TOO_HIGH
+        return codes.PRIV_REQUIRED
     return 0
-
-
-def _busy_until(k) -> int:
-    return getattr(k, "dmac_busy_until_us", 0)
 
 
 def _copy(k, dst: int, src: int, size: int) -> None:
@@ -35,10 +30,10 @@ def _copy(k, dst: int, src: int, size: int) -> None:
     already under way) when the copy is long enough or had to queue."""
     k.memory.write(dst, k.memory.read(src, size))
     now = k.now_us()
-    start = max(now, _busy_until(k))
+    start = max(now, k.dmac_busy_until_us)
     done = start + size // BYTES_PER_US if size >= WAIT_FROM_BYTES else start
     k.dmac_busy_until_us = done
-    k.cpu.regs[2] = 0
+    k.cpu.regs[V0] = 0
     if done > now and k.threads.current is not None and not k.interrupts:
         k.threads.block(Wait("io", data=0), timeout_us=done - now)
 
@@ -47,15 +42,15 @@ def _copy(k, dst: int, src: int, size: int) -> None:
 def sceDmacMemcpy(k, dst: Ptr, src: Ptr, size: U32) -> Raw:
     refusal = _refusal(k, dst, src, size)
     if refusal:
-        k.cpu.regs[2] = refusal
+        k.cpu.regs[V0] = refusal
         return
     _copy(k, dst, src, size)
 
 
 @hle(LIB)
 def sceDmacTryMemcpy(k, dst: Ptr, src: Ptr, size: U32) -> Raw:
-    refusal = _refusal(k, dst, src, size) or (BUSY if _busy_until(k) > k.now_us() else 0)
+    refusal = _refusal(k, dst, src, size) or (codes.BUSY if k.dmac_busy_until_us > k.now_us() else 0)
     if refusal:
-        k.cpu.regs[2] = refusal
+        k.cpu.regs[V0] = refusal
         return
     _copy(k, dst, src, size)

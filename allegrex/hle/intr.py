@@ -7,9 +7,6 @@ from allegrex.hle import codes
 from allegrex.hle.registry import Ptr, hle
 
 LIB = "InterruptManager"
-ILLEGAL_INTRCODE = 0x80020065
-FOUND_HANDLER = 0x80020067
-NOTFOUND_HANDLER = 0x80020068
 SUB_INTERRUPTS = 32
 USER_SUB_INTERRUPTS = 16  # a program may register sub-interrupts 0-15 only
 GE_INTERRUPT, VBLANK_INTERRUPT = 25, 30
@@ -26,7 +23,7 @@ SYSTEM_VBLANK_SUBS = frozenset((18, 19, 20, 24, 25, 26))
 class SubHandlers:
     """Sub-handlers of an interrupt whose device is not simulated: kept, never run."""
 
-    def __init__(self):
+    def __init__(self, kernel):
         self.handlers: dict[int, list] = {}  # sub number -> [handler, arg, enabled]
 
     def arm(self) -> None:
@@ -34,14 +31,7 @@ class SubHandlers:
 
 
 def table(k, intr: int):
-    if intr == VBLANK_INTERRUPT:
-        from allegrex.hle.timers import VblankHandlers
-        if not hasattr(k, "vblank_handlers"):
-            k.vblank_handlers = VblankHandlers(k)
-        return k.vblank_handlers
-    if not hasattr(k, "ge_sub_handlers"):
-        k.ge_sub_handlers = SubHandlers()
-    return k.ge_sub_handlers
+    return k.vblank_handlers if intr == VBLANK_INTERRUPT else k.ge_sub_handlers
 
 
 def _exists(intr: int) -> bool:
@@ -51,28 +41,28 @@ def _exists(intr: int) -> bool:
 def _lookup_error(intr: int, sub: int) -> int:
     """The error for an (interrupt, sub) pair that cannot hold a handler, else 0."""
     if not _exists(intr) or not 0 <= sub < SUB_INTERRUPTS:
-        return ILLEGAL_INTRCODE
+        return codes.ILLEGAL_INTRCODE
     if intr not in WITH_SUB_HANDLERS:
-        return NOTFOUND_HANDLER
+        return codes.NOT_FOUND_HANDLER
     return 0
 
 
 @hle(LIB)
 def sceKernelRegisterSubIntrHandler(k, intr: int, sub: int, handler: Ptr, arg: Ptr) -> int:
     if intr in SYSTEM_ONLY:
-        return codes.signed(ILLEGAL_INTRCODE)
+        return codes.signed(codes.ILLEGAL_INTRCODE)
     error = _lookup_error(intr, sub)
     if error:
         return codes.signed(error)
     if intr == VBLANK_INTERRUPT and sub in SYSTEM_VBLANK_SUBS:
-        return codes.signed(FOUND_HANDLER)
+        return codes.signed(codes.FOUND_HANDLER)
     if sub >= USER_SUB_INTERRUPTS:
-        return codes.signed(ILLEGAL_INTRCODE)
+        return codes.signed(codes.ILLEGAL_INTRCODE)
     if intr != VBLANK_INTERRUPT:
         k.warn_once(("intr", intr), f"interrupt {intr} handlers are registered but never called")
     slots = table(k, intr).handlers
     if sub in slots and slots[sub][0]:
-        return codes.signed(FOUND_HANDLER)
+        return codes.signed(codes.FOUND_HANDLER)
     enabled = slots[sub][2] if sub in slots else False  # enabling before registering counts
     slots[sub] = [handler, arg, enabled]
     return 0
@@ -85,14 +75,14 @@ def sceKernelReleaseSubIntrHandler(k, intr: int, sub: int) -> int:
         return codes.signed(error)
     slots = table(k, intr).handlers
     if sub not in slots or not slots[sub][0]:
-        return codes.signed(NOTFOUND_HANDLER)
+        return codes.signed(codes.NOT_FOUND_HANDLER)
     del slots[sub]  # and disabled: registering again does not re-enable it
     return 0
 
 
 def _enable(k, intr: int, sub: int, on: bool) -> int:
     error = _lookup_error(intr, sub)
-    if error == ILLEGAL_INTRCODE:
+    if error == codes.ILLEGAL_INTRCODE:
         return codes.signed(error)
     if error:
         return 0  # no sub-handlers to switch: nothing to do

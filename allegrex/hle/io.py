@@ -1,5 +1,5 @@
 """IoFileMgrForUser: files and directories on ms0:/ and host0:/ through the sandbox,
-stdout/stderr, the pspautotests "emulator:" device, and the async call forms.
+stdout/stderr and the pspautotests "emulator:" device (the async call forms: io_async.py).
 
 Host files are reached only through Sandbox.resolve; a refused path returns
 ERRNO_NO_PERM to the guest and is reported on stderr (and stops the run with --strict).
@@ -11,11 +11,13 @@ import stat as statmod
 import time
 from types import SimpleNamespace
 
+from allegrex.cpu.state import V0
 from allegrex.hle import codes, costs
 from allegrex.hle.kernel import HleStop
-from allegrex.hle.registry import CStr, Ptr, S64, U32, hle, write64
+from allegrex.hle.registry import CStr, Ptr, S64, U32, hle
+from allegrex.hle.rtc import wall_us
 from allegrex.hle.sandbox import Sandbox, SandboxRefusal, UnknownDevice, Unmapped
-from allegrex.hle.threads import Wait
+from allegrex.hle.threads import Callback, Wait, cannot_wait
 from allegrex.timing.clock import MEMSTICK_BYTES_PER_SECOND, MEMSTICK_OP_LATENCY_US
 
 O_RDONLY, O_WRONLY, O_RDWR, O_NBLOCK, O_DIROPEN = 1, 2, 3, 4, 8
@@ -31,8 +33,9 @@ REFUSED = codes.ERRNO_NO_PERM
 # pspautotests' emulator device (common/common.c)
 EMU_GET_HAS_DISPLAY, EMU_SEND_OUTPUT, EMU_IS_EMULATOR = 1, 2, 3
 EMU_SEND_CTRLDATA, EMU_EMIT_SCREENSHOT = 0x10, 0x20
-# the harness's result files on host0:/ go to the host's stdout/stderr
-TEST_OUTPUT_FILES = {"host0:/__testoutput.txt": "stdout", "host0:/__testerror.txt": "stderr",
+# the harness's result files on host0:/ (a PSP not taken for an emulator writes its output
+# there) go to the run's harness output and stderr
+TEST_OUTPUT_FILES = {"host0:/__testoutput.txt": "harness", "host0:/__testerror.txt": "stderr",
                      "host0:/__testfinish.txt": "discard"}
 TTY_DEVICE = re.compile(r"tty\d+:", re.IGNORECASE)  # measured: io/open/tty0 opens tty0: and tty1:
 
@@ -44,7 +47,8 @@ class OpenFile:
         self.handle = handle
         self.entries = entries
         self.flags = flags
-        self.async_result = None
+        self.async_op = None  # the async operation left for the IO thread (io_async.AsyncOp)
+        self.async_thread = False  # whether an async call made the file's IO thread
         self.async_callback = 0
         self.host = None  # a listed folder's host path
 
@@ -58,6 +62,7 @@ class IoManager:
         self.sandbox = Sandbox()
         self.cwd = ""
         self.created: set[str] = set()  # host paths the program made: their names keep their case
+        self.async_hooked = False  # io_async follows the threads that leave the CPU
         self.files: dict[int, OpenFile] = {}
         self.files[0] = OpenFile("stdin", "discard")
         self.files[1] = OpenFile("stdout", "stdout")
@@ -77,9 +82,11 @@ class IoManager:
 
     # --- output ---
     def write_stream(self, kind: str, data: bytes) -> None:
+        """Guest output to the run's "stdout", "stderr" or "harness" stream ("discard": none)."""
         if kind == "discard":
             return
-        stream = self.k.stdout if kind == "stdout" else self.k.stderr
+        streams = {"stdout": self.k.stdout, "harness": self.k.options.harness_output or self.k.stdout}
+        stream = streams.get(kind, self.k.stderr)
         buffer = getattr(stream, "buffer", None)
         if buffer is not None:
             stream.flush()
@@ -95,7 +102,9 @@ class IoManager:
                     f.handle.flush()
                 except OSError:
                     pass
-        for stream in (self.k.stdout, self.k.stderr):
+        for stream in (self.k.stdout, self.k.stderr, self.k.options.harness_output):
+            if stream is None:
+                continue
             try:
                 stream.flush()
             except (OSError, ValueError):
@@ -248,13 +257,27 @@ def memstick_us(nbytes: int) -> int:
     return MEMSTICK_OP_LATENCY_US + nbytes * 1_000_000 // MEMSTICK_BYTES_PER_SECOND
 
 
+def driver_us(f, nbytes: int) -> int:
+    """How long the driver takes for a request on open file `f` moving `nbytes` (0: no medium)."""
+    return memstick_us(nbytes) if f.kind == "file" else 0
+
+
 def driver_call(k, result, nbytes: int = 0):
     """A call that reached the file system driver: the caller sleeps while the medium
     works (other threads run meanwhile) and gets `result` when it is done."""
+    return wait_for_device(k, result, memstick_us(nbytes))
+
+
+def wait_for_device(k, result, us: int):
+    """The calling thread sleeps `us` simulated microseconds, then its call returns `result`
+    (None here: the wake-up sets v0). Outside a thread the call returns at once; a caller
+    that may not wait (dispatch or interrupts off) gets WAIT_CAN_NOT_WAIT instead."""
     if k.threads.current is None or k.interrupts:
         return result
-    k.cpu.regs[2] = result & 0xFFFFFFFF
-    k.threads.block(Wait("io", data=result), timeout_us=memstick_us(nbytes))
+    if cannot_wait(k):
+        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    k.cpu.regs[V0] = result & 0xFFFFFFFF
+    k.threads.block(Wait("io", data=result), timeout_us=us)
     return None
 
 
@@ -269,11 +292,24 @@ def sceIoOpen(k, path: CStr, flags: int, mode: int) -> int:
     # the memory stick driver answers a missing file or a wildcard name itself, taking its time
     driver_answered = fd in (codes.signed(codes.ERRNO_FILE_NOT_FOUND), codes.signed(codes.ERRNO_INVALID_ARGUMENT)) \
         and (fd != codes.signed(codes.ERRNO_INVALID_ARGUMENT) or any(c in (path or "") for c in FAT_WILDCARDS))
-    return driver_call(k, fd) if fd >= 0 or driver_answered else fd
+    if not (fd >= 0 or driver_answered):
+        return fd
+    if cannot_wait(k) and not k.interrupts:  # it would wait for the driver: refused, nothing left open
+        if fd >= 0:
+            k.io.close(fd)
+        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    return driver_call(k, fd)
 
 
 def _file_call(k, fd, op, moves_data: bool):
     f = k.io.files.get(fd)
+    if f is not None and f.async_op is not None:  # measured: threads/scheduling/dispatch
+        return codes.signed(codes.ASYNC_BUSY)
+    if f is not None and f.kind == "file":  # the caller will wait for the driver: may it?
+        if k.interrupts:
+            return codes.signed(codes.ILLEGAL_CONTEXT)  # measured: intr/waits, inside an interrupt
+        if cannot_wait(k):
+            return codes.signed(codes.WAIT_CAN_NOT_WAIT)  # measured: intr/waits (ms0:), nothing done
     result = op()
     if f is None or f.kind != "file":
         return result
@@ -305,111 +341,6 @@ def sceIoLseek32(k, fd: int, offset: int, whence: int) -> int:
     return k.io.lseek(fd, offset, whence)
 
 
-# --- async forms: done at once; the result waits for sceIoWaitAsync/PollAsync ---
-def _async(k, fd, result) -> int:
-    f = k.io.files.get(fd)
-    if f is None:
-        return codes.signed(codes.BAD_FILE_DESCRIPTOR)
-    if f.async_result is not None:
-        return codes.signed(codes.ASYNC_BUSY)
-    f.async_result = result
-    return 0
-
-
-@hle(LIB, cost=costs.IO)
-def sceIoOpenAsync(k, path: CStr, flags: int, mode: int) -> int:
-    fd = k.io.open(path, flags, mode)
-    if fd < 0:
-        return fd
-    k.io.files[fd].async_result = fd
-    return fd
-
-
-@hle(LIB, cost=costs.IO)
-def sceIoCloseAsync(k, fd: int) -> int:
-    f = k.io.files.get(fd)
-    if f is None:
-        return codes.signed(codes.BAD_FILE_DESCRIPTOR)
-    f.async_result = 0
-    f.pending_close = True
-    return 0
-
-
-@hle(LIB, cost=costs.IO)
-def sceIoReadAsync(k, fd: int, addr: Ptr, size: int) -> int:
-    return _async(k, fd, k.io.read(fd, addr, size))
-
-
-@hle(LIB, cost=costs.IO)
-def sceIoWriteAsync(k, fd: int, addr: Ptr, size: int) -> int:
-    return _async(k, fd, k.io.write(fd, addr, size))
-
-
-@hle(LIB, cost=costs.IO)
-def sceIoLseekAsync(k, fd: int, offset: S64, whence: int) -> int:
-    return _async(k, fd, k.io.lseek(fd, offset, whence))
-
-
-@hle(LIB, cost=costs.IO)
-def sceIoLseek32Async(k, fd: int, offset: int, whence: int) -> int:
-    return _async(k, fd, k.io.lseek(fd, offset, whence))
-
-
-@hle(LIB, cost=costs.IO)
-def sceIoIoctlAsync(k, fd: int, cmd: U32, inp: Ptr, inlen: int, out: Ptr, outlen: int) -> int:
-    return _async(k, fd, sceIoIoctl(k, fd, cmd, inp, inlen, out, outlen))
-
-
-def _finish_async(k, fd, res_ptr, poll) -> int:
-    f = k.io.files.get(fd)
-    if f is None:
-        return codes.signed(codes.BAD_FILE_DESCRIPTOR)
-    if f.async_result is None:
-        return 1 if poll else codes.signed(codes.NO_ASYNC_OP)
-    if res_ptr:
-        write64(k.memory, res_ptr, f.async_result & 0xFFFFFFFFFFFFFFFF)
-    f.async_result = None
-    if getattr(f, "pending_close", False):
-        if f.handle is not None:
-            f.handle.close()
-        del k.io.files[fd]
-    return 0
-
-
-@hle(LIB, cost=costs.IO)
-def sceIoWaitAsync(k, fd: int, res: Ptr) -> int:
-    return _finish_async(k, fd, res, False)
-
-
-@hle(LIB, cost=costs.IO)
-def sceIoWaitAsyncCB(k, fd: int, res: Ptr) -> int:
-    return _finish_async(k, fd, res, False)
-
-
-@hle(LIB, cost=costs.IO)
-def sceIoPollAsync(k, fd: int, res: Ptr) -> int:
-    return _finish_async(k, fd, res, True)
-
-
-@hle(LIB, cost=costs.IO)
-def sceIoGetAsyncStat(k, fd: int, poll: int, res: Ptr) -> int:
-    return _finish_async(k, fd, res, bool(poll))
-
-
-@hle(LIB)
-def sceIoSetAsyncCallback(k, fd: int, cb: int, arg: Ptr) -> int:
-    f = k.io.files.get(fd)
-    if f is None:
-        return codes.signed(codes.BAD_FILE_DESCRIPTOR)
-    f.async_callback = cb
-    return 0
-
-
-@hle(LIB)
-def sceIoChangeAsyncPriority(k, fd: int, priority: int) -> int:
-    return 0 if fd in k.io.files or fd == -1 else codes.signed(codes.BAD_FILE_DESCRIPTOR)
-
-
 @hle(LIB)
 def sceIoCancel(k, fd: int) -> int:
     return codes.signed(codes.UNSUPPORTED_OPERATION) if fd in k.io.files else codes.signed(codes.BAD_FILE_DESCRIPTOR)
@@ -422,7 +353,7 @@ def _datetime(ts: float) -> bytes:
     return out + int((ts % 1) * 1e6).to_bytes(4, "little")
 
 
-def _stat_bytes(st, size_override: int | None = None) -> bytes:
+def stat_bytes(st, size_override: int | None = None) -> bytes:
     """SceIoStat: st_attr holds the FAT attribute alone (directory 0x10, archive 0x20), as
     the memory stick reports it (measured: io/directory, io/file)."""
     if statmod.S_ISDIR(st.st_mode):
@@ -445,7 +376,6 @@ def _virtual_folder(k, path: str):
 
 def _virtual_stat(k):
     """A virtual folder's stat: made when the run started (the run's wall clock)."""
-    from allegrex.hle.rtc import wall_us
     made = (wall_us(k) - k.now_us()) / 1e6
     return SimpleNamespace(st_mode=statmod.S_IFDIR | 0o777, st_size=0, st_ctime=made, st_atime=made, st_mtime=made)
 
@@ -454,7 +384,7 @@ def _virtual_stat(k):
 def sceIoGetstat(k, path: CStr, out: Ptr) -> int:
     virtual = _virtual_folder(k, path or "")
     if virtual is not None:
-        k.memory.write(out, _stat_bytes(_virtual_stat(k)))
+        k.memory.write(out, stat_bytes(_virtual_stat(k)))
         return driver_call(k, 0)
     r = k.io.resolve(path or "")
     if isinstance(r, int):
@@ -463,7 +393,7 @@ def sceIoGetstat(k, path: CStr, out: Ptr) -> int:
         st = os.stat(r.host)
     except OSError:
         return driver_call(k, codes.signed(codes.ERRNO_FILE_NOT_FOUND))
-    k.memory.write(out, _stat_bytes(st))
+    k.memory.write(out, stat_bytes(st))
     return driver_call(k, 0)
 
 
@@ -487,9 +417,12 @@ def sceIoDopen(k, path: CStr) -> int:
         return r
     if not os.path.isdir(r.host):
         return codes.signed(codes.ERRNO_FILE_NOT_FOUND if not os.path.exists(r.host) else codes.ERRNO_NOT_A_DIRECTORY)
-    names = [".", ".."] + sorted(os.listdir(r.host))
+    names, hidden = r.listing()
+    for name in hidden:
+        k.warn_once(("hidden", r.host, name), f"sandbox: {r.guest.rstrip('/')}/{name} is a symbolic link that "
+                    "leads outside the mapped folder: not listed")
     entries = []
-    for name in names:
+    for name in [".", "..", *names]:
         try:
             st = os.stat(os.path.join(r.host, name)) if name not in (".", "..") else os.stat(r.host)
         except OSError:
@@ -530,7 +463,7 @@ def sceIoDread(k, fd: int, out: Ptr) -> int:
     if not f.entries:
         return 0
     name, st = f.entries.pop(0)
-    k.memory.write(out, _stat_bytes(st, PARENT_DIR_SIZE if name == ".." else None))
+    k.memory.write(out, stat_bytes(st, PARENT_DIR_SIZE if name == ".." else None))
     made_here = f.host is not None and os.path.realpath(os.path.join(f.host, name)) in k.io.created
     raw = (name if made_here else fat_listed_name(name)).encode("utf-8")[:255] + b"\0"
     k.memory.write(out + STAT_SIZE, raw)
@@ -590,9 +523,6 @@ def sceIoRmdir(k, path: CStr) -> int:
     return _path_op(k, path, os.rmdir)
 
 
-CROSS_DEVICE = 0x80020322
-
-
 @hle(LIB, cost=costs.IO)
 def sceIoRename(k, old: CStr, new: CStr) -> int:
     """The FAT driver keeps the file in its folder: only the new name's last part counts
@@ -604,7 +534,7 @@ def sceIoRename(k, old: CStr, new: CStr) -> int:
     if isinstance(r_new, int):
         return r_new
     if r_old.device != r_new.device:
-        return codes.signed(CROSS_DEVICE)
+        return codes.signed(codes.CROSS_DEVICE)
     result = _rename(r_old, r_new, old)
     if result == 0:  # the new name is written as given
         k.io.created.add(os.path.realpath(os.path.join(os.path.dirname(r_old.host), r_new.guest.rsplit("/", 1)[-1])))
@@ -637,9 +567,12 @@ def sceIoChdir(k, path: CStr) -> int:
         return 0
     try:
         device, parts = k.io.sandbox.normalise(path or "", k.io.cwd)
+        k.io.sandbox.resolve(path or "", k.io.cwd)  # refuses a symbolic link that leads outside
     except SandboxRefusal as exc:
         k.io.refuse(str(exc))
         return codes.signed(REFUSED)
+    except (Unmapped, UnknownDevice):
+        pass  # no host folder to check: the device's own answer below
     if not k.io.sandbox.has_device(device):
         return k.io.resolve(path or "")  # the device's own error
     k.io.cwd = f"{device}:/" + "/".join(parts)  # measured: the firmware does not check that the folder exists
@@ -690,7 +623,6 @@ def _memstick_devctl(k, cmd, inp, inlen, out) -> int | None:
             k.memory.write_u32(info + 4 * i, v)
         return 0
     if cmd in (MS_REGISTER_CALLBACK, MS_UNREGISTER_CALLBACK):
-        from allegrex.hle.threads import Callback
         cb = k.get(k.memory.read_u32(inp), Callback) if inlen >= 4 and k.memory.is_valid(inp, 4) else None
         if cb is None:
             return codes.signed(codes.ERRNO_INVALID_ARGUMENT)
@@ -713,7 +645,7 @@ def _emulator_devctl(k, cmd, inp, inlen, out, outlen) -> int:
         return 0
     if cmd == EMU_SEND_OUTPUT:
         if inlen > 0:
-            k.io.write_stream("stdout", k.memory.read(inp, inlen))
+            k.io.write_stream("harness", k.memory.read(inp, inlen))
         return 0
     if cmd == EMU_EMIT_SCREENSHOT:
         k.display.emit_screenshot()

@@ -12,9 +12,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from allegrex.cpu.state import CYCLES, INSTRUCTIONS, PC, NPC, GPR_NAMES, HI, LO
+from allegrex.cpu.state import A0, AT, CYCLES, GP, GPR_NAMES, HI, INSTRUCTIONS, LO, NPC, PC, RA, SP, T7, T8, T9, V0
 from allegrex.errors import AllegrexError, GuestMemoryError
-from allegrex.hle import costs, registry
+from loader.module import stub_owners
+
+from allegrex.hle import codes, costs, registry
+from allegrex.hle.linker import (LIBRARY_IS_NOT_LINKED, MEDIA_LIBRARIES, Linker, ModuleStub, exported_elsewhere,
+                                 is_firmware_library)
+from allegrex.hle.objects import KernelObject
+from allegrex.limits import check_seconds
 from allegrex.timing import charge_hle, counters as timing_counters
 
 SYSCALL_BASE = 0x1000  # first syscall code we hand out; codes are 20-bit fields
@@ -37,13 +43,17 @@ def syscall_word(code: int) -> int:
 # s0-s7, gp, sp, fp, ra and the FPU registers survive).
 DEADBEEF = 0xDEADBEEF
 INTERNAL_LIBRARY = "allegrex"  # the kernel's own return stubs (thread exit, callback and handler returns)
-SYSCALL_CLOBBERED = np.array([1, *range(4, 16), 24, 25, HI, LO])
+SYSCALL_CLOBBERED = np.array([AT, *range(A0, T7 + 1), T8, T9, HI, LO])
 INTERRUPT_STACK_TOP = 0x08010000  # kernel partition: stack for interrupt handlers (64 KiB below)
+# With a wall-clock limit, each step of the CPU is sized to take about this long at the
+# speed measured so far, so the limit is checked that often (the first step is small).
+TIMEOUT_CHECK_S = 0.1
+FIRST_TIMED_CHUNK = 100_000
 
 
 def _interrupt_returned(k) -> None:
     saved, thread, on_return = k.interrupts.pop()
-    result = int(k.cpu.regs[2])
+    result = int(k.cpu.regs[V0])
     k.cpu.load_context(saved)
     on_return(result)
     if k.pending_interrupts:
@@ -92,11 +102,16 @@ class RunOptions:
     input_events: list = field(default_factory=list)  # from allegrex.hle.ctrl.parse_* helpers
     frames_dir: str | None = None
     frames_every: int = 1
+    audio_path: str | None = None  # WAV file for what the speaker plays (allegrex run --audio)
     strict: bool = False
     epoch: int = DEFAULT_EPOCH
     has_display: bool = False  # answer to the pspautotests emulator devctl
     stdout: object = None
     stderr: object = None
+    # where the pspautotests harness channel (the emulator: device's send-output) goes;
+    # None: with the program's stdout. On the PSP that recorded the .expected files it went
+    # to host0:/__testoutput.txt, apart from the console the program's own fd 1 writes reach
+    harness_output: object = None
 
 
 class Clock:
@@ -168,8 +183,10 @@ class Timers:
 
 
 class Kernel:
-    def __init__(self, machine, options: RunOptions | None = None):
-        registry.load_all()
+    """The OS state of one run. `managers` (allegrex.hle.libraries.MANAGERS: attribute name ->
+    class) are the libraries' per-run state, built here as kernel.<name> = Class(kernel)."""
+
+    def __init__(self, machine, options: RunOptions | None, managers: dict):
         self.machine = machine
         self.memory = machine.memory
         self.cpu = machine.cpu
@@ -188,7 +205,7 @@ class Kernel:
         self.reported: set = set()
         self.sandbox_refusals: list[str] = []
         self.next_uid = 0x00100001
-        self.objects: dict[int, object] = {}
+        self.objects: dict[int, KernelObject] = {}
         self.image = None
         self.sdk_version = 0
         self.compiler_version = 0
@@ -197,14 +214,20 @@ class Kernel:
         self.intr_enabled = 1  # sceKernelCpuSuspendIntr clears it: timers wait until it is set again
         self.pending_interrupts: list = []
         self._trampoline_next = TRAMPOLINE_ADDR
-        # library state, one object per group
-        from allegrex.hle import threads, sysmem, io, display, ctrl, utility
-        self.sysmem = sysmem.SysMem(self)
-        self.threads = threads.ThreadManager(self)
-        self.io = io.IoManager(self)
-        self.display = display.Display(self)
-        self.ctrl = ctrl.Ctrl(self)
-        self.utility = utility.Utility(self)
+        self.linker = Linker(self.memory)  # the user libraries started modules export
+        # single values of libraries with no manager of their own
+        self.running_vtimer = 0  # the vtimer whose handler runs now (timers), 0 outside handlers
+        self.dmac_busy_until_us = 0  # when the DMAC finishes the copy under way (dmac)
+        self.ge_lists = 0  # display lists queued so far: the next list id (sceGe_user in misc)
+        self.exception_handlers: list[int] = []  # default exception handlers, oldest first (kernel_libraries)
+        for name, manager in managers.items():
+            setattr(self, name, manager(self))
+
+    @property
+    def kernel_mode(self) -> bool:
+        """The program is a kernel-mode module (attribute 0x1000; boot.py decides): the
+        machine's memory map, which lets it reach kernel memory."""
+        return self.machine.kernel_mode
 
     # --- object ids shared by all kernel objects ---
     def new_uid(self, obj) -> int:
@@ -253,19 +276,43 @@ class Kernel:
         return SYSCALL_BASE + len(self.syscalls) - 1
 
     def install_imports(self, imports) -> None:
-        """Patch every import stub to `jr ra; syscall id`; list unknown ones on stderr."""
+        """Link every import stub as the module loader does (allegrex.hle.linker): HLE
+        functions become `jr ra; syscall id`, user libraries' functions jumps into the
+        module that exports them; unknown and not-yet-linked ones are listed on stderr."""
         known_before = len(self.unknown_imports)
+        waiting, foreign = [], []
+        for library, function in stub_owners(imports).values():
+            entry = registry.lookup(library.name, function.nid)
+            if entry is None and not is_firmware_library(library.name):
+                stub = ModuleStub(library.name, function.nid, function.name, function.stub_addr, 0)
+                stub.syscall_word = syscall_word(self._add_syscall(stub))
+                if not self.linker.add(stub):
+                    waiting.append(stub)
+                continue
+            if entry is None and (elsewhere := exported_elsewhere(library.name, function.nid)):
+                stub = ModuleStub(library.name, function.nid, function.name, function.stub_addr, 0,
+                                  f"which {library.name} does not export (the NID is {elsewhere}): the "
+                                  "firmware leaves such a stub not linked")
+                stub.syscall_word = syscall_word(self._add_syscall(stub))
+                self.linker.write(stub)
+                foreign.append(stub)
+                continue
+            if entry is None:
+                entry = UnknownImport(library.name, function.nid, function.name, function.stub_addr)
+                self.unknown_imports.append(entry)
+            code = self._add_syscall(entry)
+            self.memory.write_u32(function.stub_addr, JR_RA)
+            self.memory.write_u32(function.stub_addr + 4, syscall_word(code))
         for library in imports:
-            for function in library.functions:
-                entry = registry.lookup(library.name, function.nid)
-                if entry is None:
-                    entry = UnknownImport(library.name, function.nid, function.name, function.stub_addr)
-                    self.unknown_imports.append(entry)
-                code = self._add_syscall(entry)
-                self.memory.write_u32(function.stub_addr, JR_RA)
-                self.memory.write_u32(function.stub_addr + 4, syscall_word(code))
             for variable in getattr(library, "variables", []) or []:
                 self.warn_once(("var", library.name), f"imported variables of {library.name} are not provided")
+        if waiting:
+            names = sorted({stub.library for stub in waiting})
+            self.warn(f"{len(waiting)} imported function(s) of {', '.join(names)} not linked yet: a module that "
+                      "exports them must start first (until then they return LIBRARY_IS_NOT_LINKED)")
+        for stub in foreign:
+            self.warn(f"import stub at 0x{stub.stub_addr:08x}: {stub.describe()} {stub.why} (it returns "
+                      "LIBRARY_IS_NOT_LINKED)")
         new_unknown = self.unknown_imports[known_before:]
         if new_unknown:
             self.warn(f"{len(new_unknown)} imported function(s) not implemented "
@@ -279,14 +326,21 @@ class Kernel:
     def on_syscall(self, code: int) -> None:
         index = code - SYSCALL_BASE
         entry = self.syscalls[index] if 0 <= index < len(self.syscalls) else None
-        ra = int(self.cpu.regs[31])
+        ra = int(self.cpu.regs[RA])
         if entry is None:
             self.request_stop("fault", f"syscall 0x{code:x} at pc 0x{(int(self.cpu.regs[PC]) - 4) & 0xFFFFFFFF:08x}"
                               " is not an import allegrex patched", 1)
             return
         if isinstance(entry, UnknownImport):
+            media = (f"; {entry.library} is a codec/media library, which allegrex does not emulate"
+                     if entry.library in MEDIA_LIBRARIES else "")
             self.request_stop("unknown-import", f"called unimplemented import {entry.describe()} "
-                              f"from 0x{(ra - 8) & 0xFFFFFFFF:08x} (ra=0x{ra:08x})", 1)
+                              f"from 0x{(ra - 8) & 0xFFFFFFFF:08x} (ra=0x{ra:08x}){media}", 1)
+            return
+        if isinstance(entry, ModuleStub):  # the firmware's not-linked stub: an error code, nothing else
+            self.warn_once(("unlinked", entry.stub_addr), f"called {entry.describe()} from 0x{(ra - 8) & 0xFFFFFFFF:08x}"
+                           f" {entry.why}: LIBRARY_IS_NOT_LINKED")
+            self.cpu.regs[V0] = LIBRARY_IS_NOT_LINKED
             return
         self.charge(entry.cost)
         self.call_counts[entry.name] = self.call_counts.get(entry.name, 0) + 1
@@ -302,10 +356,10 @@ class Kernel:
             self.request_stop(exc.kind, f"{entry.library}.{entry.name} called from 0x{ra:08x}: {exc}",
                               exc.exit_code)
         except IllegalContext:
-            self.cpu.regs[2] = 0x80020064  # SCE_KERNEL_ERROR_ILLEGAL_CONTEXT: waiting inside an interrupt
+            self.cpu.regs[V0] = codes.ILLEGAL_CONTEXT  # waiting inside an interrupt
         except AttributeError as exc:
             if self.interrupts and self.threads.current is None:  # a thread call with no thread
-                self.cpu.regs[2] = 0x80020064
+                self.cpu.regs[V0] = codes.ILLEGAL_CONTEXT
             else:
                 self.request_stop("hle-error", f"internal error in {entry.library}.{entry.name} called from "
                                   f"0x{ra:08x}: {exc.__class__.__name__}: {exc}", 1)
@@ -341,11 +395,11 @@ class Kernel:
         saved = cpu.save_context()
         regs = saved[0].copy()
         for i, value in enumerate(args):
-            regs[4 + i] = value & 0xFFFFFFFF
-        regs[29] = INTERRUPT_STACK_TOP
-        regs[31] = self.trampoline("interrupt-return", _interrupt_returned)
+            regs[A0 + i] = value & 0xFFFFFFFF
+        regs[SP] = INTERRUPT_STACK_TOP
+        regs[RA] = self.trampoline("interrupt-return", _interrupt_returned)
         if self.image is not None and self.image.gp:
-            regs[28] = self.image.gp
+            regs[GP] = self.image.gp
         regs[PC], regs[NPC] = func, func + 4
         self.interrupts.append((saved, self.threads.current, on_return))
         cpu.load_context((regs, saved[1].copy(), saved[2].copy(), saved[3].copy()))
@@ -374,9 +428,16 @@ class Kernel:
 
     # --- the run loop ---
     def run(self, max_seconds: float | None = None, timeout: float | None = None,
-            chunk: int = 4_000_000, progress=None) -> Stop:
-        """Run until something stops the program; returns why."""
-        start = wallclock.monotonic()
+            chunk: int = 4_000_000, progress=None, started: float | None = None) -> Stop:
+        """Run until something stops the program; returns why. The `timeout` wall-clock
+        seconds count from `started` (a time.monotonic() reading, default now: commands
+        pass the moment they started, so loading counts too)."""
+        for value, name in ((max_seconds, "max_seconds"), (timeout, "timeout")):
+            if value is not None:
+                check_seconds(value, name)
+        run_began = wallclock.monotonic()
+        start = run_began if started is None else started
+        first_instructions = int(self.cpu.counters[INSTRUCTIONS])
         max_cycles = None
         self.threads.reschedule()
         while self.stop is None:
@@ -385,7 +446,7 @@ class Kernel:
                     self.request_stop("threads-ended", "every thread has exited", 0)
                     break
                 if not self.idle_until_next_event():
-                    if self.quit_via_exit_callback():
+                    if self.threads.quit_via_exit_callback():
                         continue
                     if self.threads.all_sleeping():
                         self.request_stop("sleeping", "every thread sleeps: the program waits for the user "
@@ -395,6 +456,9 @@ class Kernel:
                                           + self.threads.describe_waits(), 1)
                     break
                 continue
+            if timeout is not None and wallclock.monotonic() - start > timeout:
+                self.request_stop("timeout", f"stopped at the --timeout limit ({timeout:g} wall-clock s)", 3)
+                break
             # run until the next timer deadline or the simulated-time limit, whichever is first
             limit = None
             deadline = self.timers.next_deadline() if self.intr_enabled else None
@@ -410,7 +474,8 @@ class Kernel:
                 limit = max_cycles if limit is None else min(limit, max_cycles)
             if limit is not None:
                 limit = max(limit, cycles + 1)
-            event = self.machine.step(chunk, max_cycles=limit)
+            budget = chunk if timeout is None else self._timed_budget(chunk, first_instructions, run_began)
+            event = self.machine.step(budget, max_cycles=limit)
             kind = event.kind
             if kind == "syscall":
                 self.on_syscall(event.code)
@@ -420,27 +485,24 @@ class Kernel:
                 self.request_stop("break", self.fault_report(event, "break instruction"), 1)
             elif kind == "halt":
                 self.request_stop("halt", f"the CPU halted at 0x{int(event.pc):08x}", 1)
+            elif kind == "breakpoint":  # set by a Python caller (bench kernel): it resumes with run()
+                self.request_stop("breakpoint", f"breakpoint at 0x{int(event.pc):08x}", 0)
             self.fire_timers()
             self.threads.reschedule()
-            if timeout is not None and wallclock.monotonic() - start > timeout:
-                self.request_stop("timeout", f"stopped at the --timeout limit ({timeout:g} wall-clock s)", 3)
             if progress is not None:
                 progress(self)
         self.io.flush_all()
         return self.stop
 
-    def quit_via_exit_callback(self) -> bool:
-        """Every thread sleeps and the program registered an exit callback: do what the
-        HOME menu's "quit" does, once, so the program ends through its own exit path."""
-        from allegrex.hle.threads import Callback
-        cb = self.get(getattr(self, "exit_callback", 0), Callback)
-        if cb is None or getattr(self, "exit_requested", False):
-            return False
-        self.exit_requested = True
-        self.warn("every thread sleeps: quitting through the program's exit callback, as HOME > Quit would")
-        self.threads.notify(cb, 0)
-        self.threads.reschedule()
-        return True
+    def _timed_budget(self, chunk: int, first_instructions: int, run_began: float) -> int:
+        """Instructions for the next step under a wall-clock limit: what the speed measured
+        since run_began runs in TIMEOUT_CHECK_S (at most `chunk`), so the limit is checked
+        that often. The simulation does not depend on where steps end."""
+        done = int(self.cpu.counters[INSTRUCTIONS]) - first_instructions
+        elapsed = wallclock.monotonic() - run_began
+        if done == 0 or elapsed <= 0:
+            return FIRST_TIMED_CHUNK
+        return min(chunk, max(FIRST_TIMED_CHUNK, int(done / elapsed * TIMEOUT_CHECK_S)))
 
     def fault_report(self, event, what: str | None = None) -> str:
         if event.kind == "fault" and hasattr(self.machine, "fault"):
@@ -448,6 +510,9 @@ class Kernel:
             thread = self.threads.current
             if thread is not None:
                 report += f"\n  in thread {thread.name!r} (uid 0x{thread.uid:x})"
+            if self.exception_handlers:
+                report += (f"\n  the program registered a default exception handler (0x{self.exception_handlers[-1]:08x}),"
+                           " which a PSP would run now; allegrex stops at guest faults")
             return report
         regs = self.cpu.regs
         lines = [f"guest {what or 'fault'} at pc 0x{int(event.pc):08x}"
@@ -476,5 +541,6 @@ class Kernel:
             "unknown_imports": [u.describe() for u in self.unknown_imports],
             "sandbox_refusals": list(self.sandbox_refusals),
             "frames_written": self.display.frames_written,
+            "audio_seconds": round(self.audio.sounding_seconds(), 6),
             "counters": timing_counters.snapshot(counters),
         }

@@ -1,7 +1,8 @@
-"""Small libraries: program exit (LoadExecForUser, ModuleMgrForUser), caches and
+"""Small libraries: program exit (LoadExecForUser), caches and
 interrupt masking (UtilsForUser, Kernel_Library), power locks (sceSuspendForUser),
 and the GE (sceGe_user), which is out of scope: reported once, answered harmlessly."""
 
+from allegrex.cpu.state import V0
 from allegrex.hle import codes
 from allegrex.hle.registry import Ptr, Raw, U32, hle, alias
 from allegrex.hle.sync import SyncObject, _wait_on
@@ -30,7 +31,7 @@ SDK_CHECKS_EXIT_CALLBACK = 0x03090500  # programs built for 3.95 on get their ca
 def sceKernelRegisterExitCallback(k, cbid: int) -> int:
     if k.sdk_version >= SDK_CHECKS_EXIT_CALLBACK and k.get(cbid, threads.Callback) is None:
         return codes.signed(codes.ILLEGAL_ARGUMENT)
-    k.exit_callback = cbid  # notified only if the user asked to quit (never, headless)
+    k.threads.exit_callback = cbid  # notified only if the user asked to quit (never, headless)
     return 0
 
 
@@ -39,7 +40,7 @@ def exit_callback_acknowledge(k) -> int:
     """Unnamed firmware call (pspautotests threads/callbacks/exit): checks the block the exit
     callback's common argument points into - {state 0-3, params, common} with params =
     {size >= 12, ...} - and answers in params: word 1 = 0, word 2 = -1."""
-    cb = k.get(getattr(k, "exit_callback", 0), threads.Callback)
+    cb = k.get(k.threads.exit_callback, threads.Callback)
     if cb is None:
         return codes.signed(codes.NOT_FOUND_CALLBACK)
     block = (cb.common - 8) & 0xFFFFFFFF
@@ -55,26 +56,6 @@ def exit_callback_acknowledge(k) -> int:
     k.memory.write_u32(params + 4, 0)
     k.memory.write_u32(params + 8, 0xFFFFFFFF)
     return 0
-
-
-MM = "ModuleMgrForUser"
-
-
-@hle(MM)
-def sceKernelSelfStopUnloadModule(k, unknown: int, argsize: int, argp: Ptr) -> int:
-    k.request_stop("exit", "the program unloaded itself (sceKernelSelfStopUnloadModule)", 0)
-    return 0
-
-
-@hle(MM)
-def sceKernelStopUnloadSelfModule(k, argsize: int, argp: Ptr, status: Ptr, option: Ptr) -> int:
-    k.request_stop("exit", "the program unloaded itself (sceKernelStopUnloadSelfModule)", 0)
-    return 0
-
-
-@hle(MM)
-def sceKernelGetModuleIdByAddress(k, addr: Ptr) -> int:
-    return k.module_uid if getattr(k, "module_uid", 0) else codes.signed(0x8002012E)
 
 
 # --- caches: the simulator keeps no stale copies, so these only cost time ---
@@ -93,7 +74,6 @@ def _writeback_range(k, addr: Ptr, size: int) -> int:
 
 
 CACHE_LINE = 64
-CACHE_ALIGNMENT = 0x8002044C  # invalidating part of a line would lose its other bytes
 KERNEL_SPACE = 0x80000000
 
 
@@ -103,7 +83,7 @@ def _invalidate_range(k, addr: Ptr, size: int) -> int:
     if size < 0 or addr + size > KERNEL_SPACE:
         return codes.signed(codes.ILLEGAL_ADDR)
     if size and (addr | size) % CACHE_LINE:
-        return codes.signed(CACHE_ALIGNMENT)
+        return codes.signed(codes.CACHE_ALIGNMENT)
     return 0
 
 
@@ -209,7 +189,7 @@ def sceGeEdramGetSize(k) -> int:
 @hle(GE)
 def sceGeListEnQueue(k, start: Ptr, stall: Ptr, cbid: int, arg: Ptr) -> int:
     _ge_reported(k)
-    k.ge_lists = getattr(k, "ge_lists", 0) + 1
+    k.ge_lists += 1
     return k.ge_lists
 
 
@@ -253,7 +233,6 @@ alias(KL, "KL_sceKernelCheckThreadStack", threads.sceKernelCheckThreadStack, nid
 
 VOLATILE_ADDR = 0x08400000
 VOLATILE_SIZE = 0x00400000
-VOLATILE_LOCKED = 0x802B0200  # TryLock: somebody holds it
 NOT_LOCKED = codes.SEMA_OVERFLOW  # Unlock without a lock: the firmware's semaphore says overflow
 
 
@@ -263,15 +242,9 @@ class VolatileLock(SyncObject):
     still reports the memory, and TryLock works anywhere."""
     kind = "volatile"
 
-    def __init__(self):
+    def __init__(self, kernel):
         super().__init__("volatile memory", 0)
         self.held = False
-
-
-def _volatile(k) -> VolatileLock:
-    if not hasattr(k, "volatile_lock"):
-        k.volatile_lock = VolatileLock()
-    return k.volatile_lock
 
 
 def _report_volatile(k, addr_out, size_out) -> None:
@@ -283,19 +256,19 @@ def _report_volatile(k, addr_out, size_out) -> None:
 
 def _volatile_lock(k, mode: int, addr_out: Ptr, size_out: Ptr) -> Raw:
     if mode != 0:
-        k.cpu.regs[2] = codes.INVALID_MODE
+        k.cpu.regs[V0] = codes.INVALID_MODE
         return
     _report_volatile(k, addr_out, size_out)
     if k.interrupts:
-        k.cpu.regs[2] = codes.ILLEGAL_CONTEXT
+        k.cpu.regs[V0] = codes.ILLEGAL_CONTEXT
         return
     if threads.cannot_wait(k):
-        k.cpu.regs[2] = codes.WAIT_CAN_NOT_WAIT
+        k.cpu.regs[V0] = codes.WAIT_CAN_NOT_WAIT
         return
-    lock = _volatile(k)
+    lock = k.volatile_lock
     if not lock.held:
         lock.held = True
-        k.cpu.regs[2] = 0
+        k.cpu.regs[V0] = 0
         return
     _wait_on(k, lock, lock.kind, 0, False, data=(addr_out, size_out))
 
@@ -303,9 +276,9 @@ def _volatile_lock(k, mode: int, addr_out: Ptr, size_out: Ptr) -> Raw:
 def _volatile_try_lock(k, mode: int, addr_out: Ptr, size_out: Ptr) -> int:
     if mode != 0:
         return codes.signed(codes.INVALID_MODE)
-    lock = _volatile(k)
+    lock = k.volatile_lock
     if lock.held:
-        return codes.signed(VOLATILE_LOCKED)
+        return codes.signed(codes.VOLATILE_MEM_IN_USE)
     lock.held = True
     _report_volatile(k, addr_out, size_out)
     return 0
@@ -314,7 +287,7 @@ def _volatile_try_lock(k, mode: int, addr_out: Ptr, size_out: Ptr) -> int:
 def _volatile_unlock(k, mode: int) -> int:
     if mode != 0:
         return codes.signed(codes.INVALID_MODE)
-    lock = _volatile(k)
+    lock = k.volatile_lock
     if not lock.held:
         return codes.signed(NOT_LOCKED)
     waiters = lock.ordered_waiters()

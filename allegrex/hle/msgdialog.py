@@ -4,6 +4,7 @@ dialog takes (measured: utility/msgdialog/dialog and abort). It fades in for abo
 as result, and a headless answer comes only once the dialog has been visible for 60 frames,
 so a program that aborts or times the dialog sees what it would see on a PSP."""
 
+from allegrex.hle import codes
 from allegrex.hle.display import VBLANK_MICROHZ
 
 FRAME_US = 10**12 / VBLANK_MICROHZ
@@ -14,8 +15,6 @@ SIZE_V2, SIZE_V3 = 580, 708
 MODE_ERROR, MODE_TEXT = 0, 1
 OPTION_TEXTSOUND, OPTION_YESNO, OPTION_DEFAULT_NO = 0x1, 0x10, 0x100
 OPTIONS_KNOWN = 0x1B3  # every flag pspsdk names: sounds, YESNO, OK, NOCANCEL, DEFAULT_NO
-ERROR_BAD_OPTION = 0x80110501
-ERROR_BAD_ERROR_CODE = 0x80110502  # MODE_ERROR with an errorNum that is not an error
 
 FADE_IN_US = int(32.5 * FRAME_US)  # INIT -> VISIBLE: seen after 33-34 frame waits
 ANSWER_AFTER_US = int(60 * FRAME_US)  # a visible dialog stays unanswered this long
@@ -27,9 +26,9 @@ def refusal(m, params: int) -> int | None:
     size, mode = m.read_u32(params), m.read_u32(params + MODE)
     options = m.read_u32(params + OPTIONS) if size >= SIZE_V2 else 0
     if mode == MODE_ERROR and not m.read_u32(params + ERROR_NUM) & 0x80000000:
-        return ERROR_BAD_ERROR_CODE
+        return codes.MSGDIALOG_BAD_ERROR_CODE
     if size == SIZE_V2 and mode == MODE_TEXT and options & ~(OPTION_TEXTSOUND | OPTION_YESNO | OPTION_DEFAULT_NO):
-        return ERROR_BAD_OPTION
+        return codes.MSGDIALOG_BAD_OPTION
     if size == SIZE_V3 and (options & ~OPTIONS_KNOWN or (options & OPTION_DEFAULT_NO and not options & OPTION_YESNO)):
-        return ERROR_BAD_OPTION
+        return codes.MSGDIALOG_BAD_OPTION
     return None

@@ -10,16 +10,15 @@ attributes 0x100 and 0x1000); the count of bytes moved goes to the caller's resu
 
 from dataclasses import dataclass
 
+from allegrex.cpu.state import V0
 from allegrex.hle import codes, costs
 from allegrex.hle.pools import ATTR_HIGH_MEMORY, delete_pool, refused_pool
+from allegrex.hle.objects import object_name, status_block, write_status
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
-from allegrex.hle.sync import SyncObject, _name, _status_block, _write_status
+from allegrex.hle.sync import SyncObject
 from allegrex.hle.threads import Wait, cannot_wait, done_now, finish_wait_call
 
 LIB = "ThreadManForUser"
-NOT_FOUND_MSGPIPE = codes.NOT_FOUND_MESSAGE_PIPE
-MPP_FULL = 0x800201B3
-MPP_EMPTY = 0x800201B4
 ATTR_SENDERS_BY_PRIORITY, ATTR_RECEIVERS_BY_PRIORITY = 0x100, 0x1000
 ATTR_KNOWN = ATTR_SENDERS_BY_PRIORITY | ATTR_RECEIVERS_BY_PRIORITY | ATTR_HIGH_MEMORY
 MODE_FULL, MODE_ASAP = 0, 1
@@ -44,6 +43,7 @@ class Transfer:
 
 class MsgPipe(SyncObject):
     kind = "msgpipe"
+    threadman_type = 7
 
     def __init__(self, name, attr, size, block):
         super().__init__(name, attr)
@@ -158,7 +158,7 @@ def _transfer(k, uid, sending, addr, size, mode, result_ptr, timeout, cb, poll):
         return codes.signed(codes.ILLEGAL_CONTEXT)
     pipe = k.get(uid, MsgPipe)
     if pipe is None:
-        return codes.signed(NOT_FOUND_MSGPIPE)
+        return codes.signed(codes.NOT_FOUND_MESSAGE_PIPE)
     if pipe.size and size > pipe.size:
         return codes.signed(codes.ILLEGAL_SIZE)
     transfer = Transfer(sending, addr, size, mode, result_ptr)
@@ -169,14 +169,14 @@ def _transfer(k, uid, sending, addr, size, mode, result_ptr, timeout, cb, poll):
     if poll:
         if not pipe.size and mode == MODE_ASAP:
             _report(k, transfer)  # with no buffer the ASAP form still reports its count
-        return codes.signed(MPP_FULL if sending else MPP_EMPTY)
+        return codes.signed(codes.MESSAGE_PIPE_FULL if sending else codes.MESSAGE_PIPE_EMPTY)
     transfer.moved, transfer.waiting = 0, True  # a waiting transfer counts afresh
     _report(k, transfer)
     if timeout and k.memory.read_u32(timeout) <= INSTANT_TIMEOUT_US:
         return codes.signed(codes.WAIT_TIMEOUT)
-    k.cpu.regs[2] = 0
+    k.cpu.regs[V0] = 0
+    k.threads.block(Wait("msgpipe", obj=pipe, cb=cb, timeout_ptr=timeout, data=transfer))  # may refuse: first
     pipe.waiters.append(k.threads.current)
-    k.threads.block(Wait("msgpipe", obj=pipe, cb=cb, timeout_ptr=timeout, data=transfer))
     return None
 
 
@@ -190,14 +190,14 @@ def sceKernelCreateMsgPipe(k, name: CStr, pid: int, attr: U32, size: U32, option
         block = k.sysmem.alloc_block(pid, f"msgpipe {name}", size=size, high=bool(attr & ATTR_HIGH_MEMORY))
         if block is None:
             return codes.signed(codes.NO_MEMORY)
-    pipe = MsgPipe(_name(name), attr, size, block)
+    pipe = MsgPipe(object_name(name), attr, size, block)
     pipe.uid = k.new_uid(pipe)
     return pipe.uid
 
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelDeleteMsgPipe(k, uid: int) -> int:
-    return delete_pool(k, k.get(uid, MsgPipe), NOT_FOUND_MSGPIPE)
+    return delete_pool(k, k.get(uid, MsgPipe), codes.NOT_FOUND_MESSAGE_PIPE)
 
 
 def _register_transfer(name: str, sending: bool, cb: bool = False, poll: bool = False) -> None:
@@ -221,7 +221,7 @@ for _verb, _sending in (("Send", True), ("Receive", False)):
 def sceKernelCancelMsgPipe(k, uid: int, send_count: Ptr, receive_count: Ptr) -> int:
     pipe = k.get(uid, MsgPipe)
     if pipe is None:
-        return codes.signed(NOT_FOUND_MSGPIPE)
+        return codes.signed(codes.NOT_FOUND_MESSAGE_PIPE)
     for ptr, sending in ((send_count, True), (receive_count, False)):
         if ptr and k.memory.is_valid(ptr, 4):
             k.memory.write_u32(ptr, len(pipe.queue(sending)))
@@ -235,7 +235,7 @@ def sceKernelCancelMsgPipe(k, uid: int, send_count: Ptr, receive_count: Ptr) -> 
 def sceKernelReferMsgPipeStatus(k, uid: int, info: Ptr) -> int:
     pipe = k.get(uid, MsgPipe)
     if pipe is None:
-        return codes.signed(NOT_FOUND_MSGPIPE)
+        return codes.signed(codes.NOT_FOUND_MESSAGE_PIPE)
     words = [pipe.attr, pipe.size, pipe.free, len(pipe.queue(True)), len(pipe.queue(False))]
-    _write_status(k, info, _status_block(STATUS_SIZE, pipe.name, words))
+    write_status(k, info, status_block(STATUS_SIZE, pipe.name, words))
     return 0

@@ -2,17 +2,18 @@
 allocating from an exhausted pool waits. Variable-size pools are in vpl.py."""
 
 from allegrex.hle import codes, costs, threads
+from allegrex.hle.objects import object_name, status_block, write_status
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
-from allegrex.hle.sync import SyncObject, _cancel, _finish, _delete, _name, _status_block, _wait_on, _write_status
+from allegrex.hle.sync import SyncObject, _cancel, _finish, _delete, _wait_on
 from allegrex.hle.sysmem import USER_PARTITION, pool_partition_error
 
 LIB = "ThreadManForUser"
-NOT_FOUND_FPL = 0x8002019D
 FPL_ALIGN = 4  # blocks are word aligned unless the option block asks for more
 
 
 class Fpl(SyncObject):
     kind = "fpl"
+    threadman_type = 6
 
     def __init__(self, name, attr, block_size, count, base):
         super().__init__(name, attr)
@@ -105,7 +106,7 @@ def sceKernelCreateFpl(k, name: CStr, pid: int, attr: U32, block_size: U32, coun
     block = k.sysmem.alloc_block(pid, f"fpl {name}", size=stride * count, high=bool(attr & ATTR_HIGH_MEMORY))
     if block is None:
         return codes.signed(codes.NO_MEMORY)
-    fpl = Fpl(_name(name), attr, block_size, count, block.addr)
+    fpl = Fpl(object_name(name), attr, block_size, count, block.addr)
     fpl.stride = stride
     fpl.block = block
     fpl.uid = k.new_uid(fpl)
@@ -128,11 +129,12 @@ def _fpl_take(k, fpl, out) -> bool:
 
 
 def _allocate_fpl(k, uid, out, timeout, cb, try_only=False):
-    if not try_only and threads.cannot_wait(k):  # before any other check (measured: intr/waits)
-        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    refused = None if try_only else threads.wait_refused(k)  # before any other check (measured: intr/waits)
+    if refused is not None:
+        return refused
     fpl = _fpl(k, uid)
     if fpl is None:
-        return codes.signed(NOT_FOUND_FPL)
+        return codes.signed(codes.NOT_FOUND_FPL)
     if not fpl.waiters and _fpl_take(k, fpl, out):
         return 0
     if try_only:
@@ -160,7 +162,7 @@ def sceKernelTryAllocateFpl(k, uid: int, out: Ptr) -> int:
 def sceKernelFreeFpl(k, uid: int, addr: Ptr) -> int:
     fpl = _fpl(k, uid)
     if fpl is None:
-        return codes.signed(NOT_FOUND_FPL)
+        return codes.signed(codes.NOT_FOUND_FPL)
     if addr >= k.sysmem.partitions[USER_PARTITION].end:  # beyond user memory: a bad address, else a bad block
         return codes.signed(codes.ILLEGAL_ADDR)
     offset = addr - fpl.base
@@ -177,20 +179,20 @@ def sceKernelFreeFpl(k, uid: int, addr: Ptr) -> int:
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelDeleteFpl(k, uid: int) -> int:
-    return delete_pool(k, _fpl(k, uid), NOT_FOUND_FPL)
+    return delete_pool(k, _fpl(k, uid), codes.NOT_FOUND_FPL)
 
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelCancelFpl(k, uid: int, num_wait: Ptr) -> int:
     fpl = _fpl(k, uid)
-    return codes.signed(NOT_FOUND_FPL) if fpl is None else cancel_waits(k, fpl, num_wait)
+    return codes.signed(codes.NOT_FOUND_FPL) if fpl is None else cancel_waits(k, fpl, num_wait)
 
 
 @hle(LIB)
 def sceKernelReferFplStatus(k, uid: int, info: Ptr) -> int:
     fpl = _fpl(k, uid)
     if fpl is None:
-        return codes.signed(NOT_FOUND_FPL)
-    _write_status(k, info, _status_block(56, fpl.name, [fpl.attr, fpl.block_size, fpl.count, len(fpl.free),
+        return codes.signed(codes.NOT_FOUND_FPL)
+    write_status(k, info, status_block(56, fpl.name, [fpl.attr, fpl.block_size, fpl.count, len(fpl.free),
                                                          len(fpl.waiters)]))
     return 0

@@ -1,11 +1,12 @@
-"""scePower: clock frequencies (boot 222/111 MHz) and battery answers of a charged PSP
-on mains power. Changing the CPU clock changes how many cycles make a microsecond."""
+"""scePower: clock frequencies (boot 222/111 MHz) and power callbacks (the battery queries
+are battery.py). Changing the CPU clock changes how many cycles make a microsecond."""
 
 import math
 
 import numpy as np
 
 from allegrex.hle import codes, threads
+from allegrex.hle.battery import CALLBACK_STATE
 from allegrex.hle.registry import F32, U32, alias, hle
 from allegrex.hle.threads import Wait
 
@@ -51,10 +52,12 @@ class Clocks:
         self.bus = _step(BUS_STEPS, k.clock.bus_mhz)
 
 
-def _clocks(k) -> Clocks:
-    if not hasattr(k, "power_clocks"):
-        k.power_clocks = Clocks(k)
-    return k.power_clocks
+class Power:
+    """scePower's state (kernel.power): the clocks it reports and the callback slots."""
+
+    def __init__(self, k):
+        self.clocks = Clocks(k)
+        self.callbacks = [0] * USER_SLOTS  # callback id per slot, 0 for empty
 
 
 def _apply(k, clocks: Clocks) -> None:
@@ -68,7 +71,7 @@ def scePowerSetClockFrequency(k, pll: U32, cpu: U32, bus: U32) -> int:
     if pll < MIN_PLL_MHZ or pll < cpu or pll > MAX_CPU_MHZ or not 1 <= cpu <= MAX_CPU_MHZ \
             or not 1 <= bus <= MAX_BUS_MHZ:
         return codes.signed(codes.INVALID_VALUE)
-    clocks = _clocks(k)
+    clocks = k.power.clocks
     new_pll = _step(PLL_STEPS, pll)
     old_pll, changed = int(clocks.pll), new_pll != clocks.pll
     if changed:
@@ -84,7 +87,7 @@ def scePowerSetClockFrequency(k, pll: U32, cpu: U32, bus: U32) -> int:
 
 @hle(LIB)
 def scePowerSetCpuClockFrequency(k, cpu: U32) -> int:
-    clocks = _clocks(k)
+    clocks = k.power.clocks
     if not 1 <= cpu <= min(MAX_CPU_MHZ, clocks.pll):  # never above the PLL (measured: 223 at 222)
         return codes.signed(codes.INVALID_VALUE)
     clocks.cpu = cpu_mhz(cpu, clocks.pll)
@@ -96,7 +99,7 @@ def scePowerSetCpuClockFrequency(k, cpu: U32) -> int:
 def scePowerSetBusClockFrequency(k, bus: U32) -> int:
     if not 1 <= bus <= BUS_SET_MAX_MHZ:
         return codes.signed(codes.INVALID_VALUE)
-    clocks = _clocks(k)
+    clocks = k.power.clocks
     clocks.bus = _step(BUS_SET, int(clocks.pll))
     _apply(k, clocks)
     return 0
@@ -104,93 +107,48 @@ def scePowerSetBusClockFrequency(k, bus: U32) -> int:
 
 @hle(LIB)
 def scePowerGetCpuClockFrequencyInt(k) -> int:
-    return int(_clocks(k).cpu)
+    return int(k.power.clocks.cpu)
 
 
 @hle(LIB)
 def scePowerGetBusClockFrequencyInt(k) -> int:
-    return int(_clocks(k).bus)
+    return int(k.power.clocks.bus)
 
 
 @hle(LIB)
 def scePowerGetPllClockFrequencyInt(k) -> int:
-    return int(_clocks(k).pll)
+    return int(k.power.clocks.pll)
 
 
 @hle(LIB)
 def scePowerGetCpuClockFrequencyFloat(k) -> F32:
-    return float(_clocks(k).cpu)
+    return float(k.power.clocks.cpu)
 
 
 @hle(LIB)
 def scePowerGetBusClockFrequencyFloat(k) -> F32:
-    return float(_clocks(k).bus)
+    return float(k.power.clocks.bus)
 
 
 @hle(LIB)
 def scePowerGetPllClockFrequencyFloat(k) -> F32:
-    return float(_clocks(k).pll)
+    return float(k.power.clocks.pll)
 
 
 alias(LIB, "scePowerGetCpuClockFrequency", scePowerGetCpuClockFrequencyInt)
 alias(LIB, "scePowerGetBusClockFrequency", scePowerGetBusClockFrequencyInt)
 
 
-@hle(LIB)
-def scePowerIsPowerOnline(k) -> int:
-    return 1
-
-
-@hle(LIB)
-def scePowerIsBatteryExist(k) -> int:
-    return 1
-
-
-@hle(LIB)
-def scePowerIsBatteryCharging(k) -> int:
-    return 0
-
-
-@hle(LIB)
-def scePowerGetBatteryChargingStatus(k) -> int:
-    return 0  # not charging: the battery is full (as scePowerIsBatteryCharging says)
-
-
-@hle(LIB)
-def scePowerIsLowBattery(k) -> int:
-    return 0
-
-
-@hle(LIB)
-def scePowerGetBatteryLifePercent(k) -> int:
-    return 100
-
-
-@hle(LIB)
-def scePowerGetBatteryLifeTime(k) -> int:
-    return 300
-
-
 # power callbacks: 16 slots for programs (16-31 are the system's); errors measured in
 # pspautotests power/power
 USER_SLOTS, ALL_SLOTS = 16, 32
-SLOT_TAKEN, SLOTS_FULL, SLOT_EMPTY = 0x80000020, 0x80000022, 0x80000025
-NOT_A_CALLBACK, BAD_SLOT, PRIVILEGED = 0x80000100, 0x80000102, 0x80000023
-# what a registered callback is told: on AC power, battery present, 100 % (the state scePowerIs* report)
-POWER_STATE = 0x1000 | 0x80 | 100
-
-
-def _slots(k) -> list:
-    if not hasattr(k, "power_callbacks"):
-        k.power_callbacks = [0] * USER_SLOTS
-    return k.power_callbacks
 
 
 def _slot_error(slot: int, lowest: int) -> int | None:
     if not lowest <= slot < ALL_SLOTS:
-        return codes.signed(BAD_SLOT)
+        return codes.signed(codes.INVALID_INDEX)
     if slot >= USER_SLOTS:
-        return codes.signed(PRIVILEGED)
+        return codes.signed(codes.PRIV_REQUIRED)
     return None
 
 
@@ -201,18 +159,18 @@ def scePowerRegisterCallback(k, slot: int, cbid: int) -> int:
         return refused
     cb = k.get(cbid, threads.Callback)
     if cb is None:
-        return codes.signed(NOT_A_CALLBACK)
-    slots = _slots(k)
+        return codes.signed(codes.INVALID_ID)
+    slots = k.power.callbacks
     if slot == -1:  # the first free slot, and its number is the answer
         if 0 not in slots:
-            return codes.signed(SLOTS_FULL)
+            return codes.signed(codes.OUT_OF_MEMORY)
         slot = result = slots.index(0)
     elif slots[slot]:
-        return codes.signed(SLOT_TAKEN)
+        return codes.signed(codes.ALREADY)
     else:
         result = 0
     slots[slot] = cbid
-    k.threads.notify(cb, POWER_STATE)  # it learns the current state at once
+    k.threads.notify(cb, CALLBACK_STATE)  # it learns the current state (battery.py) at once
     return result
 
 
@@ -221,9 +179,9 @@ def scePowerUnregisterCallback(k, slot: int) -> int:
     refused = _slot_error(slot, 0)
     if refused is not None:
         return refused
-    slots = _slots(k)
+    slots = k.power.callbacks
     if not slots[slot]:
-        return codes.signed(SLOT_EMPTY)
+        return codes.signed(codes.EMPTY_SLOT)
     slots[slot] = 0
     return 0
 

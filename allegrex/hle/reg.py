@@ -8,10 +8,6 @@ from allegrex.hle import codes
 from allegrex.hle.registry import CStr, Ptr, U32, hle
 
 LIB = "sceReg"
-REGISTRY_NOT_FOUND = 0x80082715
-INVALID_PATH = 0x80082716
-CATEGORY_NOT_FOUND = 0x80082718
-INVALID_NAME = 0x80082738
 NOT_FOUND = -1  # a key lookup that finds nothing (the firmware's plain -1)
 TYPE_DIR, TYPE_INT, TYPE_STR, TYPE_BIN = 1, 2, 3, 4
 KEY_NAME_SIZE = 27  # sceRegGetKeys and the root list give names in 27-byte slots
@@ -83,15 +79,11 @@ def lookup(path: str):
 
 
 class RegState:
-    def __init__(self):
+    """The open registry categories (kernel.reg)."""
+
+    def __init__(self, kernel):
         self.categories: dict[int, dict] = {}  # open category handle -> its keys
         self.next_handle = FIRST_CATEGORY_HANDLE
-
-
-def _state(k) -> RegState:
-    if not hasattr(k, "reg"):
-        k.reg = RegState()
-    return k.reg
 
 
 def _write_u32(k, addr: int, value: int) -> None:
@@ -108,31 +100,31 @@ def sceRegOpenRegistry(k, param: Ptr, mode: int, handle_out: Ptr) -> int:
 @hle(LIB)
 def sceRegCloseRegistry(k, handle: int) -> int:
     if handle != SYSTEM_REGISTRY:
-        return codes.signed(REGISTRY_NOT_FOUND)
-    _state(k).categories.clear()
+        return codes.signed(codes.REG_NOT_FOUND)
+    k.reg.categories.clear()
     return 0
 
 
 @hle(LIB)
 def sceRegFlushRegistry(k, handle: int) -> int:
-    return 0 if handle == SYSTEM_REGISTRY else codes.signed(REGISTRY_NOT_FOUND)
+    return 0 if handle == SYSTEM_REGISTRY else codes.signed(codes.REG_NOT_FOUND)
 
 
 @hle(LIB)
 def sceRegOpenCategory(k, handle: int, name: CStr, mode: int, out: Ptr) -> int:
     if name is None:
-        return codes.signed(INVALID_NAME)
+        return codes.signed(codes.REG_INVALID_NAME)
     if handle != SYSTEM_REGISTRY:
         _write_u32(k, out, 0xFFFFFFFF)
-        return codes.signed(REGISTRY_NOT_FOUND)
+        return codes.signed(codes.REG_NOT_FOUND)
     if name in ("", "/"):
         _write_u32(k, out, 0xFFFFFFFF)
-        return codes.signed(INVALID_PATH)
+        return codes.signed(codes.REG_INVALID_PATH)
     keys = lookup(name)
     if keys is None:
         _write_u32(k, out, 0xFFFFFFFF)
-        return codes.signed(CATEGORY_NOT_FOUND)
-    s = _state(k)
+        return codes.signed(codes.REG_CATEGORY_NOT_FOUND)
+    s = k.reg
     s.categories[s.next_handle] = keys
     _write_u32(k, out, s.next_handle)
     s.next_handle += 1
@@ -141,7 +133,7 @@ def sceRegOpenCategory(k, handle: int, name: CStr, mode: int, out: Ptr) -> int:
 
 @hle(LIB)
 def sceRegCloseCategory(k, handle: int) -> int:
-    _state(k).categories.pop(handle, None)
+    k.reg.categories.pop(handle, None)
     return 0
 
 
@@ -151,14 +143,14 @@ def sceRegFlushCategory(k, handle: int) -> int:
 
 
 def _category(k, handle: int):
-    return _state(k).categories.get(handle)
+    return k.reg.categories.get(handle)
 
 
 @hle(LIB)
 def sceRegGetKeysNum(k, handle: int, out: Ptr) -> int:
     keys = _category(k, handle)
     if keys is None:
-        return codes.signed(CATEGORY_NOT_FOUND)
+        return codes.signed(codes.REG_CATEGORY_NOT_FOUND)
     _write_u32(k, out, len(keys))
     return 0
 
@@ -172,7 +164,7 @@ def _write_names(k, buf: int, names, count: int) -> None:
 def sceRegGetKeys(k, handle: int, buf: Ptr, count: int) -> int:
     keys = _category(k, handle)
     if keys is None:
-        return codes.signed(CATEGORY_NOT_FOUND)
+        return codes.signed(codes.REG_CATEGORY_NOT_FOUND)
     _write_names(k, buf, keys, count)
     return 0
 
@@ -181,7 +173,7 @@ def _key(k, handle: int, name):
     """(error, index, value) of key `name` in an open category."""
     keys = _category(k, handle)
     if keys is None:
-        return codes.signed(CATEGORY_NOT_FOUND), None, None
+        return codes.signed(codes.REG_CATEGORY_NOT_FOUND), None, None
     if name not in keys:
         return NOT_FOUND, None, None
     return 0, list(keys).index(name), keys[name]
@@ -227,7 +219,7 @@ def _read_value(k, value, buf: int, size: int) -> int:
 def sceRegGetKeyValue(k, handle: int, key: int, buf: Ptr, size: U32) -> int:
     keys = _category(k, handle)
     if keys is None or not 0 <= key < len(keys):
-        return codes.signed(CATEGORY_NOT_FOUND)
+        return codes.signed(codes.REG_CATEGORY_NOT_FOUND)
     return _read_value(k, list(keys.values())[key], buf, size)
 
 
@@ -242,7 +234,7 @@ def sceRegGetKeyValueByName(k, handle: int, name: CStr, buf: Ptr, size: U32) -> 
 @hle(LIB)
 def sceRegGetCategoryNumAtRoot(k, handle: int, out: Ptr) -> int:
     if handle != SYSTEM_REGISTRY:
-        return codes.signed(REGISTRY_NOT_FOUND)
+        return codes.signed(codes.REG_NOT_FOUND)
     _write_u32(k, out, len(TREE))
     return 0
 
@@ -250,7 +242,7 @@ def sceRegGetCategoryNumAtRoot(k, handle: int, out: Ptr) -> int:
 @hle(LIB)
 def sceRegGetCategoryListAtRoot(k, handle: int, buf: Ptr, count: int) -> int:
     if handle != SYSTEM_REGISTRY:
-        return codes.signed(REGISTRY_NOT_FOUND)
+        return codes.signed(codes.REG_NOT_FOUND)
     _write_names(k, buf, TREE, count)
     return 0
 

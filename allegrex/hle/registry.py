@@ -17,6 +17,7 @@ from typing import Callable
 
 from loader.nids import nid_for_name
 
+from allegrex.cpu.state import A0, V0, V1
 from allegrex.hle import costs
 
 
@@ -48,10 +49,9 @@ class Raw:
     """Return annotation: the function wrote its own result registers (or switched thread)."""
 
 
-ARG_GPR_FIRST = 4  # a0
+ARG_GPR_FIRST = A0
 ARG_GPR_COUNT = 8  # a0-a3, t0-t3
 ARG_FPR_FIRST = 12
-V0, V1 = 2, 3
 CSTR_LIMIT = 1024  # PSP path and name arguments are far shorter
 
 
@@ -149,6 +149,8 @@ def default_nid(library: str, name: str) -> int:
 # (library, nid) -> HleFunction, and library -> {name: HleFunction}
 FUNCTIONS: dict[tuple[str, int], HleFunction] = {}
 BY_NAME: dict[tuple[str, str], HleFunction] = {}
+LIBRARIES: set[str] = set()  # every library with at least one registered function
+TWINS: dict[str, str] = {}  # kernel library -> the user library whose functions it has (same names)
 
 _KINDS = {int: "s32", Ptr: "u32", U32: "u32", CStr: "cstr", S64: "s64", U64: "u64", F32: "f32"}
 _RESULTS = {int: "s32", U32: "s32", Ptr: "s32", S64: "64", U64: "64", F32: "f32", Raw: "raw", None: "raw",
@@ -192,6 +194,7 @@ def hle(library: str, name: str | None = None, nid: int | None = None, cost: int
                             params, result)
         FUNCTIONS[(library, entry.nid)] = entry
         BY_NAME[(library, fname)] = entry
+        LIBRARIES.add(library)
         return func
 
     return register
@@ -205,23 +208,40 @@ def alias(library: str, name: str, target: Callable, nid: int | None = None, cos
                         src.cost if cost is None else cost, src.params, src.result)
     FUNCTIONS[(library, entry.nid)] = entry
     BY_NAME[(library, name)] = entry
+    LIBRARIES.add(library)
+
+
+def has_library(library: str) -> bool:
+    load_all()
+    return library in LIBRARIES
+
+
+def twin_library(library: str, user_library: str) -> None:
+    """`library` (a kernel library) answers every function `user_library` has, by name."""
+    TWINS[library] = user_library
+    LIBRARIES.add(library)
 
 
 def lookup(library: str, nid: int) -> HleFunction | None:
     load_all()
-    return FUNCTIONS.get((library, nid & 0xFFFFFFFF))
+    nid &= 0xFFFFFFFF
+    entry = FUNCTIONS.get((library, nid))
+    if entry is None and library in TWINS:
+        entry = _twin(library, TWINS[library], nid)
+    return entry
 
 
-_LOADED = False
+def _twin(library: str, user_library: str, nid: int) -> HleFunction | None:
+    """The user library's function whose name gives `nid` in the kernel library."""
+    for (lib, name), user in BY_NAME.items():
+        if lib == user_library and default_nid(library, name) == nid:
+            entry = HleFunction(library, name, nid, user.func, user.cost, user.params, user.result)
+            FUNCTIONS[(library, nid)] = entry
+            BY_NAME[(library, name)] = entry
+            return entry
+    return None
 
 
-def load_all():
-    """Import every library module so their functions are registered."""
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    from allegrex.hle import LIBRARY_MODULES
-    import importlib
-    for module in LIBRARY_MODULES:
-        importlib.import_module(f"allegrex.hle.{module}")
+def load_all() -> None:
+    """Import every library (allegrex.hle.libraries) so their functions are registered."""
+    import allegrex.hle.libraries  # noqa: F401 -- here, not at the top: each library imports this module

@@ -201,6 +201,24 @@ def local_minutes() -> int:
     return date["time_zone_offset"] + (60 if date["summer_time"] else 0)
 
 
+def _shift_tick(k, src: int, dst: int, sign: int) -> int:
+    """*dst = *src moved by the local offset; 1 when a pointer is not mapped (PPSSPP's answer)."""
+    if not (k.memory.is_valid(src, 8) and k.memory.is_valid(dst, 8)):
+        return 1
+    write64(k.memory, dst, (read64(k.memory, src) + sign * local_minutes() * 60 * TICKS_PER_SECOND) & U64_MASK)
+    return 0
+
+
+@hle(RTC)
+def sceRtcConvertUtcToLocalTime(k, utc: Ptr, local: Ptr) -> int:
+    return _shift_tick(k, utc, local, 1)
+
+
+@hle(RTC)
+def sceRtcConvertLocalTimeToUTC(k, local: Ptr, utc: Ptr) -> int:
+    return _shift_tick(k, local, utc, -1)
+
+
 @hle(RTC)
 def sceRtcIsLeapYear(k, year: int) -> int:
     return 1 if calendar.isleap(year) else 0

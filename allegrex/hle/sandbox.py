@@ -4,7 +4,8 @@ A guest path is `device:/a/b` or relative to the current directory. Devices map 
 host folders (ms0:/ -> --ms0, host0:/ -> --host0), and a mount can sit on a deeper guest
 prefix (ms0:/PSP/GAME/<NAME> -> the program's own folder). Anything that would leave the
 folder it maps into (a `..` above the device root, a symlink pointing outside, an
-unmapped device) is refused with a SandboxRefusal that names the path.
+unmapped device) is refused with a SandboxRefusal that names the path; a listing leaves
+out a symbolic link that points outside (Resolved.listing), so nothing there is seen.
 
 As on the memory stick's FAT file system, names match whatever their case; a path with
 no device joins the current directory even when it starts with "/" (measured: io/io).
@@ -40,6 +41,21 @@ class Resolved:
     guest: str  # normalised guest path, e.g. ms0:/PSP/GAME/HELLO/data.txt
     device: str
     host: str  # absolute host path inside a mapped folder
+    root: str  # that mapped folder
+
+    def listing(self) -> tuple[list[str], list[str]]:
+        """The names in this folder, sorted: (those inside the mapped folder, symbolic links
+        that lead outside it). A listing leaves the latter out, as if absent: what they
+        point at stays unseen, and opening them is refused anyway."""
+        inside, outside = [], []
+        for name in sorted(os.listdir(self.host)):
+            real = os.path.realpath(os.path.join(self.host, name))
+            (inside if _inside(self.root, real) else outside).append(name)
+        return inside, outside
+
+
+def _inside(root: str, real: str) -> bool:
+    return real == root or real.startswith(root + os.sep)
 
 
 def split_device(path: str):
@@ -93,9 +109,9 @@ class Sandbox:
                 continue
             host = _existing_case(root, parts[len(prefix):])
             real = os.path.realpath(host)
-            if real != root and not real.startswith(root + os.sep):
+            if not _inside(root, real):
                 raise SandboxRefusal(path, "it resolves outside the mapped folder (symbolic link)")
-            return Resolved(f"{device}:/" + "/".join(parts), device, real)
+            return Resolved(f"{device}:/" + "/".join(parts), device, real, root)
         if self.has_device(device):
             raise Unmapped(f"{device}:/{'/'.join(parts)}")
         raise UnknownDevice(f"device {device}: is not mapped")

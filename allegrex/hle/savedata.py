@@ -8,6 +8,7 @@ import os
 import struct
 
 from allegrex.hle import codes, savedata_list, savedata_query, savedata_secure
+from allegrex.hle.io import stat_bytes
 from allegrex.hle.kernel import HleStop
 from allegrex.hle.registry import read_cstr
 
@@ -36,16 +37,7 @@ KNOWN_MODES = LOAD_MODES | SAVE_MODES | DELETE_MODES | QUERY_MODES | LIST_DIALOG
 BIND, FILE_LIST = 52, 1528
 FILES_BIND = 0x3FD  # measured: a FILES request leaves this in bind (utility/savedata/filelist)
 
-# load errors, measured by utility/savedata/loadbroken: checked in this order
-LOAD_NO_DATA = 0x80110307  # the save folder is missing (dialog load modes)
-LOAD_DATA_BROKEN = 0x80110306  # the save folder has no PARAM.SFO
-LOAD_FILE_NOT_FOUND = 0x80110309  # the save is there but fileName is not
-RW_NO_DATA = 0x80110327  # the same three for the READDATA/WRITEDATA/DELETEDATA/ERASE modes
-RW_DATA_BROKEN = 0x80110326
-RW_FILE_NOT_FOUND = 0x80110329
 RESULT_CANCELLED = 1  # a list dialog left without a choice (pspUtilityDialogCommon.result)
-DELETE_NO_DATA = 0x80110347  # AUTODELETE/DELETE of a save that is not there
-SAVE_ACCESS_ERROR = 0x80110385
 SAVEDATA_ROOT = "ms0:/PSP/SAVEDATA/"
 SFO_NAME = "PARAM.SFO"
 
@@ -74,7 +66,7 @@ def run(k, params: int, step: int) -> bool:
     if mode in LOAD_MODES:
         result = _load(k, params, folder, file_name, mode)
     elif mode in (WRITEDATA, WRITEDATASECURE) and not _is_dir(k, folder):
-        result = codes.signed(RW_NO_DATA)  # they only write into an existing save (utility/savedata/saveemptyfilename)
+        result = codes.signed(codes.SAVEDATA_RW_NO_DATA)  # they only write into an existing save (utility/savedata/saveemptyfilename)
     elif mode in SAVE_MODES:
         result = _save(k, params, folder, file_name, mode in SECURE_SAVES)
     elif mode in LIST_DIALOGS:
@@ -87,17 +79,17 @@ def run(k, params: int, step: int) -> bool:
         savedata_query.sizes_free_and_planned(k, params, planned_sizes(k, params, file_name))
         return False
     elif mode == SIZES:
-        result = savedata_query.sizes_existing(k, params, lambda guest: _host(k, guest))
+        result = savedata_query.sizes_existing(k, params, lambda guest: _resolved(k, guest))
     elif mode == GETSIZE:
         result = savedata_query.getsize(k, params)
     elif mode == LIST:  # the entries one Update, their count the next (measured: utility/savedata/idlist)
-        savedata_query.list_ids(k, params, _host(k, SAVEDATA_ROOT), read_cstr(m, params + GAME_NAME, 13),
+        savedata_query.list_ids(k, params, _resolved(k, SAVEDATA_ROOT), read_cstr(m, params + GAME_NAME, 13),
                                  read_cstr(m, params + SAVE_NAME, 20), count_only=step > 0)
         if step == 0:
             return False
         result = 0
     else:
-        result = _delete(k, folder, RW_NO_DATA if mode == DELETEDATA else DELETE_NO_DATA)
+        result = _delete(k, folder, codes.SAVEDATA_RW_NO_DATA if mode == DELETEDATA else codes.SAVEDATA_DELETE_NO_DATA)
     m.write_u32(params + RESULT, result & 0xFFFFFFFF)
     return True
 
@@ -110,10 +102,16 @@ def planned_sizes(k, params: int, file_name: str) -> list:
     return sizes + [len(savedata_sfo(k, params, "", []))]
 
 
+def _resolved(k, guest: str):
+    """A guest path through the sandbox (sandbox.Resolved), or None when it is refused/unmapped."""
+    r = k.io.resolve(guest)
+    return None if isinstance(r, int) else r
+
+
 def _host(k, guest: str):
     """Host path of a guest path through the sandbox, or None when it is refused/unmapped."""
-    r = k.io.resolve(guest)
-    return None if isinstance(r, int) else r.host
+    r = _resolved(k, guest)
+    return None if r is None else r.host
 
 
 def _is_dir(k, guest: str) -> bool:
@@ -130,11 +128,11 @@ def _check_save(k, folder, file_name, rw: bool) -> int:
     """0 when the save and its file are there, else the firmware's error: no folder, then
     no PARAM.SFO, then no fileName (an empty fileName only needs the first two)."""
     if not _is_dir(k, folder):
-        return codes.signed(RW_NO_DATA if rw else LOAD_NO_DATA)
+        return codes.signed(codes.SAVEDATA_RW_NO_DATA if rw else codes.SAVEDATA_LOAD_NO_DATA)
     if not _is_file(k, f"{folder}/{SFO_NAME}"):
-        return codes.signed(RW_DATA_BROKEN if rw else LOAD_DATA_BROKEN)
+        return codes.signed(codes.SAVEDATA_RW_DATA_BROKEN if rw else codes.SAVEDATA_LOAD_DATA_BROKEN)
     if file_name and not _is_file(k, f"{folder}/{file_name}"):
-        return codes.signed(RW_FILE_NOT_FOUND if rw else LOAD_FILE_NOT_FOUND)
+        return codes.signed(codes.SAVEDATA_RW_FILE_NOT_FOUND if rw else codes.SAVEDATA_LOAD_FILE_NOT_FOUND)
     return 0
 
 
@@ -148,14 +146,14 @@ def _load(k, params, folder, file_name, mode) -> int:
     error = _check_save(k, folder, file_name, rw)
     wanted = savedata_secure.mode_for(k, savedata_secure.version_of(k, params), _has_key(m, params))
     if not error and mode != READDATA and wanted is None:
-        error = codes.signed(savedata_secure.LOAD_PARAM_ERROR)
+        error = codes.signed(codes.SAVEDATA_LOAD_PARAM)
     if error or not file_name:  # an empty fileName leaves the data buffer as it was
         return error            # (measured: utility/savedata/loademptyfilename)
     saved = _sfo_value(k, folder, "SAVEDATA_PARAMS")[:1]
     if mode == READDATA and file_name in secure_files(k, folder):
-        return codes.signed(RW_DATA_BROKEN)  # a secure file read as plain data (measured: utility/savedata/loaddata)
+        return codes.signed(codes.SAVEDATA_RW_DATA_BROKEN)  # a secure file read as plain data (measured: utility/savedata/loaddata)
     if mode != READDATA and saved not in (b"", b"\0", bytes([wanted])):
-        return codes.signed(RW_DATA_BROKEN if rw else LOAD_DATA_BROKEN)  # another protection mode
+        return codes.signed(codes.SAVEDATA_RW_DATA_BROKEN if rw else codes.SAVEDATA_LOAD_DATA_BROKEN)  # another protection mode
     with open(_host(k, f"{folder}/{file_name}"), "rb") as f:
         data = f.read(m.read_u32(params + DATA_BUF_SIZE))
     m.write(m.read_u32(params + DATA_BUF), data)
@@ -169,10 +167,10 @@ def _save(k, params, folder, file_name, secure: bool) -> int:
     if protection is None:
         k.warn_once(("savedata", "refused"), "savedata: a secure save without a key (or with an unknown "
                     "secureVersion) is refused with 0x80110388, as on the PSP")
-        return codes.signed(savedata_secure.SAVE_PARAM_ERROR)
+        return codes.signed(codes.SAVEDATA_SAVE_PARAM)
     folder_host = _host(k, folder)
     if folder_host is None:
-        return codes.signed(SAVE_ACCESS_ERROR)
+        return codes.signed(codes.SAVEDATA_SAVE_ACCESS_ERROR)
     try:
         os.makedirs(folder_host, exist_ok=True)
         k.io.created.add(os.path.realpath(folder_host))
@@ -189,7 +187,7 @@ def _save(k, params, folder, file_name, secure: bool) -> int:
         for name, data in files.items():
             _write_file(k, f"{folder}/{name}", data)
     except OSError:
-        return codes.signed(SAVE_ACCESS_ERROR)
+        return codes.signed(codes.SAVEDATA_SAVE_ACCESS_ERROR)
     return 0
 
 
@@ -229,15 +227,15 @@ def _list_dialog(k, params, game, file_name, mode) -> int:
     if chosen is not None:  # the choice is written back (measured: utility/savedata/loaddata)
         m.write(params + SAVE_NAME, chosen.encode("latin-1")[:19].ljust(20, b"\0"))
     if mode == LISTSAVE:
-        return _save(k, params, folder_of(chosen), file_name, True) if chosen else codes.signed(SAVE_ACCESS_ERROR)
+        return _save(k, params, folder_of(chosen), file_name, True) if chosen else codes.signed(codes.SAVEDATA_SAVE_ACCESS_ERROR)
     if mode == LISTLOAD:
-        return _load(k, params, folder_of(chosen), file_name, LOAD) if chosen else codes.signed(LOAD_NO_DATA)
+        return _load(k, params, folder_of(chosen), file_name, LOAD) if chosen else codes.signed(codes.SAVEDATA_LOAD_NO_DATA)
     if chosen is None:
-        return codes.signed(DELETE_NO_DATA)
+        return codes.signed(codes.SAVEDATA_DELETE_NO_DATA)
     doomed = existing if mode == LISTALLDELETE else [chosen]
     for name in doomed:
-        _delete(k, folder_of(name), DELETE_NO_DATA)
-    return RESULT_CANCELLED if mode == LISTALLDELETE or len(doomed) < len(existing) else codes.signed(DELETE_NO_DATA)
+        _delete(k, folder_of(name), codes.SAVEDATA_DELETE_NO_DATA)
+    return RESULT_CANCELLED if mode == LISTALLDELETE or len(doomed) < len(existing) else codes.signed(codes.SAVEDATA_DELETE_NO_DATA)
 
 
 def _write_file(k, guest: str, data: bytes) -> None:
@@ -326,25 +324,25 @@ FILE_ENTRY_SIZE = 80  # SceUtilitySavedataFileListEntry: mode, attr, size, three
 def list_files(k, params: int, folder: str) -> int:
     """FILES: the save's files split into secure (listed in the SFO), normal and system ones.
     Folders and names with lower case are not listed; st_attr is left as the caller set it."""
-    from allegrex.hle.io import _stat_bytes
     m = k.memory
     info = m.read_u32(params + FILE_LIST)
-    folder_host = _host(k, folder)
+    found = _resolved(k, folder)
+    folder_host = found.host if found is not None else None
     if folder_host is None or not os.path.isdir(folder_host):
-        return codes.signed(RW_NO_DATA)
+        return codes.signed(codes.SAVEDATA_RW_NO_DATA)
     if not os.path.isfile(os.path.join(folder_host, SFO_NAME)):
-        return codes.signed(RW_DATA_BROKEN)
+        return codes.signed(codes.SAVEDATA_RW_DATA_BROKEN)
     m.write_u32(params + BIND, FILES_BIND)
     if not info:
         return 0
     secure = secure_files(k, folder)
     groups = {"secure": [], "normal": [], "system": []}
-    for name in sorted(os.listdir(folder_host)):
+    for name in found.listing()[0]:
         host = os.path.join(folder_host, name)
         if os.path.isdir(host) or name != name.upper():
             continue
         kind = "system" if name in SYSTEM_FILES else "secure" if name in secure else "normal"
-        groups[kind].append((name, _stat_bytes(os.stat(host))))
+        groups[kind].append((name, stat_bytes(os.stat(host))))
     for slot, kind in enumerate(("secure", "normal", "system")):
         limit, table = m.read_u32(info + 4 * slot), m.read_u32(info + 24 + 4 * slot)
         shown = groups[kind][:limit] if table else []

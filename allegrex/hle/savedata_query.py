@@ -7,7 +7,7 @@ import fnmatch
 import os
 
 from allegrex.hle import codes
-from allegrex.hle.io import _stat_bytes
+from allegrex.hle.io import stat_bytes
 from allegrex.hle.kernel import HleStop
 from allegrex.hle.registry import read_cstr
 
@@ -16,7 +16,6 @@ CLUSTER = 0x8000
 # utility/savedata/sizes and getsize); the simulated stick is larger (io.MS_FREE_CLUSTERS)
 FREE_CLUSTERS, FREE_KB = 0x7FFFF, 0xFFFFFB
 MS_FREE, MS_DATA, UTILITY_DATA, ID_LIST, SIZE_INFO = 1488, 1492, 1496, 1524, 1532
-SIZES_NO_DATA = 0x801103C7  # SIZES: the save msData names is not there
 ID_ENTRY_SIZE = 72  # SceUtilitySavedataIdListEntry: st_mode, three times, name[20]
 
 
@@ -32,11 +31,10 @@ def _clusters(nbytes: int) -> int:
     return -(-nbytes // CLUSTER)
 
 
-def folder_clusters(folder_host: str) -> int:
-    """Clusters a save folder holds: the folder's own plus its files'."""
-    names = os.listdir(folder_host)
-    return 1 + sum(_clusters(os.path.getsize(os.path.join(folder_host, n))) for n in names
-                   if os.path.isfile(os.path.join(folder_host, n)))
+def folder_clusters(folder) -> int:
+    """Clusters a save folder (sandbox.Resolved) holds: the folder's own plus its files'."""
+    paths = [os.path.join(folder.host, n) for n in folder.listing()[0]]
+    return 1 + sum(_clusters(os.path.getsize(p)) for p in paths if os.path.isfile(p))
 
 
 def _write_text(m, addr: int, text: bytes, size: int = 8) -> None:
@@ -64,16 +62,16 @@ def sizes_free_and_planned(k, params: int, planned_bytes: list) -> None:
         _write_used(m, utility, 1 + sum(_clusters(n) for n in planned_bytes))
 
 
-def sizes_existing(k, params: int, host_of) -> int:
+def sizes_existing(k, params: int, resolve) -> int:
     """SIZES, second part: the size of the existing save msData names."""
     m = k.memory
     data = m.read_u32(params + MS_DATA)
     if data:
         name = read_cstr(m, data, 16) + read_cstr(m, data + 16, 20)
-        host = host_of("ms0:/PSP/SAVEDATA/" + name)
-        if host is None or not os.path.isdir(host):
-            return codes.signed(SIZES_NO_DATA)
-        _write_used(m, data + 36, folder_clusters(host))
+        folder = resolve("ms0:/PSP/SAVEDATA/" + name)
+        if folder is None or not os.path.isdir(folder.host):
+            return codes.signed(codes.SAVEDATA_SIZES_NO_DATA)
+        _write_used(m, data + 36, folder_clusters(folder))
     return 0
 
 
@@ -91,16 +89,17 @@ def getsize(k, params: int) -> int:
     return 0
 
 
-def list_ids(k, params: int, root_host: str | None, game: str, pattern: str, count_only: bool) -> None:
-    """LIST: the saves of this game whose name matches `pattern` (? one character, * any):
+def list_ids(k, params: int, root, game: str, pattern: str, count_only: bool) -> None:
+    """LIST: the saves of this game in `root` (the SAVEDATA folder, sandbox.Resolved, or None)
+    whose name matches `pattern` (? one character, * any):
     their entries, or (count_only) how many there are."""
     m = k.memory
     info = m.read_u32(params + ID_LIST)
     found = []
-    if root_host is not None and os.path.isdir(root_host):
+    if root is not None and os.path.isdir(root.host):
         wanted = (game + (pattern or "*")).upper()
-        found = [n for n in sorted(os.listdir(root_host))
-                 if os.path.isdir(os.path.join(root_host, n)) and fnmatch.fnmatchcase(n.upper(), wanted)]
+        found = [n for n in root.listing()[0]
+                 if os.path.isdir(os.path.join(root.host, n)) and fnmatch.fnmatchcase(n.upper(), wanted)]
     if not info:
         return
     table = m.read_u32(info + 8)
@@ -109,7 +108,7 @@ def list_ids(k, params: int, root_host: str | None, game: str, pattern: str, cou
         m.write_u32(info + 4, len(shown))
         return
     for i, name in enumerate(shown):
-        stat = _stat_bytes(os.stat(os.path.join(root_host, name)))
+        stat = stat_bytes(os.stat(os.path.join(root.host, name)))
         entry = table + ID_ENTRY_SIZE * i
         m.write(entry, stat[:4] + stat[16:64])
         _write_text(m, entry + 52, name[len(game):].encode("latin-1"), 20)

@@ -10,8 +10,6 @@ unencrypted (see savedata.py)."""
 VERSION = 1516  # SceUtilitySavedataParam.secureVersion
 MODE_OF_VERSION = {1: 0x01, 2: 0x21, 3: 0x41}
 NEW_SDK = 0x03000000  # measured: SDK 3.00 behaves as 6.60, 2.60 as 1.50
-SAVE_PARAM_ERROR = 0x80110388  # save: unknown version, or a keyed mode without a key
-LOAD_PARAM_ERROR = 0x80110308  # load: the same
 
 
 def version_of(k, params: int) -> int:

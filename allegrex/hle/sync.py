@@ -5,15 +5,18 @@ Every object keeps its waiting threads in arrival order; objects created with th
 priority attribute (0x100) wake the highest-priority waiter first.
 """
 
+from allegrex.cpu.state import V0
 from allegrex.hle import codes, costs
+from allegrex.hle.objects import KernelObject, object_name, status_block, write_status
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
-from allegrex.hle.threads import Wait, V0, Thread, cannot_wait, done_now, finish_wait_call as _finish
+from allegrex.hle.threads import Wait, Thread, cannot_wait, done_now, finish_wait_call as _finish, wait_refused
 
 ATTR_PRIORITY = 0x100
 LIB = "ThreadManForUser"
 
 
-class SyncObject:
+class SyncObject(KernelObject):
+    """An object threads wait on, in a queue of its own."""
     kind = "object"
 
     def __init__(self, name, attr):
@@ -27,50 +30,16 @@ class SyncObject:
             return sorted(self.waiters, key=lambda t: t.priority)  # stable: FIFO within a priority
         return list(self.waiters)
 
-
-def forget_waiter(wait: Wait, thread) -> None:
-    obj = wait.obj
-    if isinstance(obj, SyncObject) and thread in obj.waiters:
-        obj.waiters.remove(thread)
-
-
-def wait_ended(k, wait: Wait, result: int) -> None:
-    """A wait on an event flag that ends without a match (timeout, delete, cancel, release)
-    still reports the flag's bits (measured: threads/events)."""
-    if isinstance(wait.obj, EventFlag) and result != 0 and wait.data[2]:
-        k.memory.write_u32(wait.data[2], wait.obj.bits)
-
-
-def waiter_left(k, obj) -> None:
-    """A waiter gave up (timeout): the ones queued behind it may be served now."""
-    if isinstance(obj, Semaphore):
-        _sema_wake(k, obj)
-    elif isinstance(obj, Mutex):
-        _mutex_hand_over(k, obj)
-    elif isinstance(obj, LwMutex):
-        _lw_hand_over(k, obj)
-    elif hasattr(obj, "serve_waiters"):  # objects of other modules (pools) serve their own queues
-        obj.serve_waiters(k)
-
-
-def release_held_by(k, thread) -> None:
-    """A thread that ends releases the mutexes it holds."""
-    for obj in list(k.objects.values()):
-        if isinstance(obj, Mutex) and obj.owner is thread:
-            obj.count = 0
-            obj.owner = None
-            _mutex_hand_over(k, obj)
-
-
-def _name(name) -> str:
-    return (name or "")[:31]
+    def forget_waiter(self, thread) -> None:
+        if thread in self.waiters:
+            self.waiters.remove(thread)
 
 
 def _wait_on(k, obj, kind, timeout_ptr, cb, data=None, provisional=0) -> None:
     k.cpu.regs[V0] = provisional & 0xFFFFFFFF
     wait = Wait(kind, obj=obj, cb=cb, timeout_ptr=timeout_ptr, data=data)
+    k.threads.block(wait)  # first: inside an interrupt it refuses, and no waiter is recorded
     obj.waiters.append(k.threads.current)
-    k.threads.block(wait)
 
 
 def _delete(k, obj) -> None:
@@ -86,32 +55,19 @@ def _cancel(k, obj) -> int:
     return n
 
 
-def _status_block(size, name, words) -> bytes:
-    data = bytearray(size)
-    data[0:4] = size.to_bytes(4, "little")
-    raw = name.encode("latin-1")[:31]
-    data[4:4 + len(raw)] = raw
-    for i, v in enumerate(words):
-        data[36 + 4 * i:40 + 4 * i] = (v & 0xFFFFFFFF).to_bytes(4, "little")
-    return bytes(data)
-
-
-def _write_status(k, info, block: bytes) -> None:
-    """Write a status block, honouring the size the caller put in its first word."""
-    size = k.memory.read_u32(info)
-    if size:
-        k.memory.write(info, block[:min(size, len(block))])
-
-
 # ------------------------------------------------------------------ semaphores
 class Semaphore(SyncObject):
     kind = "sema"
+    threadman_type = 2
 
     def __init__(self, name, attr, init, maximum):
         super().__init__(name, attr)
         self.init = init
         self.count = init
         self.max = maximum
+
+    def serve_waiters(self, k) -> None:
+        _sema_wake(k, self)
 
 
 def _sema(k, uid):
@@ -136,7 +92,7 @@ def sceKernelCreateSema(k, name: CStr, attr: U32, init: int, maximum: int, optio
         return codes.signed(codes.KERNEL_ERROR)
     if attr & ~0x1FF:
         return codes.signed(codes.ILLEGAL_ATTR)
-    sema = Semaphore(_name(name), attr, init, maximum)
+    sema = Semaphore(object_name(name), attr, init, maximum)
     sema.uid = k.new_uid(sema)
     return sema.uid
 
@@ -163,8 +119,9 @@ def sceKernelSignalSema(k, uid: int, signal: int) -> int:
 
 
 def _wait_sema(k, uid, need, timeout, cb):
-    if cannot_wait(k):
-        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    refused = wait_refused(k)
+    if refused is not None:
+        return refused
     sema = _sema(k, uid)
     if sema is None:
         return codes.signed(codes.NOT_FOUND_SEMAPHORE)
@@ -219,7 +176,7 @@ def sceKernelReferSemaStatus(k, uid: int, info: Ptr) -> int:
     sema = _sema(k, uid)
     if sema is None:
         return codes.signed(codes.NOT_FOUND_SEMAPHORE)
-    _write_status(k, info, _status_block(56, sema.name, [sema.attr, sema.init, sema.count, sema.max,
+    write_status(k, info, status_block(56, sema.name, [sema.attr, sema.init, sema.count, sema.max,
                                                           len(sema.waiters)]))
     return 0
 
@@ -227,12 +184,19 @@ def sceKernelReferSemaStatus(k, uid: int, info: Ptr) -> int:
 # ------------------------------------------------------------------ event flags
 class EventFlag(SyncObject):
     kind = "eventflag"
+    threadman_type = 3
     WAIT_MULTIPLE = 0x200
 
     def __init__(self, name, attr, bits):
         super().__init__(name, attr)
         self.init = bits
         self.bits = bits
+
+    def wait_ended(self, k, wait, result: int) -> None:
+        """A wait that ends without a match (timeout, delete, cancel, release) still
+        reports the flag's bits (measured: threads/events)."""
+        if result != 0 and wait.data[2]:
+            k.memory.write_u32(wait.data[2], self.bits)
 
 
 WAIT_AND, WAIT_OR, WAIT_CLEAR_ALL, WAIT_CLEAR = 0, 1, 0x10, 0x20  # CLEAR clears the bits waited for
@@ -264,7 +228,7 @@ def sceKernelCreateEventFlag(k, name: CStr, attr: U32, bits: U32, option: Ptr) -
         return codes.signed(codes.KERNEL_ERROR)
     if attr & 0x100 or attr >= 0x300:
         return codes.signed(codes.ILLEGAL_ATTR)
-    flag = EventFlag(_name(name), attr, bits)
+    flag = EventFlag(object_name(name), attr, bits)
     flag.uid = k.new_uid(flag)
     return flag.uid
 
@@ -301,7 +265,9 @@ def sceKernelClearEventFlag(k, uid: int, bits: U32) -> int:
 
 
 def _wait_flag(k, uid, pattern, mode, out, timeout, cb, poll=False):
-    # checked in the firmware's order (measured: threads/events/poll, wait)
+    # checked in the firmware's order (measured: threads/events/poll, wait; intr/waits)
+    if not poll and k.interrupts:
+        return codes.signed(codes.ILLEGAL_CONTEXT)
     if mode & ~WAIT_MODES or (poll and mode & WAIT_CLEAR and mode & WAIT_CLEAR_ALL):
         return codes.signed(codes.ILLEGAL_MODE)
     if pattern == 0:
@@ -357,13 +323,14 @@ def sceKernelReferEventFlagStatus(k, uid: int, info: Ptr) -> int:
     flag = k.get(uid, EventFlag)
     if flag is None:
         return codes.signed(codes.NOT_FOUND_EVENT_FLAG)
-    _write_status(k, info, _status_block(52, flag.name, [flag.attr, flag.init, flag.bits, len(flag.waiters)]))
+    write_status(k, info, status_block(52, flag.name, [flag.attr, flag.init, flag.bits, len(flag.waiters)]))
     return 0
 
 
 # ------------------------------------------------------------------ mutexes
 class Mutex(SyncObject):
     kind = "mutex"
+    threadman_type = 12
     ATTR_RECURSIVE = 0x200
 
     def __init__(self, name, attr, count):
@@ -371,6 +338,16 @@ class Mutex(SyncObject):
         self.init = count
         self.count = 0
         self.owner = None
+
+    def serve_waiters(self, k) -> None:
+        _mutex_hand_over(k, self)
+
+    def release_thread(self, k, thread) -> None:
+        """A thread that ends releases the mutexes it holds."""
+        if self.owner is thread:
+            self.count = 0
+            self.owner = None
+            _mutex_hand_over(k, self)
 
 
 def _mutex_hand_over(k, mutex) -> None:
@@ -434,7 +411,7 @@ def sceKernelCreateMutex(k, name: CStr, attr: U32, count: int, option: Ptr) -> i
         return codes.signed(codes.ILLEGAL_ATTR)
     if count < 0 or (count > 1 and not attr & Mutex.ATTR_RECURSIVE):
         return codes.signed(codes.ILLEGAL_COUNT)
-    mutex = Mutex(_name(name), attr, count)
+    mutex = Mutex(object_name(name), attr, count)
     mutex.uid = k.new_uid(mutex)
     if count > 0:
         mutex.owner = k.threads.current
@@ -452,8 +429,9 @@ def sceKernelDeleteMutex(k, uid: int) -> int:
 
 
 def _lock_mutex(k, uid, count, timeout, cb, try_only=False):
-    if not try_only and cannot_wait(k):
-        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    refused = None if try_only else wait_refused(k)
+    if refused is not None:
+        return refused
     mutex = k.get(uid, Mutex)
     if mutex is None:
         return codes.signed(codes.MUTEX_NOT_FOUND)
@@ -504,7 +482,7 @@ def sceKernelReferMutexStatus(k, uid: int, info: Ptr) -> int:
     if mutex is None:
         return codes.signed(codes.MUTEX_NOT_FOUND)
     owner = mutex.owner.uid if mutex.owner else -1
-    _write_status(k, info, _status_block(56, mutex.name, [mutex.attr, mutex.init, mutex.count, owner,
+    write_status(k, info, status_block(56, mutex.name, [mutex.attr, mutex.init, mutex.count, owner,
                                                            len(mutex.waiters)]))
     return 0
 
@@ -515,11 +493,15 @@ def sceKernelReferMutexStatus(k, uid: int, info: Ptr) -> int:
 # number of waiters, kernel uid, three pad words. The kernel object only queues waiters.
 class LwMutex(SyncObject):
     kind = "lwmutex"
+    threadman_type = 13
 
     def __init__(self, name, attr, count, workarea):
         super().__init__(name, attr)
         self.init = count
         self.workarea = workarea
+
+    def serve_waiters(self, k) -> None:
+        _lw_hand_over(k, self)
 
 
 LW_COUNT, LW_THREAD, LW_ATTR, LW_WAITERS, LW_UID = 0, 4, 8, 12, 16
@@ -556,7 +538,7 @@ def sceKernelCreateLwMutex(k, workarea: Ptr, name: CStr, attr: U32, count: int, 
     w = _workarea(k, workarea)
     if w is None:
         return codes.signed(codes.ILLEGAL_ADDR)
-    lw = LwMutex(_name(name), attr, count, workarea)
+    lw = LwMutex(object_name(name), attr, count, workarea)
     lw.uid = k.new_uid(lw)
     w[LW_COUNT] = count
     w[LW_THREAD] = k.threads.current.uid if count > 0 else 0
@@ -587,8 +569,9 @@ def _dead(k, w) -> bool:
 
 def _lw_lock(k, workarea, count, timeout, cb, try_errors=None):
     """try_errors: (locked code) for the Try forms, None to wait."""
-    if try_errors is None and cannot_wait(k):
-        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    refused = wait_refused(k) if try_errors is None else None
+    if refused is not None:
+        return refused
     if count <= 0:
         return codes.signed(codes.ILLEGAL_COUNT)
     w = _workarea(k, workarea)
@@ -690,7 +673,7 @@ def sceKernelReferLwMutexStatus(k, workarea: Ptr, info: Ptr) -> int:
     if lw is None:
         return codes.signed(codes.LWMUTEX_NOT_FOUND)
     owner = w[LW_THREAD] if w[LW_COUNT] else -1
-    _write_status(k, info, _status_block(64, lw.name, [w[LW_ATTR], lw.uid, workarea, lw.init, w[LW_COUNT], owner,
+    write_status(k, info, status_block(64, lw.name, [w[LW_ATTR], lw.uid, workarea, lw.init, w[LW_COUNT], owner,
                                                         len(lw.waiters)]))
     return 0
 
@@ -709,6 +692,7 @@ class Mbx(SyncObject):
     last one (tail) and a count, and the first message is whatever tail->next says then,
     as on the PSP (pspautotests threads/mbx rewrites the links and sees the firmware follow)."""
     kind = "mbx"
+    threadman_type = 4
 
     def __init__(self, name, attr):
         super().__init__(name, attr)
@@ -720,7 +704,6 @@ class Mbx(SyncObject):
 
 
 MBX_ATTR_MSG_PRIORITY = 0x400
-MBX_DUPLICATE_MESSAGE = 0x800201C9
 
 
 @hle(LIB, cost=costs.SYNC)
@@ -729,7 +712,7 @@ def sceKernelCreateMbx(k, name: CStr, attr: U32, option: Ptr) -> int:
         return codes.signed(codes.KERNEL_ERROR)
     if attr & ~0x5FF:
         return codes.signed(codes.ILLEGAL_ATTR)
-    mbx = Mbx(_name(name), attr)
+    mbx = Mbx(object_name(name), attr)
     mbx.uid = k.new_uid(mbx)
     return mbx.uid
 
@@ -786,7 +769,7 @@ def sceKernelSendMbx(k, uid: int, msg: Ptr) -> int:
     if isinstance(ring, int):
         return ring
     if msg in ring:
-        return codes.signed(MBX_DUPLICATE_MESSAGE)
+        return codes.signed(codes.MESSAGEBOX_DUPLICATE_MESSAGE)
     _mbx_insert(k, mbx, ring, msg)
     mbx.count += 1
     return 0
@@ -799,7 +782,7 @@ def _mbx_take(k, mbx) -> int:
         return codes.signed(codes.ILLEGAL_ADDR)
     if first == mbx.tail:
         if mbx.count > 1:
-            return codes.signed(MBX_DUPLICATE_MESSAGE)  # the ring is shorter than the count
+            return codes.signed(codes.MESSAGEBOX_DUPLICATE_MESSAGE)  # the ring is shorter than the count
         mbx.tail = 0
     else:
         k.memory.write_u32(mbx.tail, k.memory.read_u32(first))
@@ -808,8 +791,9 @@ def _mbx_take(k, mbx) -> int:
 
 
 def _receive(k, uid, out, timeout, cb, poll=False):
-    if not poll and cannot_wait(k):  # before the id check (measured: intr/waits)
-        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    refused = None if poll else wait_refused(k)  # before the id check (measured: intr/waits)
+    if refused is not None:
+        return refused
     mbx = k.get(uid, Mbx)
     if mbx is None:
         return codes.signed(codes.NOT_FOUND_MESSAGE_BOX)
@@ -856,6 +840,6 @@ def sceKernelReferMbxStatus(k, uid: int, info: Ptr) -> int:
     mbx = k.get(uid, Mbx)
     if mbx is None:
         return codes.signed(codes.NOT_FOUND_MESSAGE_BOX)
-    _write_status(k, info, _status_block(52, mbx.name, [mbx.attr, len(mbx.waiters), mbx.count,
+    write_status(k, info, status_block(52, mbx.name, [mbx.attr, len(mbx.waiters), mbx.count,
                                                          mbx.first(k.memory)]))
     return 0

@@ -7,6 +7,7 @@ Allocations are rounded to 256 bytes; "low" blocks come from the bottom, "high" 
 
 from allegrex.errors import AllegrexError
 from allegrex.hle import codes, costs
+from allegrex.hle.objects import KernelObject
 from allegrex.hle.registry import CStr, Ptr, U32, hle
 from allegrex.memory import USER_START
 
@@ -20,12 +21,11 @@ KERNEL_PARTITION_SIZE = 0x00300000
 ALIGN = 0x100
 USER_SYSTEM_SIZE = 0x4000
 TYPE_LOW, TYPE_HIGH, TYPE_ADDR = 0, 1, 2
-ILLEGAL_ALIGNMENT_SIZE = 0x800200E4
 FIRMWARE_VERSION = 0x06060010  # 6.60, the firmware pspautotests' expected files come from
 SDK_VERSION_NONE = 0
 
 
-class Block:
+class Block(KernelObject):
     def __init__(self, partition, name, addr, size):
         self.uid = 0
         self.partition = partition
@@ -172,7 +172,7 @@ def sceKernelAllocPartitionMemory(k, pid: int, name: CStr, kind: int, size: U32,
     align = ALIGN
     if kind in (TYPE_LOW_ALIGNED, TYPE_HIGH_ALIGNED):
         if addr == 0 or addr & (addr - 1):
-            return codes.signed(ILLEGAL_ALIGNMENT_SIZE)
+            return codes.signed(codes.ILLEGAL_ALIGNMENT_SIZE)
         align = max(addr, ALIGN)
         kind = TYPE_LOW if kind == TYPE_LOW_ALIGNED else TYPE_HIGH
     if size == 0 or size > 0x7FFFFFFF:

@@ -7,8 +7,6 @@ from allegrex.hle import codes, reg
 from allegrex.hle.registry import Ptr, hle
 
 LIB = "sceUtility"
-PARAM_FAIL = 0x80110103  # an id that is not a setting of this kind
-STRING_TOO_SHORT = 0x80110102  # the buffer cannot hold the string and its NUL
 NICKNAME = 1
 WLAN_POWERSAVE_OFF = 0  # not kept in our registry tree: the simulated PSP has it off
 
@@ -37,7 +35,7 @@ def int_param(param_id: int) -> int | None:
 def sceUtilityGetSystemParamInt(k, param_id: int, out: Ptr) -> int:
     value = int_param(param_id)
     if value is None:
-        return codes.signed(PARAM_FAIL)
+        return codes.signed(codes.SYSTEMPARAM_INVALID_ID)
     k.memory.write_u32(out, value & 0xFFFFFFFF)
     return 0
 
@@ -45,9 +43,9 @@ def sceUtilityGetSystemParamInt(k, param_id: int, out: Ptr) -> int:
 @hle(LIB)
 def sceUtilityGetSystemParamString(k, param_id: int, out: Ptr, size: int) -> int:
     if param_id != NICKNAME:
-        return codes.signed(PARAM_FAIL)
+        return codes.signed(codes.SYSTEMPARAM_INVALID_ID)
     text = reg.lookup("/CONFIG/SYSTEM")["owner_name"].encode("utf-8") + b"\0"
     if size < len(text):  # signed: a negative length is too short as well
-        return codes.signed(STRING_TOO_SHORT)
+        return codes.signed(codes.SYSTEMPARAM_STRING_TOO_LONG)
     k.memory.write(out, text)
     return 0

@@ -7,8 +7,10 @@ exits, or a higher-priority thread becomes ready (then it goes back to the front
 priority's queue). A thread that waits gives the CPU to the next ready thread.
 """
 
-from allegrex.cpu.state import HI, LO, PC, NPC, CpuState
+from allegrex.cpu.state import A0, A1, A2, FP, GP, HI, K0, LO, NPC, PC, RA, SP, V0, CpuState
 from allegrex.hle import codes, costs
+from allegrex.hle.kernel import IllegalContext
+from allegrex.hle.objects import KernelObject, status_block, write_status
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle, read64
 
 RUNNING, READY, WAITING, SUSPENDED, DORMANT, DEAD = 1, 2, 4, 8, 16, 32
@@ -27,8 +29,6 @@ MAX_STACK = 0x7FFFFF00  # larger sizes cannot be rounded to 256 bytes: no memory
 STACK_RESERVED = 0x100  # the firmware keeps the top 256 bytes of a new stack (measured via argument addresses)
 ENTRY_FRAME = 0x40  # and starts the thread 64 bytes below its arguments (measured: sceKernelCheckThreadStack)
 LOWEST_PRIORITY, HIGHEST_PRIORITY = 0x77, 0x08  # user threads (0x78+ are refused)
-A0, A1, A2, A3, GP, SP, FP, RA, K0 = 4, 5, 6, 7, 28, 29, 30, 31, 26
-V0 = 2
 DEADBEEF = 0xDEADBEEF
 THREAD_INFO_SIZE = 104
 THREAD_INFO_SIZE_260 = 108  # for programs built with an SDK after 2.60
@@ -68,11 +68,13 @@ def shortest_timeout(kind: str, us: int) -> int:
         if us <= limit:
             return lasts
     if kind not in TIMEOUT_STEPS:
-        return max(us, MIN_DELAY_US)  # other waits: like delays (estimate)
+        return delay_lasts(us)  # other waits: like delays (estimate)
     return us
 
 
-class Thread:
+class Thread(KernelObject):
+    threadman_type = 1
+
     def __init__(self, name, entry, priority, stack_size, attr, gp):
         self.uid = 0
         self.name = name
@@ -94,6 +96,7 @@ class Thread:
         self.run_clocks = 0
         self.deleted_on_exit = False
         self.extended: list = []  # (stack block, base, size, pc, npc, sp, ra) of each sceKernelExtendThreadStack
+        self.on_exit = None  # called with the exit status when the thread ends (module start/stop threads)
 
 
 CALLBACK_INFO_SIZE = 56
@@ -110,7 +113,9 @@ class CallbackFrame:
         self.unstarted = unstarted
 
 
-class Callback:
+class Callback(KernelObject):
+    threadman_type = 8
+
     def __init__(self, name, func, common, owner):
         self.uid = 0
         self.name = name
@@ -129,6 +134,11 @@ class ThreadManager:
         self.current: Thread | None = None
         self.dispatch_suspended = False
         self.no_preempt: set = set()  # ready threads that wait for the running one to give up the CPU
+        self.exit_callback = 0  # the callback sceKernelRegisterExitCallback named (LoadExecForUser)
+        self.exit_requested = False  # the HOME > Quit the kernel does once for a sleeping program
+        # callables(thread) told when a thread leaves the CPU to wait, yield or end: what runs
+        # after it at its priority gets to run (the IO manager's async thread, io_async)
+        self.leave_hooks: list = []
 
     # --- queries ---
     def any_alive(self) -> bool:
@@ -138,6 +148,18 @@ class ThreadManager:
         """Every live thread is in sceKernelSleepThread(CB): nothing but the user can go on."""
         alive = [t for t in self.threads if t.status not in (DORMANT, DEAD)]
         return bool(alive) and all(t.wait is not None and t.wait.kind == "sleep" for t in alive)
+
+    def quit_via_exit_callback(self) -> bool:
+        """Every thread sleeps and the program registered an exit callback: do what the
+        HOME menu's "quit" does, once, so the program ends through its own exit path."""
+        cb = self.k.get(self.exit_callback, Callback)
+        if cb is None or self.exit_requested:
+            return False
+        self.exit_requested = True
+        self.k.warn("every thread sleeps: quitting through the program's exit callback, as HOME > Quit would")
+        self.notify(cb, 0)
+        self.reschedule()
+        return True
 
     def describe_waits(self) -> str:
         lines = []
@@ -168,8 +190,6 @@ class ThreadManager:
         size = (thread.stack_size + 0xFF) & ~0xFF
         if thread.stack_block is None and not self.alloc_stack(thread):
             raise MemoryError
-        if not thread.attr & ATTR_NO_FILLSTACK:
-            k.memory.fill(thread.stack_addr, 0xFF, size)
         k.memory.write_u32(thread.stack_addr, thread.uid)  # the firmware marks the stack bottom with the uid
         top = thread.stack_addr + size
         # the thread's control block (what k0 points at) sits in the reserved top: its
@@ -217,7 +237,18 @@ class ThreadManager:
             return False
         thread.stack_block = block
         thread.stack_addr = block.addr
+        if not thread.attr & ATTR_NO_FILLSTACK:
+            self.fill_stack(thread)
         return True
+
+    def fill_stack(self, thread: Thread) -> None:
+        """The firmware fills a new stack with 0xFF through the data cache, which then holds
+        the stack's top 16 KiB instead of what it held (fitted: pspautotests threads programs
+        where the new thread's first run and its creator's next steps race a timeout)."""
+        self.k.memory.fill(thread.stack_addr, 0xFF, thread.stack_block.size)
+        timing = getattr(self.k.machine, "timing", None)
+        if timing is not None:
+            timing.kernel_stores(thread.stack_addr, thread.stack_block.size)
 
     def make_ready(self, thread: Thread, front: bool = False) -> None:
         thread.status = READY
@@ -244,17 +275,20 @@ class ThreadManager:
             thread.stack_block = block.previous
             self.k.sysmem.free_block(block)
         thread.cb_frames.clear()
-        from allegrex.hle import sync
-        sync.release_held_by(self.k, thread)
-        from allegrex.hle import tls
-        tls.release_blocks_of(self.k, thread)
+        for obj in list(self.k.objects.values()):  # mutexes it holds, its TLS blocks
+            obj.release_thread(self.k, thread)
         for other in self.threads:
             if other.status & WAITING and other.wait and other.wait.kind == "thread-end" and other.wait.obj is thread:
                 self.wake(other, status)
                 if not dispatch:
                     self.no_preempt.add(other)
+        if thread.on_exit is not None:
+            thread.on_exit(status)
+        self._left(thread)
 
     def delete(self, thread: Thread) -> None:
+        if thread.status == DEAD:  # already deleted when it ended (a module start/stop thread)
+            return
         thread.status = DEAD
         if thread.stack_block is not None:
             if thread.attr & ATTR_CLEAR_STACK:  # measured (threads/start): the freed stack reads back as zeros
@@ -272,7 +306,6 @@ class ThreadManager:
         provisional v0. A timeout pointer in wait.timeout_ptr or timeout_us arms a deadline."""
         k = self.k
         if k.interrupts:
-            from allegrex.hle.kernel import IllegalContext
             raise IllegalContext
         thread = thread or self.current
         if wait.timeout_ptr:
@@ -289,6 +322,11 @@ class ThreadManager:
             thread.status = WAITING
         if wait.cb and self.pending_callbacks(thread):
             self.run_callbacks(thread)
+        self._left(thread)
+
+    def _left(self, thread: Thread) -> None:
+        for hook in self.leave_hooks:
+            hook(thread)
 
     def _timed_out(self, thread: Thread, wait: Wait) -> None:
         if thread.wait is not wait and not any(f.wait is wait for f in thread.cb_frames):
@@ -300,8 +338,8 @@ class ThreadManager:
         elif wait.kind == "io":
             result = wait.data  # the driver finished: the call's own result
         self.wake(thread, result, wait)
-        from allegrex.hle import sync
-        sync.waiter_left(self.k, wait.obj)  # a FIFO queue may now serve the next waiter
+        if wait.obj is not None:
+            wait.obj.serve_waiters(self.k)  # a FIFO queue may now serve the next waiter
 
     def wake(self, thread: Thread, result: int, wait: Wait | None = None) -> None:
         """End `thread`'s wait (or the given one, which a callback may have interrupted) with
@@ -316,9 +354,9 @@ class ThreadManager:
             left = max(0, wait.deadline - k.now_us())
             if k.memory.is_valid(wait.timeout_ptr, 4):
                 k.memory.write_u32(wait.timeout_ptr, left)
-        from allegrex.hle import sync
-        sync.forget_waiter(wait, thread)
-        sync.wait_ended(k, wait, result)
+        if wait.obj is not None:
+            wait.obj.forget_waiter(thread)
+            wait.obj.wait_ended(k, wait, result)
         interrupted = next((f for f in thread.cb_frames if f.wait is wait), None)
         if interrupted is not None:  # a callback runs on top of it: the result waits for its return
             interrupted.wait = None
@@ -339,8 +377,8 @@ class ThreadManager:
             return
         if wait.timer is not None:
             self.k.timers.cancel(wait.timer)
-        from allegrex.hle import sync
-        sync.forget_waiter(wait, thread)
+        if wait.obj is not None:
+            wait.obj.forget_waiter(thread)
         thread.wait = None
 
     # --- the scheduler ---
@@ -368,6 +406,7 @@ class ThreadManager:
         cur = self.current
         if cur is not None and cur.status == RUNNING:
             self.make_ready(cur)
+            self._left(cur)  # what waited behind it at its priority runs first
 
     def switch_to(self, thread: Thread | None) -> None:
         k = self.k
@@ -509,6 +548,17 @@ def cannot_wait(k) -> bool:
     """With dispatch or interrupts off a call that could wait fails at once with
     WAIT_CAN_NOT_WAIT, before any other check (measured: threads/scheduling/dispatch)."""
     return k.threads.dispatch_suspended or not k.intr_enabled
+
+
+def wait_refused(k) -> int | None:
+    """What a call that may wait answers, before any other check, when it may not: inside
+    an interrupt handler ILLEGAL_CONTEXT, with dispatch or interrupts off CAN_NOT_WAIT
+    (measured: intr/waits; both even when it would not have had to wait). None: it may."""
+    if k.interrupts:
+        return codes.signed(codes.ILLEGAL_CONTEXT)
+    if cannot_wait(k):
+        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    return None
 
 
 def done_now(k, result: int, cb: bool):
@@ -844,14 +894,16 @@ def _delay(k, us: int, cb: bool) -> None:
     k.threads.block(Wait("delay", cb=cb), timeout_us=delay_lasts(us))
 
 
-MIN_DELAY_US = 200
-SHORT_DELAY_US = 210  # a delay under 200 us lasts about this long on the PSP
-DELAY_LATE_US = 10  # and a longer one wakes this much late (PPSSPP's hardware measurements)
+# A delay lasts at least this long on the PSP (PPSSPP's authors' measurement: 0-199 us last
+# ~210); a longer one wakes when it falls due, the call and the switch back costing their
+# cycles on top (fitted: threads/semaphores/wait needs a 1000 us delay and its wake-up to end
+# within 1000 us of another thread's wait, which PPSSPP's further +10 us made 1001-1004 here)
+MIN_DELAY_US = 210
 
 
 def delay_lasts(us: int) -> int:
-    """How long sceKernelDelayThread(us) really sleeps: never less than ~200 us, never on time."""
-    return SHORT_DELAY_US if us < MIN_DELAY_US else us + DELAY_LATE_US
+    """How long sceKernelDelayThread(us) sleeps."""
+    return max(us, MIN_DELAY_US)
 
 
 @hle(LIB, cost=costs.THREAD_SWITCH)
@@ -878,8 +930,9 @@ def sceKernelDelaySysClockThreadCB(k, clock: Ptr) -> Raw:
 def _wait_end(k, uid, timeout_ptr, cb) -> int | None:
     if uid == 0:  # checked even before whether it may wait (measured: intr/waits)
         return codes.signed(codes.ILLEGAL_THREAD)
-    if cannot_wait(k):
-        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    refused = wait_refused(k)
+    if refused is not None:
+        return refused
     thread = k.get(uid, Thread)
     if thread is None:
         return codes.signed(codes.NOT_FOUND_THREAD)
@@ -967,17 +1020,16 @@ def sceKernelReferCallbackStatus(k, uid: int, info: Ptr) -> int:
     cb = k.get(uid, Callback)
     if cb is None:
         return codes.signed(codes.NOT_FOUND_CALLBACK)
-    from allegrex.hle.sync import _status_block, _write_status
     words = [cb.owner.uid, cb.func, cb.common, cb.notify_count, cb.notify_arg]
-    _write_status(k, info, _status_block(CALLBACK_INFO_SIZE, cb.name, words))
+    write_status(k, info, status_block(CALLBACK_INFO_SIZE, cb.name, words))
     return 0
 
 
 # --- dispatch control ---
 @hle(LIB)
 def sceKernelSuspendDispatchThread(k) -> int:
-    if not k.intr_enabled:
-        return codes.signed(INTERRUPTS_DISABLED)
+    if not k.intr_enabled or k.interrupts:  # a handler runs with interrupts off (intr/waits)
+        return codes.signed(codes.INTERRUPTS_DISABLED)
     was = 0 if k.threads.dispatch_suspended else 1
     k.threads.dispatch_suspended = True
     return was
@@ -985,13 +1037,10 @@ def sceKernelSuspendDispatchThread(k) -> int:
 
 @hle(LIB)
 def sceKernelResumeDispatchThread(k, state: int) -> int:
-    if not k.intr_enabled:
-        return codes.signed(INTERRUPTS_DISABLED)
+    if not k.intr_enabled or k.interrupts:
+        return codes.signed(codes.INTERRUPTS_DISABLED)
     k.threads.dispatch_suspended = state == 0
     return 0
-
-
-INTERRUPTS_DISABLED = 0x80020066  # dispatch cannot be switched while interrupts are off
 
 
 @hle(LIB)
@@ -1038,17 +1087,10 @@ def sceKernelGetThreadStackFreeSize(k, uid: int) -> int:
     return (len(data) - len(data.lstrip(b"\xff"))) & ~3
 
 
-def id_type(obj) -> int | None:
-    """The thread manager's type number of a kernel object (None: not a thread manager object)."""
-    from allegrex.hle import msgpipe, pools, sync, timers, tls, vpl
-    types = {Thread: 1, sync.Semaphore: 2, sync.EventFlag: 3, sync.Mbx: 4, vpl.Vpl: 5, pools.Fpl: 6, msgpipe.MsgPipe: 7,
-             Callback: 8, timers.Alarm: 10, timers.VTimer: 11, sync.Mutex: 12, sync.LwMutex: 13, tls.Tlspl: 14}
-    return types.get(type(obj))
-
-
 @hle(LIB)
 def sceKernelGetThreadmanIdType(k, uid: int) -> int:
-    found = id_type(k.objects.get(uid & 0xFFFFFFFF))
+    obj = k.objects.get(uid & 0xFFFFFFFF)
+    found = None if obj is None else obj.threadman_type
     return codes.signed(codes.ILLEGAL_ARGUMENT) if found is None else found
 
 
@@ -1059,7 +1101,6 @@ THREAD_STATE_LISTS = {
     0x42: lambda t: bool(t.status & SUSPENDED),
     0x43: lambda t: t.status == DORMANT,
 }
-ILLEGAL_TYPE = 0x800201BB
 
 
 @hle(LIB)
@@ -1067,13 +1108,24 @@ def sceKernelGetThreadmanIdList(k, kind: int, buf: Ptr, size: int, count_out: Pt
     if size < 0:
         return codes.signed(codes.ILLEGAL_ADDR)
     if 1 <= kind <= 14:
-        ids = [uid for uid, obj in k.objects.items() if id_type(obj) == kind]
+        ids = [uid for uid, obj in k.objects.items() if obj.threadman_type == kind]
     elif kind in THREAD_STATE_LISTS:
         ids = [t.uid for t in k.threads.threads if THREAD_STATE_LISTS[kind](t)]
     else:
-        return codes.signed(ILLEGAL_TYPE)
+        return codes.signed(codes.ILLEGAL_TYPE)
     for i, uid in enumerate(ids[:size]):
         k.memory.write_u32(buf + 4 * i, uid)
     if count_out:
         k.memory.write_u32(count_out, len(ids))
     return min(len(ids), size)
+
+
+# --- the debug profiler: off on a retail PSP, so there are no registers to refer to ---
+@hle(LIB)
+def sceKernelReferThreadProfiler(k) -> int:
+    return 0  # measured: threads/profiler prints a NULL pointer
+
+
+@hle(LIB)
+def sceKernelReferGlobalProfiler(k) -> int:
+    return 0

@@ -2,6 +2,8 @@
 guest handlers run in interrupt context (Kernel.run_interrupt) when their time comes."""
 
 from allegrex.hle import codes, costs
+from allegrex.hle.display import vblank_us
+from allegrex.hle.objects import KernelObject
 from allegrex.hle.registry import CStr, Ptr, U32, U64, hle, read64, write64
 
 LIB = "ThreadManForUser"
@@ -11,7 +13,9 @@ SCRATCH = 0x08010000  # kernel partition words handed to vtimer handlers (schedu
 ALARM_MIN_US = 100  # an alarm never fires before the call that set it has returned (measured: zero delay)
 
 
-class Alarm:
+class Alarm(KernelObject):
+    threadman_type = 10
+
     def __init__(self, handler, common):
         self.uid = 0
         self.handler = handler
@@ -87,7 +91,9 @@ def sceKernelReferAlarmStatus(k, uid: int, info: Ptr) -> int:
 
 
 # --- virtual timers: a stopwatch that can call a handler at a set reading ---
-class VTimer:
+class VTimer(KernelObject):
+    threadman_type = 11
+
     def __init__(self, name):
         self.uid = 0
         self.name = name
@@ -103,15 +109,12 @@ class VTimer:
         return self.base + (now - self.started if self.running else 0)
 
 
-ILLEGAL_VTIMER = 0x800201BF
-
-
 def _vtimer(k, uid):
     return k.get(uid, VTimer)
 
 
 def _missing(uid, zero_is_illegal=False) -> int:
-    return codes.signed(ILLEGAL_VTIMER if uid == 0 and zero_is_illegal else codes.NOT_FOUND_VTIMER)
+    return codes.signed(codes.ILLEGAL_VTIMER if uid == 0 and zero_is_illegal else codes.NOT_FOUND_VTIMER)
 
 
 VTIMER_LATENCY_US = 250  # a handler never runs sooner than this after it is (re)armed, and never
@@ -148,7 +151,7 @@ def _fire_vtimer(k, vt) -> None:
 
 def _is_running_handler(k, uid) -> bool:
     """The timer whose handler runs now (0 outside handlers) may not change its handler."""
-    return uid == getattr(k, "running_vtimer", 0)
+    return uid == k.running_vtimer
 
 
 @hle(LIB, cost=costs.SYNC)
@@ -257,7 +260,7 @@ def sceKernelSetVTimerTimeWide(k, uid: int, value: U64) -> U64:
 
 def _set_handler(k, uid, schedule, handler, common) -> int:
     if _is_running_handler(k, uid):
-        return codes.signed(ILLEGAL_VTIMER)
+        return codes.signed(codes.ILLEGAL_VTIMER)
     vt = _vtimer(k, uid)
     if vt is None:
         return _missing(uid)
@@ -281,7 +284,7 @@ def sceKernelSetVTimerHandlerWide(k, uid: int, schedule: U64, handler: Ptr, comm
 @hle(LIB)
 def sceKernelCancelVTimerHandler(k, uid: int) -> int:
     if _is_running_handler(k, uid):
-        return codes.signed(ILLEGAL_VTIMER)
+        return codes.signed(codes.ILLEGAL_VTIMER)
     vt = _vtimer(k, uid)
     if vt is None:
         return _missing(uid)
@@ -301,7 +304,6 @@ class VblankHandlers:
         self.timer = None
 
     def arm(self) -> None:
-        from allegrex.hle.display import vblank_us
         if self.timer is None and any(h[2] for h in self.handlers.values()):
             n = self.k.display.vcount() + 1
             self.timer = self.k.timers.add(vblank_us(n), self.fire)

@@ -2,17 +2,16 @@
 asks gets one block of its own (cleared), keeps it until it frees it or ends, and waits
 when every block is taken. sceKernelGetTlsAddr lives in Kernel_Library."""
 
+from allegrex.cpu.state import V0
 from allegrex.hle import codes, costs, threads
+from allegrex.hle.objects import object_name, status_block, write_status
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
-from allegrex.hle.sync import SyncObject, _name, _status_block, _wait_on, _write_status
+from allegrex.hle.sync import SyncObject, _wait_on
 from allegrex.hle.pools import ATTR_HIGH_MEMORY, pool_stride
-from allegrex.hle.threads import V0, finish_wait_call
+from allegrex.hle.threads import finish_wait_call
 
 LIB = "ThreadManForUser"
 ATTR_KNOWN = ATTR_HIGH_MEMORY | 0x100  # and 0x100: waiters by priority
-TLSPL_IN_USE = 0x800201D2
-NOT_FOUND_TLSPL = 0x800201D0
-TOO_MANY_TLSPL = 0x800201D1
 STATUS_SIZE = 60
 MAX_POOLS = 16  # the firmware has 16 pool slots
 LAST_PARTITION = 6  # partitions 8 and 9 are not even considered for TLS pools
@@ -20,6 +19,7 @@ LAST_PARTITION = 6  # partitions 8 and 9 are not even considered for TLS pools
 
 class Tlspl(SyncObject):
     kind = "tlspl"
+    threadman_type = 14
 
     def __init__(self, name, attr, block_size, count, stride, base):
         super().__init__(name, attr)
@@ -38,6 +38,12 @@ class Tlspl(SyncObject):
     def free_blocks(self) -> int:
         return self.owners.count(None)
 
+    def release_thread(self, k, thread) -> None:
+        """A thread that ends gives back its block."""
+        if thread in self.owners:
+            self.owners[self.owners.index(thread)] = None
+            _hand_over(k, self)
+
 
 @hle(LIB, cost=costs.ALLOC)
 def sceKernelCreateTlspl(k, name: CStr, pid: int, attr: U32, block_size: U32, count: U32, option: Ptr) -> int:
@@ -47,11 +53,11 @@ def sceKernelCreateTlspl(k, name: CStr, pid: int, attr: U32, block_size: U32, co
     taken = {o.index for o in k.objects.values() if isinstance(o, Tlspl)}
     free_slots = sorted(set(range(MAX_POOLS)) - taken)
     if not free_slots:
-        return codes.signed(TOO_MANY_TLSPL)
+        return codes.signed(codes.TOO_MANY_TLSPL)
     block = k.sysmem.alloc_block(pid, f"tlspl {name}", size=stride * count, high=bool(attr & ATTR_HIGH_MEMORY))
     if block is None:
         return codes.signed(codes.NO_MEMORY)
-    pool = Tlspl(_name(name), attr, block_size, count, stride, block.addr)
+    pool = Tlspl(object_name(name), attr, block_size, count, stride, block.addr)
     pool.block = block
     pool.index = free_slots[0]
     pool.uid = k.new_uid(pool)
@@ -103,19 +109,11 @@ def _hand_over(k, pool) -> None:
         k.threads.wake(t, addr)
 
 
-def release_blocks_of(k, thread) -> None:
-    """A thread that ends gives back its blocks."""
-    for pool in [o for o in k.objects.values() if isinstance(o, Tlspl)]:
-        if thread in pool.owners:
-            pool.owners[pool.owners.index(thread)] = None
-            _hand_over(k, pool)
-
-
 @hle(LIB, cost=costs.SYNC)
 def sceKernelFreeTlspl(k, uid: int) -> int:
     pool = k.get(uid, Tlspl)
     if pool is None:
-        return codes.signed(NOT_FOUND_TLSPL)
+        return codes.signed(codes.NOT_FOUND_TLSPL)
     thread = k.threads.current
     if thread in pool.owners:
         index = pool.owners.index(thread)
@@ -129,9 +127,9 @@ def sceKernelFreeTlspl(k, uid: int) -> int:
 def sceKernelDeleteTlspl(k, uid: int) -> int:
     pool = k.get(uid, Tlspl)
     if pool is None:
-        return codes.signed(NOT_FOUND_TLSPL)
+        return codes.signed(codes.NOT_FOUND_TLSPL)
     if any(owner is not None and owner is not k.threads.current for owner in pool.owners):
-        return codes.signed(TLSPL_IN_USE)
+        return codes.signed(codes.TLSPL_IN_USE)
     for t in pool.ordered_waiters():  # measured: waiters get no block (address 0), not an error
         k.threads.wake(t, 0)
     k.free_uid(pool.uid)
@@ -143,7 +141,7 @@ def sceKernelDeleteTlspl(k, uid: int) -> int:
 def sceKernelReferTlsplStatus(k, uid: int, info: Ptr) -> int:
     pool = k.get(uid, Tlspl)
     if pool is None:
-        return codes.signed(NOT_FOUND_TLSPL)
+        return codes.signed(codes.NOT_FOUND_TLSPL)
     words = [pool.attr, pool.index, pool.block_size, pool.count, pool.free_blocks(), len(pool.waiters)]
-    _write_status(k, info, _status_block(STATUS_SIZE, pool.name, words))
+    write_status(k, info, status_block(STATUS_SIZE, pool.name, words))
     return 0

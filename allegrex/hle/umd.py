@@ -3,44 +3,44 @@ no disc. Programs may register a callback, activate the drive and wait on its st
 state never becomes READY, so a wait for it only ends by its timeout (measured:
 pspautotests umd/register, umd/callbacks)."""
 
+from allegrex.cpu.state import V0
 from allegrex.hle import codes
-from allegrex.hle.registry import V0, CStr, Raw, U32, hle
+from allegrex.hle.kernel import IllegalContext
+from allegrex.hle.registry import CStr, Raw, U32, hle
+from allegrex.hle.threads import Callback, Wait, cannot_wait
 
 LIB = "sceUmdUser"
 NOT_PRESENT = 0x01  # PSP_UMD_NOT_PRESENT: the drive's state with no disc in it
+# the states a wait may be for: not present, present, not ready, ready, readable (0 is
+# refused, measured by intr/waits; leaving out 0x04 "changed" is PPSSPP's reading)
+WAITABLE_STATES = 0x3B
 SDK_UNREGISTER_RETURNS_ZERO = 0x3000001  # older programs get the callback id back
 
 
 class UmdState:
-    def __init__(self):
+    """The drive's registered callback (kernel.umd)."""
+
+    def __init__(self, kernel):
         self.callback = 0  # the registered callback's id, 0 for none
 
 
-def _state(k) -> UmdState:
-    if not hasattr(k, "umd"):
-        k.umd = UmdState()
-    return k.umd
-
-
 def _notify(k) -> None:
-    from allegrex.hle.threads import Callback
-    cb = k.get(_state(k).callback, Callback)
+    cb = k.get(k.umd.callback, Callback)
     if cb is not None:
         k.threads.notify(cb, NOT_PRESENT)
 
 
 @hle(LIB)
 def sceUmdRegisterUMDCallBack(k, uid: int) -> int:
-    from allegrex.hle.threads import Callback
     if k.get(uid, Callback) is None:
         return codes.signed(codes.ERRNO_INVALID_ARGUMENT)
-    _state(k).callback = uid
+    k.umd.callback = uid
     return 0
 
 
 @hle(LIB)
 def sceUmdUnRegisterUMDCallBack(k, uid: int) -> int:
-    state = _state(k)
+    state = k.umd
     if uid != state.callback:  # only the registered one (or 0 when none is) may go
         return codes.signed(codes.ERRNO_INVALID_ARGUMENT)
     state.callback = 0
@@ -71,8 +71,16 @@ def sceUmdDeactivate(k, mode: int, drive: CStr) -> int:
 
 def _wait_stat(k, wanted: int, timeout_us: int | None, cb: bool) -> None:
     """Return at once when the drive is in a wanted state (running pending callbacks first
-    for the CB forms); else wait, until the timeout if there is one."""
-    from allegrex.hle.threads import Wait
+    for the CB forms); else wait, until the timeout if there is one. States no wait can be
+    for are refused first, then a caller that may not wait (measured: intr/waits)."""
+    if not wanted & WAITABLE_STATES:
+        k.cpu.regs[V0] = codes.ERRNO_INVALID_ARGUMENT
+        return
+    if k.interrupts:
+        raise IllegalContext
+    if cannot_wait(k):
+        k.cpu.regs[V0] = codes.WAIT_CAN_NOT_WAIT
+        return
     k.cpu.regs[V0] = 0
     if wanted & NOT_PRESENT:
         if cb and k.threads.pending_callbacks(k.threads.current):

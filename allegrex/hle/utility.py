@@ -13,8 +13,6 @@ RESULT_OFFSET = 28  # pspUtilityDialogCommon.result
 COMMON_SIZE = 48
 OSK_RESULT_CHANGED = 2
 MSG_BUTTONS = {"yes": 1, "no": 2, "back": 3}
-ERROR_WRONG_STATUS = 0x80110001  # a dialog call in the wrong state
-ERROR_NEVER_STARTED = 0x80110005  # Abort before any dialog of its kind was started (utility/msgdialog/abort)
 
 
 class Dialog:
@@ -38,7 +36,7 @@ class Utility:
     def start(self, kind, params) -> int:
         d = self.dialog
         if d.status != NONE:
-            return codes.signed(ERROR_WRONG_STATUS)
+            return codes.signed(codes.UTILITY_WRONG_STATUS)
         if kind == "savedata":
             savedata.check_mode(self.k, params)
         d.kind, d.params, d.status, d.step, d.aborted = kind, params, INIT, 0, False
@@ -51,9 +49,9 @@ class Utility:
         """Close a visible dialog without an answer; it reaches QUIT at the next Update."""
         d = self.dialog
         if d.kind != kind:
-            return codes.signed(ERROR_WRONG_STATUS if kind in self.started else ERROR_NEVER_STARTED)
+            return codes.signed(codes.UTILITY_WRONG_STATUS if kind in self.started else codes.UTILITY_NEVER_STARTED)
         if d.status != VISIBLE:
-            return codes.signed(ERROR_WRONG_STATUS)
+            return codes.signed(codes.UTILITY_WRONG_STATUS)
         d.aborted = True
         return 0
 
@@ -74,7 +72,7 @@ class Utility:
     def update(self, kind) -> int:
         d = self.dialog
         if d.kind != kind or d.status != VISIBLE:
-            return codes.signed(ERROR_WRONG_STATUS)
+            return codes.signed(codes.UTILITY_WRONG_STATUS)
         if kind in ("savedata", "msg"):
             self.k.threads.yield_current()  # measured: a same-priority thread runs during the Update
         if kind == "msg":
@@ -87,21 +85,23 @@ class Utility:
         return 0
 
     def _msg_fade_in(self) -> int:
-        """INIT while the message dialog fades in; then VISIBLE, result 0 unless refused."""
+        """INIT while the message dialog fades in; then VISIBLE."""
         d = self.dialog
         now = self.k.now_us()
         if now - d.start_us < msgdialog.FADE_IN_US:
             return INIT
         d.status, d.visible_us = VISIBLE, now
-        if d.refusal is None:
-            self.k.memory.write_u32(d.params + msgdialog.RESULT, 0)
         return VISIBLE
 
     def _msg_update(self) -> None:
-        """An abort closes at this Update, a refusal after its few Updates, an answer once
-        the dialog has been visible long enough."""
+        """The first Update of a visible dialog sets its result to 0 unless it is refused
+        (measured: dialog sees the result change a frame after the status); an abort
+        closes at this Update, a refusal after its few Updates, an answer once the dialog
+        has been visible long enough."""
         d = self.dialog
         d.updates += 1
+        if d.updates == 1 and d.refusal is None:
+            self.k.memory.write_u32(d.params + msgdialog.RESULT, 0)
         if d.aborted:
             d.status = QUIT
         elif d.refusal is not None:
@@ -115,7 +115,7 @@ class Utility:
     def shutdown(self, kind) -> int:
         d = self.dialog
         if d.kind != kind or d.status != QUIT:
-            return codes.signed(ERROR_WRONG_STATUS)
+            return codes.signed(codes.UTILITY_WRONG_STATUS)
         d.status = FINISHED
         return 0
 

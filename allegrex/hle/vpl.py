@@ -16,11 +16,11 @@ neighbours (the search then starts at the block before it).
 from allegrex.hle import codes, costs, threads
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
 from allegrex.hle.pools import ATTR_HIGH_MEMORY, cancel_waits, delete_pool, refused_pool
-from allegrex.hle.sync import SyncObject, _name, _status_block, _wait_on, _write_status
+from allegrex.hle.objects import object_name, status_block, write_status
+from allegrex.hle.sync import SyncObject, _wait_on
 from allegrex.hle.threads import done_now, finish_wait_call
 
 LIB = "ThreadManForUser"
-NOT_FOUND_VPL = 0x8002019C
 UNIT = 8
 FIRST_BLOCK = 0x18
 OVERHEAD = 0x20  # bookkeeping words, the first block's header and the last block
@@ -33,6 +33,7 @@ STATUS_SIZE = 52
 
 class Vpl(SyncObject):
     kind = "vpl"
+    threadman_type = 5
 
     def __init__(self, name, attr, size, base):
         super().__init__(name, attr)
@@ -176,7 +177,7 @@ def sceKernelCreateVpl(k, name: CStr, pid: int, attr: U32, size: U32, option: Pt
     block = k.sysmem.alloc_block(pid, f"vpl {name}", size=size, high=bool(attr & ATTR_HIGH_MEMORY))
     if block is None:
         return codes.signed(codes.NO_MEMORY)
-    vpl = Vpl(_name(name), attr, size, block.addr)
+    vpl = Vpl(object_name(name), attr, size, block.addr)
     vpl.block = block
     _pool(k, vpl).format(size)
     vpl.uid = k.new_uid(vpl)
@@ -198,11 +199,12 @@ def _serve_waiters(k, vpl) -> None:
 
 
 def _allocate(k, uid, nbytes, out, timeout, cb, try_only=False):
-    if not try_only and threads.cannot_wait(k):  # before any other check (measured: intr/waits)
-        return codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    refused = None if try_only else threads.wait_refused(k)  # before any other check (measured: intr/waits)
+    if refused is not None:
+        return refused
     vpl = k.get(uid, Vpl)
     if vpl is None:
-        return codes.signed(NOT_FOUND_VPL)
+        return codes.signed(codes.NOT_FOUND_VPL)
     if nbytes == 0 or nbytes > vpl.pool_size:
         return codes.signed(codes.ILLEGAL_MEMSIZE)
     queued = bool(vpl.waiters) and not vpl.attr & ATTR_ORDER and not try_only  # FIFO: no overtaking
@@ -239,7 +241,7 @@ def sceKernelFreeVpl(k, uid: int, addr: Ptr) -> int:
         return codes.signed(codes.ILLEGAL_ADDR)
     vpl = k.get(uid, Vpl)
     if vpl is None:
-        return codes.signed(NOT_FOUND_VPL)
+        return codes.signed(codes.NOT_FOUND_VPL)
     if not _pool(k, vpl).free(addr):
         return codes.signed(codes.ILLEGAL_MEMBLOCK)
     _serve_waiters(k, vpl)
@@ -248,20 +250,20 @@ def sceKernelFreeVpl(k, uid: int, addr: Ptr) -> int:
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelDeleteVpl(k, uid: int) -> int:
-    return delete_pool(k, k.get(uid, Vpl), NOT_FOUND_VPL)
+    return delete_pool(k, k.get(uid, Vpl), codes.NOT_FOUND_VPL)
 
 
 @hle(LIB, cost=costs.SYNC)
 def sceKernelCancelVpl(k, uid: int, num_wait: Ptr) -> int:
     vpl = k.get(uid, Vpl)
-    return codes.signed(NOT_FOUND_VPL) if vpl is None else cancel_waits(k, vpl, num_wait)
+    return codes.signed(codes.NOT_FOUND_VPL) if vpl is None else cancel_waits(k, vpl, num_wait)
 
 
 @hle(LIB)
 def sceKernelReferVplStatus(k, uid: int, info: Ptr) -> int:
     vpl = k.get(uid, Vpl)
     if vpl is None:
-        return codes.signed(NOT_FOUND_VPL)
+        return codes.signed(codes.NOT_FOUND_VPL)
     free = _pool(k, vpl).free_bytes(vpl.size)
-    _write_status(k, info, _status_block(STATUS_SIZE, vpl.name, [vpl.attr, vpl.pool_size, free, len(vpl.waiters)]))
+    write_status(k, info, status_block(STATUS_SIZE, vpl.name, [vpl.attr, vpl.pool_size, free, len(vpl.waiters)]))
     return 0

@@ -171,29 +171,66 @@ def _config_from_ints(ints, path) -> tuple[Config, bool]:
         raise LlamaError(f"{path}: bad header: {exc}") from None
 
 
+def _open_checkpoint(path) -> BinaryIO:
+    try:
+        return open(path, "rb")
+    except OSError as exc:
+        raise LlamaError(f"cannot open checkpoint {path}: {exc.strerror}") from None
+
+
+def _is_q80(f, path) -> bool:
+    """Whether the file (at its start) is q80 v2 rather than legacy; leaves f after the magic
+    and version of a q80 file, at the start of a legacy one."""
+    head = f.read(8)
+    if len(head) < 8:
+        raise LlamaError(f"{path}: too short to be a checkpoint ({len(head)} bytes)")
+    magic, version = struct.unpack("<Ii", head)
+    if magic != MAGIC:
+        f.seek(0)
+        return False
+    if version != Q80_VERSION:
+        raise LlamaError(f"{path}: ak42 checkpoint version {version}; only version 2 (q80) is supported")
+    return True
+
+
 def read_checkpoint(path) -> Checkpoint:
     """Read a legacy fp32 or q80 v2 checkpoint (told apart by the magic number)."""
     path = Path(path)
-    try:
-        f = open(path, "rb")
-    except OSError as exc:
-        raise LlamaError(f"cannot open checkpoint {path}: {exc.strerror}") from None
-    with f:
-        head = f.read(8)
-        if len(head) < 8:
-            raise LlamaError(f"{path}: too short to be a checkpoint ({len(head)} bytes)")
-        magic, version = struct.unpack("<Ii", head)
-        if magic == MAGIC:
-            if version != Q80_VERSION:
-                raise LlamaError(f"{path}: ak42 checkpoint version {version}; only version 2 (q80) is supported")
-            ckpt = _read_q80(f, path)
-        else:
-            f.seek(0)
-            ckpt = _read_legacy(f, path)
+    with _open_checkpoint(path) as f:
+        ckpt = _read_q80(f, path) if _is_q80(f, path) else _read_legacy(f, path)
         rest = f.read(1)
         if rest:
             raise LlamaError(f"{path}: unexpected data after the last tensor")
     return ckpt
+
+
+def check_checkpoint(path) -> Config:
+    """The config of the checkpoint at `path` from its header alone, after checking that
+    the file is as long as that header says (read_checkpoint's errors, without reading
+    the weights)."""
+    path = Path(path)
+    with _open_checkpoint(path) as f:
+        if _is_q80(f, path):
+            config, shared, group_size = _q80_header(f, path)
+        else:
+            (config, shared), group_size = _config_from_ints(_read_exact(f, 7, "<i4", "header", path), path), 0
+    want, have = checkpoint_bytes(config, shared, group_size), path.stat().st_size
+    if have != want:
+        raise LlamaError(f"{path}: {have} bytes, but its header ({'q80' if group_size else 'legacy fp32'}, "
+                         f"dim {config.dim}, {config.n_layers} layers, vocab {config.vocab_size}) "
+                         f"makes a {want}-byte file: {'truncated' if have < want else 'data after the last tensor'}")
+    return config
+
+
+def checkpoint_bytes(config: Config, shared: bool, group_size: int = 0) -> int:
+    """The size of a checkpoint file: legacy fp32 (group_size 0) or q80 v2."""
+    def values(name):
+        return int(np.prod(config.shape(name)))
+    if not group_size:
+        return 7 * 4 + 4 * sum(values(n) for n in list(LEGACY_ORDER) + ([] if shared else ["wcls"]))
+    matrices = list(Q80_MATRICES) + ([] if shared else ["wcls"])
+    return (Q80_HEADER_BYTES + 4 * sum(values(n) for n in Q80_NORMS)
+            + sum(values(n) + values(n) // group_size * 4 for n in matrices))
 
 
 def _read_legacy(f, path) -> Checkpoint:
@@ -206,7 +243,8 @@ def _read_legacy(f, path) -> Checkpoint:
     return ckpt
 
 
-def _read_q80(f, path) -> Checkpoint:
+def _q80_header(f, path) -> tuple[Config, bool, int]:
+    """The rest of a q80 v2 header: (config, shared classifier, group size)."""
     rest = f.read(Q80_HEADER_BYTES - 8)
     if len(rest) != Q80_HEADER_BYTES - 8:
         raise LlamaError(f"{path}: truncated q80 header")
@@ -216,6 +254,11 @@ def _read_q80(f, path) -> Checkpoint:
     if group_size <= 0 or config.dim % group_size or config.hidden_dim % group_size:
         raise LlamaError(f"{path}: group size {group_size} must divide dim {config.dim} "
                          f"and hidden_dim {config.hidden_dim}")
+    return config, shared, group_size
+
+
+def _read_q80(f, path) -> Checkpoint:
+    config, shared, group_size = _q80_header(f, path)
     ckpt = Checkpoint(config, shared, group_size=group_size)
     for name in Q80_NORMS:
         shape = config.shape(name)

@@ -17,8 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from allegrex.errors import AllegrexError
+from allegrex.llama.checkpoint import check_checkpoint
 from allegrex.llama.errors import LlamaError
 from allegrex.llama.host import APP_DIR, ENGINE_SOURCES, OUTPUT_FILES, _key_values, write_config
+from allegrex.llama.tokenizer import read_tokenizer
 
 PSP_SOURCES = ENGINE_SOURCES + ("kernels_vfpu.c", "matmul_vfpu.S", "plat_psp.c")
 GAME_FOLDER = ("PSP", "GAME", "LLAMA2")
@@ -76,8 +78,9 @@ def layout_ms0(workdir, settings: dict, model, tokenizer, eboot: Path) -> Path:
 
 def run_psp(workdir, settings: dict, model, tokenizer, psp_model: str = "psp-2000", osk_text: str = "",
             max_seconds: float | None = None, timeout: float | None = None, progress=None,
-            eboot: Path | None = None) -> PspRun:
-    """Build if needed, lay out ms0:, run the EBOOT in the simulator, read back its files."""
+            eboot: Path | None = None, started: float | None = None) -> PspRun:
+    """Build if needed, lay out ms0:, run the EBOOT in the simulator, read back its files.
+    The limits are Kernel.run's (`started`: where the timeout counts from)."""
     try:
         from allegrex.commands.run import load_program
         from allegrex.hle.kernel import RunOptions
@@ -88,7 +91,7 @@ def run_psp(workdir, settings: dict, model, tokenizer, psp_model: str = "psp-200
     program = game / "EBOOT.PBP"
     options = RunOptions(ms0=str(Path(workdir, "ms0")), program_path=str(program), osk_text=osk_text)
     machine, kernel = load_program(str(program), psp_model, options)
-    stop = kernel.run(max_seconds=max_seconds, timeout=timeout, progress=progress)
+    stop = kernel.run(max_seconds=max_seconds, timeout=timeout, progress=progress, started=started)
     out = game / OUTPUT_FILES["out"]
     return PspRun(out.read_bytes() if out.exists() else b"",
                   _key_values(game / OUTPUT_FILES["stats"]), _key_values(game / OUTPUT_FILES["budget"]),
@@ -96,6 +99,10 @@ def run_psp(workdir, settings: dict, model, tokenizer, psp_model: str = "psp-200
 
 
 def check_model_files(model, tokenizer) -> None:
+    """Refuse on the host, before building or running anything, a model or tokenizer file
+    the program would refuse: missing, a checkpoint whose header and size disagree, a
+    tokenizer that does not hold the model's vocabulary."""
     for path, what in ((model, "model"), (tokenizer, "tokenizer")):
         if not Path(path).is_file():
             raise AllegrexError(f"{what} {path}: no such file")
+    read_tokenizer(tokenizer, check_checkpoint(model).vocab_size)

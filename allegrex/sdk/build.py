@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from allegrex.sdk import imports as import_tables
+from allegrex.sdk import prx as prx_tables
 from allegrex.sdk import toolchain
 from allegrex.sdk.errors import SdkError, UnknownImportError
 from allegrex.sdk.symbols import read_symbols, resolve
@@ -128,17 +129,36 @@ class _Workspace:
             os.replace(tmp, obj)
         return obj
 
-    def compile_source(self, source: Path, flags: list, index: int) -> Path:
-        """A user source: .S files get their VFPU lines rewritten first."""
+    def compile_source(self, source: Path, flags: list, index: int, debug: bool = False) -> Path:
+        """A user source: .S files get their VFPU lines rewritten first (line for line;
+        #line names the user's file in messages), and with debug=True a .loc per line:
+        the assembler's own line table skips data words, which VFPU lines become."""
         obj = self.tmp / f"{index:03d}-{source.stem}.o"
         if source.suffix == ".S":
             rewritten = self.tmp / f"{index:03d}-{source.name}"
-            rewritten.write_text(_rewrite_vfpu(source.read_text(), source))
+            name = _c_string(str(source.resolve()))
+            text = _rewrite_vfpu(source.read_text(), source)
+            if debug:
+                text = f".file 1 {name}\n" + _with_line_directives(text)
+            rewritten.write_text(f"#line 1 {name}\n" + text)
             flags = flags + ["-I", str(source.parent)]
             toolchain.compile_object(rewritten, obj, flags, f"assembling {source}")
-        else:
-            toolchain.compile_object(source, obj, flags, f"compiling {source}")
+        else:  # debug: absolute names in DWARF, so a cached build finds its sources from any folder
+            toolchain.compile_object(source.resolve() if debug else source, obj, flags, f"compiling {source}")
         return obj
+
+
+def _with_line_directives(text: str) -> str:
+    """Assembly text with `.loc 1 N;` in front of every statement line N (file 1 is the
+    user's source), so every emitted word, .word included, has its line in .debug_line.
+    Preprocessor lines and their continuations stay as they are."""
+    out = []
+    continued = False
+    for n, line in enumerate(text.split("\n"), 1):
+        directive = continued or line.lstrip().startswith("#")
+        continued = directive and line.rstrip().endswith("\\")
+        out.append(line if directive or not line.strip() else f".loc 1 {n}; {line}")
+    return "\n".join(out)
 
 
 def _rewrite_vfpu(text: str, source: Path) -> str:
@@ -163,16 +183,30 @@ def _sdk_objects(ws: _Workspace, flags: list, tag: str) -> list:
     return [ws.compile_cached(src, flags, key) for src in sources]
 
 
-def _psp_flags(opt_flag: str, include: Path) -> list:
-    return [*toolchain.PSP_TARGET, opt_flag, *toolchain.PSP_CFLAGS, "-D__PSP__=1", "-I", str(SDK_INCLUDE), "-I", str(include)]
+def _psp_flags(opt_flag: str, include: Path, debug: bool = False) -> list:
+    cflags = [("-g" if debug and f == "-g0" else f) for f in toolchain.PSP_CFLAGS]  # -g: same code, plus DWARF
+    return [*toolchain.PSP_TARGET, opt_flag, *cflags, "-D__PSP__=1", "-I", str(SDK_INCLUDE), "-I", str(include)]
+
+
+def _linker_script(ws, debug: bool) -> Path:
+    """The SDK's linker script; for debug builds without the line that drops DWARF."""
+    if not debug:
+        return LINKER_SCRIPT
+    text = LINKER_SCRIPT.read_text()
+    kept = text.replace("*(.debug*) ", "")
+    if kept == text:
+        raise SdkError(f"{LINKER_SCRIPT} no longer discards .debug* as the debug build expects")
+    script = ws.tmp / "link-debug.ld"
+    script.write_text(kept)
+    return script
 
 
 def _c_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _generated_object(ws: _Workspace, name: str, text: str, flags: list) -> Path:
-    source = ws.tmp / f"{name}.c"
+def _generated_object(ws: _Workspace, name: str, text: str, flags: list, suffix: str = ".c") -> Path:
+    source = ws.tmp / f"{name}{suffix}"
     source.write_text(text)
     obj = ws.tmp / f"{name}.o"
     toolchain.compile_object(source, obj, flags, f"compiling generated {name}.c")
@@ -204,16 +238,31 @@ def _import_objects(ws, missing: dict, flags: list, imports, origins: dict) -> l
     return [obj]
 
 
-def _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines) -> bytes:
+def _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines, prx=None, imports_text=None,
+                  debug=False, strip=False):
+    """(the full linked ELF, the ELF to ship). prx: None for a program, else the module's
+    exports ({library: (attributes, names)}); imports: extra import declarations
+    (libraries of other modules) in imports.txt form. For a debug or stripped build the
+    ELF to ship is the same objects linked again without DWARF (the SDK's script drops
+    it) and with strip, without symbols: the same code and data, less in the file."""
     include = ws.generated_include()
-    base_flags = _psp_flags(opt_flag, include)
+    base_flags = _psp_flags(opt_flag, include, debug)
     user_flags = base_flags + _user_flags(include_dirs, defines)
-    user_objs = [ws.compile_source(p, user_flags, i) for i, p in enumerate(paths)]
+    user_objs = [ws.compile_source(p, user_flags, i, debug) for i, p in enumerate(paths)]
     sdk_flags = base_flags + toolchain.SDK_CFLAGS
-    crt0 = ws.compile_cached(SDK / "crt" / "crt0.c", sdk_flags, _digest("crt0", sdk_digest(), toolchain.zig_version(), *sdk_flags))
-    program = [read_symbols(o) for o in [crt0, *user_objs]]
+    if prx is None:  # a program starts in crt0; a module in its own module_start
+        starts = [ws.compile_cached(SDK / "crt" / "crt0.c", sdk_flags,
+                                    _digest("crt0", sdk_digest(), toolchain.zig_version(), *sdk_flags))]
+    else:
+        starts = []
+    program = [read_symbols(o) for o in [*starts, *user_objs]]
     defined = set().union(*(o.defined for o in program))
     extra = []
+    if prx is not None:
+        if "module_start" not in defined:
+            raise SdkError("a PRX module must define module_start(SceSize args, void *argp)")
+        extra.append(_generated_object(ws, "exports", prx_tables.exports_assembly(prx, "module_stop" in defined),
+                                       sdk_flags, suffix=".S"))
     if "module_info" not in defined:
         extra.append(_generated_object(
             ws, "module_info", f'#define MODULE_NAME {_c_string(title[:27])}\n'
@@ -226,15 +275,27 @@ def _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines) ->
     library = [read_symbols(o) for o in _sdk_objects(ws, sdk_flags, "psp")]
     pulled, missing = resolve(program, library)
     imports = import_tables.load_imports(IMPORTS)
+    if imports_text:
+        imports = import_tables.merge(imports, import_tables.parse_imports(imports_text, "the program's imports"))
     origins = {o.name: str(p) for o, p in zip(user_objs, paths)}
     origins.update({o.path.name: f"the SDK's {o.path.stem.rsplit('-', 1)[0]}.c" for o in library})
     stub_objs = _import_objects(ws, missing, sdk_flags, imports, origins)
-    objects = [crt0, *user_objs, *extra, *[o.path for o in pulled], *stub_objs]
+    objects = [*starts, *user_objs, *extra, *[o.path for o in pulled], *stub_objs]
     elf = ws.tmp / "program.elf"
-    link_flags = [*toolchain.PSP_TARGET, "-static", "-T", str(LINKER_SCRIPT), "-Wl,-e,_start",
-                  "-Wl,--gc-sections", "-Wl,--no-undefined"]
-    toolchain.link(objects, elf, link_flags)
-    return elf.read_bytes()
+
+    def link(output, script, extra=()):
+        flags = [*toolchain.PSP_TARGET, "-static", "-T", str(script), "-Wl,--no-undefined", "-Wl,--gc-sections", *extra]
+        if prx is None:
+            toolchain.link(objects, output, flags + ["-Wl,-e,_start"])
+        else:  # linked at 0 with every relocation kept for the module loader
+            toolchain.link_keeping_relocations(objects, output, flags + ["-Wl,-e,module_start"],
+                                               ["--defsym=__prx_base=0"])
+        return output
+
+    elf = link(ws.tmp / "program.elf", _linker_script(ws, debug))
+    if not (debug or strip):
+        return elf, elf
+    return elf, link(ws.tmp / "shipped.elf", LINKER_SCRIPT, [toolchain.STRIP_ALL] if strip else [])
 
 
 def _pack(elf: bytes, title: str, large_memory: bool) -> bytes:
@@ -247,11 +308,15 @@ def _pack(elf: bytes, title: str, large_memory: bool) -> bytes:
     return pack_eboot(elf, title, large_memory)
 
 
-def _finish(product: bytes, cached: Path, output: Path) -> Path:
+def _store(product: bytes, cached: Path) -> None:
     cached.parent.mkdir(parents=True, exist_ok=True)
     tmp = cached.with_name(f"{cached.name}.{os.getpid()}")
     tmp.write_bytes(product)
     tmp.replace(cached)
+
+
+def _finish(product: bytes, cached: Path, output: Path) -> Path:
+    _store(product, cached)
     return _deliver(cached, output)
 
 
@@ -263,32 +328,70 @@ def _deliver(cached: Path, output: Path) -> Path:
     return output
 
 
+def unstripped_path(output) -> Path:
+    """Where a debug (-g) or stripped build writes the full image beside its output:
+    EBOOT.PBP -> EBOOT.elf, prog.elf -> prog.debug.elf, mod.prx -> mod.debug.prx."""
+    output = Path(output)
+    if output.suffix in (".elf", ".prx"):
+        return output.with_suffix(".debug" + output.suffix)
+    return output.with_suffix(".elf")
+
+
 def default_title(sources) -> str:
     first = Path(sources[0]).resolve()
     return first.parent.name if first.stem == "main" else first.stem
 
 
 def build(sources, output, title=None, heap_kb=None, large_memory=False, opt="-O2",
-          include_dirs=(), defines=(), elf=False) -> Path:
+          include_dirs=(), defines=(), elf=False, prx=False, exports=None, imports=None, debug=False,
+          strip=False) -> Path:
     """Compile and link C/assembly sources into a PSP EBOOT.PBP (or a bare ELF with
-    elf=True) at `output`; returns the output path. Raises CompileError with the
-    compiler's message, UnknownImportError for calls nothing provides, SdkError for
-    bad options."""
+    elf=True, or a relocatable PRX module with prx=True) at `output`; returns the output
+    path. exports: a file declaring the libraries a PRX exports (allegrex.sdk.prx);
+    imports: a file declaring functions of other modules' libraries (imports.txt form).
+    Raises CompileError with the compiler's message, UnknownImportError for calls
+    nothing provides, SdkError for bad options.
+
+    debug=True (`allegrex cc -g`) compiles with DWARF (the code is the same): a bare
+    ELF keeps it; an EBOOT.PBP or PRX holds the image without it and the full one is
+    written beside the output (unstripped_path). strip=True leaves the symbol table out
+    of the output too, as a release build ships, and also writes the full ELF beside it."""
     paths = _check_sources(sources)
     opt_flag = _opt_flag(opt)
     title = title or default_title(paths)
     include_dirs, defines = tuple(map(str, include_dirs)), tuple(map(str, defines))
+    if exports and not prx:
+        raise SdkError("exports are for PRX modules (prx=True)")
+    if prx and strip:
+        raise SdkError("--strip is for programs: a PRX module keeps its symbol table (its relocations name symbols)")
+    export_text = Path(exports).read_text() if exports else ""
+    imports_text = Path(imports).read_text() if imports else ""
+    beside = (debug and not elf) or strip or (debug and prx)
     key = _digest("psp", CACHE_FORMAT, sdk_digest(), toolchain.zig_version(), _inputs_digest(paths, include_dirs),
-                  title, heap_kb, large_memory, opt_flag, *include_dirs, "|", *defines, elf)
-    cached = cache_root() / "builds" / key / ("program.elf" if elf else "EBOOT.PBP")
-    if cached.exists():
-        return _deliver(cached, output)
-    ws = _Workspace()
-    try:
-        image = _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines)
-        return _finish(image if elf else _pack(image, title, large_memory), cached, output)
-    finally:
-        ws.close()
+                  title, heap_kb, large_memory, opt_flag, *include_dirs, "|", *defines, elf, prx, export_text,
+                  imports_text, debug, strip,
+                  *(str(p.resolve()) for p in paths if debug))  # DWARF holds the sources' absolute names
+    folder = cache_root() / "builds" / key
+    cached = folder / ("module.prx" if prx else "program.elf" if elf else "EBOOT.PBP")
+    cached_full = folder / ("unstripped.prx" if prx else "unstripped.elf")
+    if not (cached.exists() and (cached_full.exists() or not beside)):
+        ws = _Workspace()
+        try:
+            tables = prx_tables.parse_exports(export_text, str(exports)) if prx else None
+            linked, shipped = _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines, tables,
+                                            imports_text, debug, strip)
+            if elf and not prx and not strip:
+                shipped = linked  # a bare -g ELF keeps its DWARF
+            if beside:
+                full = linked.read_bytes()
+                _store(prx_tables.make_prx(full) if prx else full, cached_full)
+            data = shipped.read_bytes()
+            _store(prx_tables.make_prx(data) if prx else data if elf else _pack(data, title, large_memory), cached)
+        finally:
+            ws.close()
+    if beside:
+        _deliver(cached_full, unstripped_path(output))
+    return _deliver(cached, output)
 
 
 def build_host(sources, output, opt="-O2", include_dirs=(), defines=(), shared=False) -> Path:

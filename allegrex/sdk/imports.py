@@ -98,6 +98,14 @@ def parse_imports(text: str, origin: str = "imports.txt") -> ImportList:
     return ImportList(tuple(libraries), functions)
 
 
+def merge(base: ImportList, extra: ImportList) -> ImportList:
+    """The SDK's list with a program's own declarations (other modules' libraries) added."""
+    clash = sorted(set(base.functions) & set(extra.functions))
+    if clash:
+        raise SdkError(f"the program's imports declare {', '.join(clash)}, which the SDK already declares")
+    return ImportList(base.libraries + extra.libraries, {**base.functions, **extra.functions})
+
+
 def load_imports(path: Path) -> ImportList:
     return parse_imports(Path(path).read_text(), Path(path).name)
 

@@ -5,6 +5,7 @@ doubles become soft-float calls into zig's compiler-rt. No FMA contraction, no s
 data (gp-relative) sections, no frame pointer."""
 
 import os
+import shlex
 import subprocess
 import sys
 from functools import lru_cache
@@ -54,5 +55,25 @@ def compile_object(source, obj, flags, what=None):
     _run(zig_command("cc", *flags, "-c", str(source), "-o", str(obj)), CompileError, what or f"compiling {source}")
 
 
+# Leaves the symbol table (and DWARF) out of a link: zig's objcopy cannot rewrite MIPS
+# ELF files, so a stripped copy is linked again.
+STRIP_ALL = "-Wl,--strip-all"
+
+
 def link(objects, output, flags, what="linking"):
     _run(zig_command("cc", *flags, *map(str, objects), "-o", str(output)), LinkError, what)
+
+
+def link_keeping_relocations(objects, output, flags, lld_args=(), what="linking"):
+    """Link as link() does, then once more with the same ld.lld command (which zig prints
+    when ZIG_VERBOSE_LINK is set; zig cc refuses these options itself) plus --emit-relocs
+    and lld_args, so the output keeps every relocation: what a PRX module is made from."""
+    env = dict(os.environ, ZIG_VERBOSE_LINK="1")
+    cmd = zig_command("cc", *flags, *map(str, objects), "-o", str(output))
+    result = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if result.returncode != 0:
+        raise LinkError(f"{what} failed:\n{(result.stderr or result.stdout).strip()}")
+    line = next((ln for ln in result.stderr.splitlines() if ln.startswith("ld.lld ")), None)
+    if line is None:
+        raise LinkError(f"{what}: zig did not show its linker command (ZIG_VERBOSE_LINK)")
+    _run(zig_command(*shlex.split(line), "--emit-relocs", *lld_args), LinkError, what)

@@ -45,6 +45,23 @@ STALLS = (STALL_LOAD_USE, STALL_MULDIV, STALL_FPU, STALL_VFPU, STALL_STRUCTURAL,
           STALL_ICACHE, STALL_DCACHE, STALL_SYSCALL)
 
 
+# Per-address profile (Timing.prof, int64[PROF_ROWS, n]): one column per instruction word
+# of the profiled range. Rows 0-3 are charged by model.profile_slot from the instruction's
+# own start and end cycles; rows PROF_TRACKED_ROW0.. hold each PROF_TRACKED counter's
+# growth during the instruction (the cause breakdown of row 1, plus I-cache misses).
+PROF_CYCLES, PROF_STALLS, PROF_DCACHE_MISSES, PROF_COUNT = 0, 1, 2, 3
+PROF_STALL_KINDS = (STALL_LOAD_USE, STALL_MULDIV, STALL_FPU, STALL_VFPU, STALL_STRUCTURAL, STALL_BRANCH,
+                    STALL_ICACHE, STALL_DCACHE)  # every stall an instruction itself can cause
+PROF_TRACKED = PROF_STALL_KINDS + (ICACHE_MISSES,)
+PROF_TRACKED_ROW0 = 4
+PROF_ROWS = PROF_TRACKED_ROW0 + len(PROF_TRACKED)
+
+
+def prof_row(counter: int) -> int:
+    """The profile row holding the per-instruction growth of `counter` (a PROF_TRACKED one)."""
+    return PROF_TRACKED_ROW0 + PROF_TRACKED.index(counter)
+
+
 def snapshot(counters) -> dict:
     """All named counters as a plain dict (cycles, instructions, stalls, cache counts)."""
     out = {"cycles": int(counters[CYCLES]), "instructions": int(counters[INSTRUCTIONS])}

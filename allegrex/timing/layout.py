@@ -17,6 +17,28 @@ T_CPU_MHZ = 8
 T_BUS_MHZ = 9
 T_VFPU_INIT_COUNT = 10  # (unused slot kept for layout stability)
 
+# Profiling (used only while Timing.prof has columns): the PROF_TRACKED counters as the
+# last profiled instruction left them, and the instructions profiled so far.
+T_PROF_LAST = 16  # len(counters.PROF_TRACKED) slots
+T_PROF_INSNS = 25
+# Call tracking (timing/calls.py), used only when tm is longer than TM_SIZE: the area
+# after TM_SIZE holds the shadow call stack, the call-edge table and the event log.
+T_CG_STATE = 26  # 1: a call or return retired, its delay slot is next
+T_CG_KIND = 27  # CALL or RETURN (calls.py)
+T_CG_SITE = 28  # address of that call or return instruction
+T_CG_TARGET = 29  # where it goes (callee entry, or the return address)
+T_CG_DEPTH = 30  # frames on the shadow stack
+T_CG_MAX_DEPTH = 31
+T_CG_EDGES = 32  # tm index of the edge table
+T_CG_EDGE_CAP = 33  # its entries (a power of two)
+T_CG_LOG = 34  # tm index of the event log
+T_CG_LOG_CAP = 35  # its entries
+T_CG_LOG_N = 36  # entries written
+T_CG_LOST = 37  # calls not recorded: stack too deep or edge table full
+T_CG_HLE_EDGE = 38  # edge of a stub whose return slot was a syscall: its HLE charge comes next (-1: none)
+T_CG_HLE_BASE = 39  # counters[STALL_SYSCALL] when that syscall retired
+T_CG_LOG_LOST = 40  # events not logged: the log was full
+
 T_READY = 64  # NREG ready times
 T_KIND = T_READY + NREG  # NREG stall-counter indices of the last producer
 T_UNIT = T_KIND + NREG  # NUNITS busy-until times
@@ -32,3 +54,4 @@ T_VMEMO_ROW = T_VMEMO_WORD + VMEMO_SIZE  # its VFPU table row (-1: not a known r
 TM_SIZE = T_VMEMO_ROW + VMEMO_SIZE
 
 assert T_DRAM_ROW + DRAM_BANKS <= T_DC_TAG
+assert T_CG_LOG_LOST < T_READY

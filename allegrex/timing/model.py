@@ -16,10 +16,13 @@ loops read ~0.85% above their cycle counts beyond what the loop explains). Model
 OS_TICK_COST cycles every OS_TICK_US microseconds of simulated time (fitted, ESTIMATE of
 the mechanism).
 
-prof: int64[4, n] per-instruction-slot (cycles, stall cycles, D-cache misses, count) for
-guest addresses tm[T_PROF_BASE] + 4*i, or an empty [4, 0] array when profiling is off.
+prof: int64[PROF_ROWS, n] per-instruction-slot rows (counters.PROF_*: cycles, stall
+cycles, D-cache misses, count, stall cycles by cause, I-cache misses) for guest addresses
+tm[T_PROF_BASE] + 4*i, or an empty [PROF_ROWS, 0] array when profiling is off. While
+profiling with calls, timing.calls follows the call stack (track_calls).
 """
 
+import numpy as np
 from numba import njit
 
 # No cache=True here: these functions are compiled into the run loop, whose cache is
@@ -29,12 +32,13 @@ from numba import njit
 from allegrex.cpu.decode import BRANCH, CACHE_OP, JUMP, LIKELY, LOAD, STORE, VFPU_OP
 from allegrex.timing import counters as C
 from allegrex.timing import memory_model as M
+from allegrex.timing.calls import track_calls
 from allegrex.timing.classes import (ANNULLED_SLOT_PENALTY, FIXED, JUMP_PENALTY, OP_BUSY, OP_DST, OP_FLAGS,
                                      OP_ISSUE, OP_LATENCY, OP_SRC, OP_STALL, OP_UNIT, R_DUMMY, R_GPR,
                                      R_VCC_BRANCH, R_VCTRL, R_VPR, TAKEN_BRANCH_PENALTY)
 from allegrex.timing.layout import (T_DC_DIRTY, T_DC_LRU, T_DC_TAG, T_DRAM_ROW, T_ENABLED, T_FRAC,
                                     T_IC_LRU, T_IC_TAG, T_KIND, T_LAST_ILINE, T_NEXT_TICK, T_PROF_BASE,
-                                    T_RATIO_Q8, T_READY, T_TICK_COST, T_TICK_PERIOD, T_UNIT, T_VMEMO_ROW,
+                                    T_PROF_INSNS, T_PROF_LAST, T_RATIO_Q8, T_READY, T_TICK_COST, T_TICK_PERIOD, T_UNIT, T_VMEMO_ROW,
                                     T_VMEMO_WORD, VMEMO_SIZE)
 from allegrex.timing.vfpu_classes import (CTRL_LOW4, FLD_MEMQ, FLD_MEMS, FLD_VD, FLD_VS,
                                           FLD_VT, KIND_VEC, LUT_ROWS, LUT_START, MAT_CELLS64,
@@ -47,6 +51,8 @@ OS_TICK_COST = 285  # fitted: 0.85% of the time at 333 MHz (the reference loop f
 
 # cache instruction function codes (rt field). Allegrex codes as used by the PSP kernel's
 # cache routines; 0x04..0x0B act on the I-cache, 0x14..0x1F on the D-cache.
+PROF_TRACKED = np.array(C.PROF_TRACKED, dtype=np.int64)
+
 CACHE_I_INDEX_INV, CACHE_I_HIT_INV, CACHE_I_FILL, CACHE_I_FILL_LOCK = 0x04, 0x08, 0x0A, 0x0B
 CACHE_D_INDEX_WB_INV, CACHE_D_CREATE, CACHE_D_HIT_INV = 0x14, 0x18, 0x19
 CACHE_D_HIT_WB, CACHE_D_HIT_WB_INV, CACHE_D_CREATE_LOCK, CACHE_D_FILL, CACHE_D_FILL_LOCK = (
@@ -384,14 +390,32 @@ def branch_cost(counters, t, taken, likely):
 
 @njit(inline="always")
 def profile_slot(tm, counters, prof, pc, start, t, misses_before):
-    """Charge the instruction at `pc` (started at `start`, done at t) to its profile slot."""
+    """Charge the instruction at `pc` (started at `start`, done at t) to its profile slot:
+    cycles, stall cycles, D-cache misses, count, and how much each PROF_TRACKED counter
+    grew since the last profiled instruction (this one's stalls by cause)."""
     if prof.shape[1] > 0:
         i = (pc - tm[T_PROF_BASE]) >> 2
-        if 0 <= i < prof.shape[1]:
-            prof[0, i] += t - start
-            prof[1, i] += t - start - 1
-            prof[2, i] += counters[C.DCACHE_MISSES] - misses_before
-            prof[3, i] += 1
+        inside = 0 <= i < prof.shape[1]
+        if inside:
+            prof[C.PROF_CYCLES, i] += t - start
+            prof[C.PROF_STALLS, i] += t - start - 1
+            prof[C.PROF_DCACHE_MISSES, i] += counters[C.DCACHE_MISSES] - misses_before
+            prof[C.PROF_COUNT, i] += 1
+        if t - start > 1:  # it stalled (without a stall no tracked counter moves: each cycle has one cause)
+            profile_causes(tm, counters, prof, i, inside)
+        tm[T_PROF_INSNS] += 1
+
+
+@njit(inline="always")
+def profile_causes(tm, counters, prof, i, inside):
+    """Charge slot i (when inside the profiled range) the growth of each PROF_TRACKED
+    counter since the last profiled instruction."""
+    for j in range(PROF_TRACKED.shape[0]):
+        d = counters[PROF_TRACKED[j]] - tm[T_PROF_LAST + j]
+        if d != 0:  # usually one cause: touch only its row
+            if inside:
+                prof[C.PROF_TRACKED_ROW0 + j, i] += d
+            tm[T_PROF_LAST + j] += d
 
 
 @njit(inline="always")  # a call per instruction (with its array arguments' refcounting) cost ~10x the model
@@ -424,5 +448,7 @@ def account(tm, counters, prof, op, word, pc, maddr, taken, t):
             t = branch_cost(counters, t, taken, (flags & LIKELY) != 0)
         elif flags & CACHE_OP:
             t += cache_op(tm, counters, (word >> 16) & 31, maddr & 0xFFFFFFFF)
-    profile_slot(tm, counters, prof, pc, start, t, misses_before)
+    if prof.shape[1] > 0:
+        profile_slot(tm, counters, prof, pc, start, t, misses_before)
+        track_calls(tm, counters, op, word, pc, maddr, taken, t)
     return t

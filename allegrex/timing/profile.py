@@ -30,25 +30,51 @@ class Profile:
     size: int
     symbols: list  # [(addr, size, name)] sorted by address
     start_counters: np.ndarray = field(default=None)
+    image: object = None  # the profiled loader.Image (its line table, imports), when given
+    _starts: np.ndarray = field(default=None, repr=False)  # symbol addresses, for lookups
 
     @classmethod
-    def start(cls, machine, image=None, base=None, size=None, symbols=()):
+    def start(cls, machine, image=None, base=None, size=None, symbols=(), calls=False, log_entries=0):
         """Profile the image's code (or [base, base+size) with `symbols`, a list of
-        (addr, size, name)) on `machine` from now on."""
+        (addr, size, name)) on `machine` from now on. calls=True also records the call
+        graph (allegrex.timing.callgraph) and the first `log_entries` calls and returns
+        over time."""
         syms = list(symbols)
         if image is not None:
             lo = min(s.vaddr for s in image.segments)
             hi = max(s.vaddr + len(s.data) for s in image.segments)
             base, size = lo, hi - lo
-            syms = [(s.addr, s.size, s.name) for s in image.symbols]
-        machine.timing.enable_profile(base, size)
-        return cls(machine, base, size, sorted(syms), machine.cpu.counters.copy())
+            syms = _with_import_stubs([(s.addr, s.size, s.name) for s in image.symbols], image.imports)
+        machine.timing.enable_profile(base, size, machine.cpu.counters, calls=calls, log_entries=log_entries)
+        return cls(machine, base, size, sorted(syms), machine.cpu.counters.copy(), image)
+
+    def function_of(self, addr: int) -> str:
+        """The function an address is charged to in the report."""
+        return self._function_of([addr])[0]
+
+    def functions_of(self, addrs) -> list:
+        """function_of for many addresses at once."""
+        return self._function_of(addrs)
+
+    def slots(self, addrs) -> dict:
+        """Per-address profile counts for the instruction addresses `addrs`: arrays named
+        count, cycles, stalls, dcache_misses, icache_misses and each stall cause."""
+        idx = (np.asarray(addrs, dtype=np.int64) - self.base) >> 2
+        if len(idx) and (idx.min() < 0 or idx.max() >= self.machine.timing.prof.shape[1]):
+            raise ValueError("address outside the profiled range")
+        prof = self.machine.timing.prof[:, idx]
+        out = {"count": prof[C.PROF_COUNT], "cycles": prof[C.PROF_CYCLES], "stalls": prof[C.PROF_STALLS],
+               "dcache_misses": prof[C.PROF_DCACHE_MISSES], "icache_misses": prof[C.prof_row(C.ICACHE_MISSES)]}
+        for k in C.PROF_STALL_KINDS:
+            out[C.NAMES[k]] = prof[C.prof_row(k)]
+        return out
 
     def _function_of(self, addrs):
         """Symbol name for each address (nearest symbol at or below, within its size
         when it has one)."""
-        starts = np.array([s[0] for s in self.symbols] or [0], dtype=np.int64)
-        idx = np.searchsorted(starts, addrs, side="right") - 1
+        if self._starts is None:
+            self._starts = np.array([s[0] for s in self.symbols] or [0], dtype=np.int64)
+        idx = np.searchsorted(self._starts, addrs, side="right") - 1
         names = []
         for a, i in zip(addrs, idx):
             if i < 0 or not self.symbols:
@@ -67,12 +93,14 @@ class Profile:
         addrs = self.base + 4 * used
         funcs = {}
         for name, i in zip(self._function_of(addrs), used):
-            row = funcs.setdefault(name, {"function": name, "cycles": 0, "instructions": 0, "stalls": 0,
-                                          "dcache_misses": 0})
-            row["cycles"] += int(prof[0, i])
-            row["stalls"] += int(prof[1, i])
-            row["dcache_misses"] += int(prof[2, i])
-            row["instructions"] += int(prof[3, i])
+            row = funcs.setdefault(name, _empty_row(name))
+            row["cycles"] += int(prof[C.PROF_CYCLES, i])
+            row["stalls"] += int(prof[C.PROF_STALLS, i])
+            row["dcache_misses"] += int(prof[C.PROF_DCACHE_MISSES, i])
+            row["instructions"] += int(prof[C.PROF_COUNT, i])
+            row["icache_misses"] += int(prof[C.prof_row(C.ICACHE_MISSES), i])
+            for k in C.PROF_STALL_KINDS:
+                row["stall_causes"][C.NAMES[k]] += int(prof[C.prof_row(k), i])
         rows = sorted(funcs.values(), key=lambda r: -r["cycles"])
         in_image = sum(r["cycles"] for r in rows)
         os_tick = int(cnt[C.OS_TICK_CYCLES])
@@ -83,8 +111,7 @@ class Profile:
         extra.append(("(code outside the image)", outside))
         for name, cycles in extra:
             if cycles:
-                rows.append({"function": name, "cycles": cycles, "instructions": 0, "stalls": 0,
-                             "dcache_misses": 0})
+                rows.append({**_empty_row(name), "cycles": cycles})
         for r in rows:
             r["share"] = r["cycles"] / total if total else 0.0
         instructions = int(cnt[C.INSTRUCTIONS])
@@ -100,6 +127,23 @@ class Profile:
                                                            C.UNCACHED_ACCESSES, C.SCRATCHPAD_ACCESSES)},
             "functions": rows,
         }
+
+
+def import_stubs(imports) -> dict:
+    """{stub address: the imported function's name} (NID-named when the name is unknown)."""
+    return {f.stub_addr: f.name or f"{lib.name}_{f.nid:08X}" for lib in imports for f in lib.functions}
+
+
+def _with_import_stubs(symbols, imports) -> list:
+    """The symbols with each import stub named by its function (an HLE call's own row),
+    in place of whatever symbol the toolchain gave the stub (__stub_x, or none)."""
+    stubs = import_stubs(imports)
+    return [s for s in symbols if s[0] not in stubs] + [(addr, 8, name) for addr, name in stubs.items()]
+
+
+def _empty_row(name: str) -> dict:
+    return {"function": name, "cycles": 0, "instructions": 0, "stalls": 0, "dcache_misses": 0, "icache_misses": 0,
+            "stall_causes": {C.NAMES[k]: 0 for k in C.PROF_STALL_KINDS}}
 
 
 def region(report: dict, pattern: str) -> dict:

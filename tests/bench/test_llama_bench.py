@@ -136,3 +136,21 @@ def test_bad_arguments_get_clear_errors(argv, message, capsys):
 def test_bench_error_is_an_allegrex_error():
     from allegrex.errors import AllegrexError
     assert issubclass(BenchError, AllegrexError)
+
+
+def simulated(run: dict) -> dict:
+    """A run's figures without the host's wall-clock ones."""
+    return {k: v for k, v in run.items() if k != "wall_seconds"}
+
+
+def test_sweep_gives_the_same_figures_in_two_processes():
+    from allegrex.bench.llama import sweep_llama
+    from allegrex.jobs import Engine
+    sweep = dict(kernels=("vfpu",), tokens=1, shapes=("stories260K",), show_progress=False)
+    serial, parallel = sweep_llama(**sweep), sweep_llama(**sweep, engine=Engine(workers=2))
+    assert [(r["shape"], r["psp_model"]) for r in parallel["rows"]] == [("stories260K", "psp-1000"),
+                                                                       ("stories260K", "psp-2000")]
+    for s, p in zip(serial["rows"], parallel["rows"]):
+        assert s["fits"] == p["fits"] == "ram"
+        assert simulated(s["kernels"]["vfpu"]) == simulated(p["kernels"]["vfpu"])
+        assert p["kernels"]["vfpu"]["cycles"] > 0

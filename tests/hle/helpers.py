@@ -5,6 +5,7 @@ from types import SimpleNamespace
 
 from allegrex.cpu.state import CpuState
 from allegrex.hle import registry
+from allegrex.hle.boot import new_kernel
 from allegrex.hle.kernel import Kernel, RunOptions, SYSCALL_BASE
 from allegrex.memory import Memory
 from allegrex.timing import Timing
@@ -27,7 +28,7 @@ class BareMachine:
 
 def make_kernel(options: RunOptions | None = None, model="psp-2000") -> Kernel:
     machine = BareMachine(model)
-    k = Kernel(machine, options or RunOptions())
+    k = new_kernel(machine, options or RunOptions())
     main = k.threads.create("main", ENTRY, 0x20, 0x10000, 0x80000000, 0)
     k.threads.start(main, 0, 0)
     k.threads.reschedule()

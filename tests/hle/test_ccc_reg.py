@@ -4,7 +4,7 @@ and the read-only system registry (sceReg)."""
 
 import struct
 
-from allegrex.hle import ccc
+from allegrex.hle import ccc, codes
 from helpers import call, make_kernel
 
 JIS2UCS, UCS2JIS, SRC, DST = 0x08A00000, 0x08A20000, 0x08A40000, 0x08A50000
@@ -92,5 +92,5 @@ def test_registry_keys_read_back_with_their_types_and_sizes():
     k.memory.write(SRC, b"nothing\0")
     assert call(k, "sceReg", "sceRegGetKeyInfoByName", handle, SRC, DST, DST + 4) == -1
     k.memory.write(SRC, b"/CONFIG/NOPE\0")
-    assert call(k, "sceReg", "sceRegOpenCategory", 0, SRC, 2, DST) == reg.CATEGORY_NOT_FOUND - (1 << 32)
+    assert call(k, "sceReg", "sceRegOpenCategory", 0, SRC, 2, DST) == codes.REG_CATEGORY_NOT_FOUND - (1 << 32)
     assert k.memory.read_u32(DST) == 0xFFFFFFFF

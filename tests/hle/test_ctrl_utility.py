@@ -5,7 +5,7 @@ import io
 
 import pytest
 
-from allegrex.hle import ctrl, msgdialog
+from allegrex.hle import codes, ctrl, msgdialog
 from allegrex.hle.kernel import RunOptions
 from helpers import call, make_kernel
 
@@ -115,13 +115,18 @@ def _msg_frames(k, msg, frames):
     return statuses
 
 
-def test_msgdialog_fades_in_then_answers_after_60_visible_frames():
-    k = make_kernel(RunOptions(msgdialog_result="no"))
+def _text_dialog(k):
+    """A v3 text dialog's parameters (result 0x1337) and a caller of sceUtilityMsgDialog<name>."""
     params = 0x08A10000
     k.memory.write_u32(params, 708)
     k.memory.write_u32(params + msgdialog.MODE, msgdialog.MODE_TEXT)
     k.memory.write_u32(params + msgdialog.RESULT, 0x1337)
-    msg = lambda name, *args: call(k, "sceUtility", f"sceUtilityMsgDialog{name}", *args)
+    return params, lambda name, *args: call(k, "sceUtility", f"sceUtilityMsgDialog{name}", *args)
+
+
+def test_msgdialog_fades_in_then_answers_after_60_visible_frames():
+    k = make_kernel(RunOptions(msgdialog_result="no"))
+    params, msg = _text_dialog(k)
     assert msg("InitStart", params) == 0
     statuses = _msg_frames(k, msg, 120)
     first_visible, quit_at = statuses.index(2), statuses.index(3)
@@ -142,7 +147,7 @@ def test_msgdialog_refuses_unknown_options_after_its_fade_in():
     assert msg("InitStart", params) == 0
     statuses = _msg_frames(k, msg, 60)
     assert statuses.index(3) - statuses.index(2) == msgdialog.REFUSED_UPDATES
-    assert k.memory.read_u32(params + msgdialog.RESULT) == msgdialog.ERROR_BAD_OPTION
+    assert k.memory.read_u32(params + msgdialog.RESULT) == codes.MSGDIALOG_BAD_OPTION
 
 
 def test_emulator_device_prints_the_test_output():
@@ -167,3 +172,30 @@ def test_host0_testoutput_file_goes_to_stdout():
     k.memory.write(DATA + 0x40, b"result 42\n")
     assert call(k, "IoFileMgrForUser", "sceIoWrite", fd, DATA + 0x40, 10) == 10
     assert out.getvalue() == "result 42\n"
+
+
+def test_with_a_harness_output_the_test_text_is_kept_apart_from_the_program_console():
+    # the PSP that recorded pspautotests wrote the harness text to host0:/__testoutput.txt and
+    # showed raw fd 1 writes on psplink's console (threads/scheduling/dispatch's "Hello.")
+    console, harness = io.StringIO(), io.StringIO()
+    k = make_kernel(RunOptions(stdout=console, harness_output=harness))
+    k.memory.write(DATA, b"emulator:\0")
+    k.memory.write(DATA + 0x40, b"PASS line\n")
+    assert call(k, "IoFileMgrForUser", "sceIoDevctl", DATA, 2, DATA + 0x40, 10) == 0
+    k.memory.write(DATA, b"host0:/__testoutput.txt\0")
+    fd = call(k, "IoFileMgrForUser", "sceIoOpen", DATA, 0x602, 0o777)
+    assert call(k, "IoFileMgrForUser", "sceIoWrite", fd, DATA + 0x40, 10) == 10
+    k.memory.write(DATA + 0x40, b"Hello.")
+    assert call(k, "IoFileMgrForUser", "sceIoWrite", 1, DATA + 0x40, 6) == 6
+    assert harness.getvalue() == "PASS line\nPASS line\n" and console.getvalue() == "Hello."
+
+
+def test_msgdialog_result_is_set_by_the_first_update_of_the_visible_dialog():
+    k = make_kernel()  # measured: utility/msgdialog/dialog sees "Result -> 0" a frame after VISIBLE
+    params, msg = _text_dialog(k)
+    assert msg("InitStart", params) == 0
+    k.clock.advance_to(k.now_us() + msgdialog.FADE_IN_US)
+    assert msg("GetStatus") == 2
+    assert k.memory.read_u32(params + msgdialog.RESULT) == 0x1337
+    assert msg("Update", 1) == 0
+    assert k.memory.read_u32(params + msgdialog.RESULT) == 0

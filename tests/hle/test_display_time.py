@@ -82,6 +82,20 @@ def test_rtc_tick_is_microseconds_since_year_one_at_the_fixed_epoch():
     assert call(k, "UtilsForUser", "sceKernelLibcTime", 0) == 1_000_000_000
 
 
+def test_rtc_converts_ticks_between_utc_and_the_registrys_local_time():
+    """The simulated PSP's registry puts it 60 minutes east of UTC without summer time, so
+    local = UTC + 1 h (the offset sceRtcGetCurrentClockLocalTime uses too); an unmapped
+    pointer answers 1, as PPSSPP's does."""
+    k = make_kernel()
+    utc, local, back = 0x08A00000, 0x08A00008, 0x08A00010
+    k.memory.write_u64(utc, EPOCH_TICKS)
+    assert call(k, "sceRtc", "sceRtcConvertUtcToLocalTime", utc, local) == 0
+    assert k.memory.read_u64(local) == EPOCH_TICKS + 3600 * 1_000_000
+    assert call(k, "sceRtc", "sceRtcConvertLocalTimeToUTC", local, back) == 0
+    assert k.memory.read_u64(back) == EPOCH_TICKS
+    assert call(k, "sceRtc", "sceRtcConvertUtcToLocalTime", 0, local) == 1
+
+
 def test_user_partition_sizes_per_model():
     small = make_kernel(model="psp-1000")
     assert small.sysmem.partitions[2].size == USER_SIZE == 24 * 1024 * 1024

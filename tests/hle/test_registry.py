@@ -3,6 +3,8 @@
 import io
 from types import SimpleNamespace
 
+from loader.nids import nid_for_name
+
 from allegrex.hle import registry
 from allegrex.hle.kernel import RunOptions
 from allegrex.hle.registry import F32, Ptr, S64, layout
@@ -45,18 +47,30 @@ def test_lseek_returns_64_bit_position_in_v0_v1(tmp_path):
 
 
 def test_unknown_import_is_listed_at_load_and_stops_the_run_when_called():
+    """A firmware library function allegrex does not provide (here a codec library's,
+    which stay unimplemented): named at load, and the run stops naming it when called."""
     err = io.StringIO()
     k = make_kernel(RunOptions(stderr=err))
-    lib = SimpleNamespace(name="sceFancy", functions=[SimpleNamespace(nid=0x12345678, name=None, stub_addr=0x08900800)],
+    nid = nid_for_name("sceMpegInit")
+    lib = SimpleNamespace(name="sceMpeg", functions=[SimpleNamespace(nid=nid, name="sceMpegInit", stub_addr=0x08900800)],
                           variables=[])
     k.install_imports([lib])
-    assert "sceFancy 0x12345678" in err.getvalue()
+    assert f"sceMpeg 0x{nid:08X} (sceMpegInit)" in err.getvalue()
     code = int(k.memory.read_u32(0x08900804)) >> 6
     assert k.memory.read_u32(0x08900800) == 0x03E00008  # jr ra
     k.cpu.regs[31] = 0x08880010
     k.on_syscall(code)
     assert k.stop.kind == "unknown-import"
-    assert "sceFancy 0x12345678" in k.stop.message and "0x08880010" in k.stop.message
+    assert "sceMpeg" in k.stop.message and "sceMpegInit" in k.stop.message and "0x08880010" in k.stop.message
+    assert "sceMpeg is a codec/media library, which allegrex does not emulate" in k.stop.message
+
+
+def test_every_codec_library_the_libraries_page_lists_is_named_as_one_when_called():
+    from pathlib import Path
+    from allegrex.hle.linker import MEDIA_LIBRARIES
+    page = (Path(__file__).resolve().parents[2] / "docs" / "hle-libraries.md").read_text()
+    listed = page.split("- Codecs and media:", 1)[1].split("\n- ", 1)[0]
+    assert {name.strip(" .\n") for name in listed.split(",")} == set(MEDIA_LIBRARIES)
 
 
 def test_every_call_costs_its_documented_cycles():
@@ -65,3 +79,11 @@ def test_every_call_costs_its_documented_cycles():
     call(k, "ThreadManForUser", "sceKernelGetThreadId")
     entry = registry.BY_NAME[("ThreadManForUser", "sceKernelGetThreadId")]
     assert int(k.cpu.counters[0]) - before == entry.cost
+
+
+def test_every_library_allegrex_answers_is_on_the_libraries_page():
+    """docs/hle-libraries.md says what a program finds: it must name every library here."""
+    from pathlib import Path
+    page = (Path(__file__).resolve().parents[2] / "docs" / "hle-libraries.md").read_text()
+    registry.load_all()
+    assert sorted(lib for lib in registry.LIBRARIES if lib not in page) == []

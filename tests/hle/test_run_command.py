@@ -63,3 +63,84 @@ def test_bad_input_is_one_clear_line(tmp_path, capsys):
     assert len(err) == 1 and "not a PSP executable" in err[0]
     assert main(["run", str(tmp_path / "missing.pbp")]) == 2
     assert main(["run", str(bogus), "--press", "JUMP@1s"]) == 2
+
+
+@pytest.mark.parametrize("name", ["threads/alarm/alarm", "threads/vtimers/interrupt"])
+def test_where_cpu_steps_end_changes_nothing_simulated(pspautotests, tmp_path, name):
+    """Under --timeout the CPU's steps are sized from the host's measured speed, so the
+    simulation must not depend on where they end: a program whose alarm and vtimer
+    handlers interrupt it gives the same output, cycles and instructions in steps of 4M
+    instructions and of 997."""
+    import io
+    import shutil
+
+    from allegrex.commands.run import load_program
+    from allegrex.hle.kernel import RunOptions
+    prx = pspautotests / "tests" / f"{name}.prx"
+    runs = []
+    for chunk in (4_000_000, 997):
+        game = tmp_path / str(chunk) / "PSP" / "GAME" / prx.stem
+        shutil.copytree(prx.parent, game)
+        out = io.StringIO()
+        options = RunOptions(ms0=str(tmp_path / str(chunk)), program_path=str(game / prx.name), stdout=out,
+                             stderr=io.StringIO())
+        _, kernel = load_program(options.program_path, "psp-2000", options)
+        stop = kernel.run(max_seconds=10, chunk=chunk)
+        stats = kernel.stats()
+        runs.append((stop.kind, out.getvalue(), stats["cycles"], stats["instructions"], stats["hle_calls"]))
+    assert runs[0] == runs[1] and runs[0][0] == "exit"
+
+
+def test_time_limits_must_be_positive_finite_numbers(program, capsys):
+    for option in ("--max-seconds", "--timeout"):
+        for value in ("nan", "inf", "-1", "0", "soon"):
+            with pytest.raises(SystemExit) as exited:
+                main(["run", program(RETURN), option, value])
+            assert exited.value.code == 2
+            err = capsys.readouterr().err
+            assert f"argument {option}: '{value}' is not a positive, finite number of seconds" in err
+            assert "Traceback" not in err
+
+
+def test_the_wall_clock_timeout_is_checked_often_however_slow_the_cpu():
+    """Under --timeout the CPU's steps are sized from the speed measured so far (about
+    0.1 s each), so a slow guest (here a CPU of 1 MIPS, as the interpreter runs some VFPU
+    code) stops near the limit: steps of 4M instructions overshot it by 4 s."""
+    import time
+    from types import SimpleNamespace
+
+    from allegrex.cpu.state import CYCLES, INSTRUCTIONS
+    from helpers import make_kernel
+    k = make_kernel()
+
+    def slow_step(budget, max_cycles=None):
+        counters = k.cpu.counters
+        n = budget if max_cycles is None else max(1, min(budget, max_cycles - int(counters[CYCLES])))
+        time.sleep(n / 1e6)
+        counters[CYCLES] += n
+        counters[INSTRUCTIONS] += n
+        return SimpleNamespace(kind="budget")
+
+    k.machine.step = slow_step
+    started = time.monotonic()
+    stop = k.run(timeout=0.5)
+    assert stop.kind == "timeout" and 0.5 <= time.monotonic() - started < 0.8
+
+
+def test_an_audio_file_that_cannot_be_written_is_one_clear_line(program, capsys, tmp_path):
+    target = tmp_path / "missing" / "out.wav"
+    assert main(["run", program(RETURN), "--audio", str(target), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot write audio file" in err[0] and "out.wav" in err[0]
+
+
+def test_a_silent_program_still_gets_a_wav_as_long_as_its_run(program, tmp_path):
+    import wave
+    wav, report = tmp_path / "out.wav", tmp_path / "r.json"
+    assert main(["run", program(LOOP_FOREVER), "--max-seconds", "0.05", "--quiet", "--audio", str(wav),
+                 "--json", str(report)]) == 3
+    data = json.loads(report.read_text())
+    with wave.open(str(wav)) as w:
+        assert w.getnframes() == data["cycles"] // data["cpu_mhz"] * 44100 // 10**6 > 0
+        assert not any(w.readframes(w.getnframes()))
+    assert data["audio_seconds"] == 0

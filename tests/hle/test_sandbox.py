@@ -168,6 +168,33 @@ def test_an_unmapped_memory_stick_has_the_psp_folders(tmp_path):
     assert [e[0] for e in listing(k, "ms0:/PSP/SAVEDATA")] == [".", ".."]
 
 
+def test_symlinks_that_lead_outside_are_not_listed_entered_or_read(world):
+    """A listing leaves out an entry that leads outside the mapped folder, as if it were
+    absent (what it points at stays unseen, and opening it is refused anyway); Chdir,
+    Dopen, Getstat and Open through it are refused. A link that stays inside is listed as
+    what it points at."""
+    k, tmp, err = world
+    (tmp / "outdir").mkdir()
+    (tmp / "outdir" / "x.bin").write_bytes(bytes(1234))
+    os.symlink(tmp / "secret.txt", tmp / "ms0" / "link.txt")
+    os.symlink(tmp / "outdir", tmp / "ms0" / "linkdir")
+    os.symlink(tmp / "ms0" / "inside.txt", tmp / "ms0" / "alias.txt")
+    entries = {e[0]: e[1:] for e in listing(k, "ms0:/")}
+    assert sorted(entries) == sorted([".", "..", "PSP", "INSIDE.TXT", "ALIAS.TXT"])
+    assert entries["ALIAS.TXT"] == (0x20, 5)
+    assert "ms0:/link.txt is a symbolic link that leads outside" in err.getvalue()
+    for path in ("ms0:/link.txt", "ms0:/linkdir", "ms0:/linkdir/x.bin"):
+        k.memory.write(PATH, path.encode() + b"\0")
+        assert call(k, IO, "sceIoGetstat", PATH, BUF) == REFUSED
+        assert call(k, IO, "sceIoDopen", PATH) == REFUSED
+        assert open_(k, path) == REFUSED
+    cwd = k.io.cwd
+    k.memory.write(PATH, b"ms0:/linkdir\0")
+    assert call(k, IO, "sceIoChdir", PATH) == REFUSED and k.io.cwd == cwd
+    k.memory.write(PATH, b"ms0:/not/there/yet\0")
+    assert call(k, IO, "sceIoChdir", PATH) == 0  # a folder that does not exist is still accepted
+
+
 def test_chdir_joins_a_path_without_device_to_the_cwd_and_checks_nothing(world):
     k, tmp, err = world
     k.memory.write(PATH, b"/PSP\0")
@@ -185,3 +212,15 @@ def test_file_transfers_take_memory_stick_time(world):
     elapsed = k.now_us() - t0
     expected = MEMSTICK_OP_LATENCY_US + 180_000 * 1_000_000 // MEMSTICK_BYTES_PER_SECOND  # 0.1 s at 1.8 MB/s
     assert expected <= elapsed < expected + 50
+
+
+def test_a_transfer_that_may_not_wait_for_the_memory_stick_fails_and_does_nothing(world):
+    k, tmp, err = world  # measured: pspautotests intr/waits (a file on ms0:)
+    fd = open_(k, "ms0:/new.txt", O_WRONLY | O_CREAT)
+    k.memory.write(BUF, b"x")
+    state = call(k, "ThreadManForUser", "sceKernelSuspendDispatchThread")
+    assert call(k, IO, "sceIoWrite", fd, BUF, 1) == codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    assert call(k, IO, "sceIoWrite", 63, BUF, 1) == codes.signed(codes.BAD_FILE_DESCRIPTOR)  # checked first
+    call(k, "ThreadManForUser", "sceKernelResumeDispatchThread", state)
+    assert call(k, IO, "sceIoClose", fd) == 0
+    assert (tmp / "ms0" / "new.txt").read_bytes() == b""

@@ -1,9 +1,12 @@
 """sceUtilitySavedata: a save lands in the --ms0 folder with a PARAM.SFO the loader's reader
 parses, a load brings the bytes back, deletes remove them, and unbuilt modes stop the run."""
 
+import io
+import os
+
 import pytest
 
-from allegrex.hle import savedata
+from allegrex.hle import codes, savedata
 from allegrex.hle.kernel import RunOptions
 from helpers import call, make_kernel
 from loader.sfo import read_sfo
@@ -72,8 +75,8 @@ def test_load_without_a_file_name_leaves_the_buffer(kernel):
 
 def test_load_of_a_missing_save_reports_no_data(kernel):
     k, _ = kernel
-    assert _run(k, savedata.AUTOLOAD, LOADED, 64) == savedata.LOAD_NO_DATA
-    assert _run(k, savedata.READDATA, LOADED, 64) == savedata.RW_NO_DATA
+    assert _run(k, savedata.AUTOLOAD, LOADED, 64) == codes.SAVEDATA_LOAD_NO_DATA
+    assert _run(k, savedata.READDATA, LOADED, 64) == codes.SAVEDATA_RW_NO_DATA
 
 
 def test_delete_removes_the_save_folder(kernel):
@@ -82,7 +85,7 @@ def test_delete_removes_the_save_folder(kernel):
     _run(k, savedata.MAKEDATA, DATA, len(PAYLOAD))
     assert _run(k, savedata.AUTODELETE, DATA, 0) == 0
     assert not (ms0 / "PSP" / "SAVEDATA" / "TEST99901ABC").exists()
-    assert _run(k, savedata.AUTODELETE, DATA, 0) == savedata.DELETE_NO_DATA
+    assert _run(k, savedata.AUTODELETE, DATA, 0) == codes.SAVEDATA_DELETE_NO_DATA
 
 
 def test_an_unknown_mode_stops_with_its_number(kernel):
@@ -130,7 +133,7 @@ def test_list_load_takes_the_focused_save_and_writes_its_name_back(kernel):
     assert _list_request(k, savedata.LISTLOAD, names, focus=6, save_name=b"") == 0  # last with data
     assert k.memory.read(PARAMS + savedata.SAVE_NAME, 3) == b"M2\0"
     assert k.memory.read(LOADED, len(PAYLOAD)) == PAYLOAD
-    assert _list_request(k, savedata.LISTLOAD, [b"ABC", b"L3"], focus=0) == savedata.LOAD_NO_DATA
+    assert _list_request(k, savedata.LISTLOAD, [b"ABC", b"L3"], focus=0) == codes.SAVEDATA_LOAD_NO_DATA
 
 
 def test_list_save_writes_the_first_empty_slot_when_focused_there(kernel):
@@ -147,7 +150,7 @@ def test_list_delete_removes_one_save_and_reports_an_emptied_list(kernel):
     root = ms0 / "PSP" / "SAVEDATA"
     assert _list_request(k, savedata.LISTDELETE, [b"ABC", b"F1"], focus=1) == savedata.RESULT_CANCELLED
     assert not (root / "TEST99901ABC").exists() and (root / "TEST99901F1").exists()
-    assert _list_request(k, savedata.LISTDELETE, [b"ABC", b"F1"], focus=1) == savedata.DELETE_NO_DATA
+    assert _list_request(k, savedata.LISTDELETE, [b"ABC", b"F1"], focus=1) == codes.SAVEDATA_DELETE_NO_DATA
     assert not (root / "TEST99901F1").exists()
 
 
@@ -168,13 +171,13 @@ def test_secure_version_picks_the_protection_mode_and_loads_need_the_same(kernel
     k.memory.write_u32(PARAMS + savedata_secure.VERSION, 2)
     assert _run_prepared(k) == 0
     assert savedata._sfo_value(k, "ms0:/PSP/SAVEDATA/TEST99901ABC", "SAVEDATA_PARAMS")[:1] == b"\x21"
-    for version, expected in ((2, 0), (3, savedata.LOAD_DATA_BROKEN), (4, savedata_secure.LOAD_PARAM_ERROR)):
+    for version, expected in ((2, 0), (3, codes.SAVEDATA_LOAD_DATA_BROKEN), (4, codes.SAVEDATA_LOAD_PARAM)):
         _params(k, savedata.AUTOLOAD, LOADED, 64)
         k.memory.write_u32(PARAMS + savedata_secure.VERSION, version)
         assert _run_prepared(k) == expected
     _params(k, savedata.AUTOSAVE, DATA, len(PAYLOAD))
     k.memory.write(PARAMS + savedata.KEY, bytes(16))  # no key: only version 1 may save
-    assert _run_prepared(k) == savedata_secure.SAVE_PARAM_ERROR
+    assert _run_prepared(k) == codes.SAVEDATA_SAVE_PARAM
 
 
 def test_load_errors_follow_the_firmware_order(kernel):
@@ -182,11 +185,11 @@ def test_load_errors_follow_the_firmware_order(kernel):
     folder = ms0 / "PSP" / "SAVEDATA" / "TEST99901ABC"
     _make_saves(k, [b"ABC"])
     (folder / "DATA.BIN").unlink()
-    assert _run(k, savedata.LOAD, LOADED, 64) == savedata.LOAD_FILE_NOT_FOUND
-    assert _run(k, savedata.READDATA, LOADED, 64) == savedata.RW_FILE_NOT_FOUND
+    assert _run(k, savedata.LOAD, LOADED, 64) == codes.SAVEDATA_LOAD_FILE_NOT_FOUND
+    assert _run(k, savedata.READDATA, LOADED, 64) == codes.SAVEDATA_RW_FILE_NOT_FOUND
     (folder / "PARAM.SFO").unlink()
-    assert _run(k, savedata.LOAD, LOADED, 64) == savedata.LOAD_DATA_BROKEN
-    assert _run(k, savedata.ERASE, LOADED, 64) == savedata.RW_DATA_BROKEN
+    assert _run(k, savedata.LOAD, LOADED, 64) == codes.SAVEDATA_LOAD_DATA_BROKEN
+    assert _run(k, savedata.ERASE, LOADED, 64) == codes.SAVEDATA_RW_DATA_BROKEN
 
 
 def test_secure_writes_join_the_sfo_file_list_and_plain_writes_do_not(kernel):
@@ -204,23 +207,44 @@ def test_size_strings_round_down_to_whole_units():
     assert [size_text(kb) for kb in (96, 1023, 1024, 0xFFFFFB)] == [b"96 KB", b"1023 KB", b"1 MB", b"15 GB"]
 
 
-def test_list_matches_wildcards_and_reports_entries_then_count(kernel):
-    k, _ = kernel
-    k.memory.write(DATA, PAYLOAD)
-    _run(k, savedata.MAKEDATA, DATA, len(PAYLOAD))
-    info, entries = 0x08A40000, 0x08A40100
+def _list_ids(k, pattern: bytes, info=0x08A40000, entries=0x08A40100):
+    """A LIST request for `pattern` run through its first Update: (the first entry's name
+    and mode words, the info block's address)."""
     k.memory.write_u32(info, 10)
     k.memory.write_u32(info + 4, 0xFFFFFFFF)
     k.memory.write_u32(info + 8, entries)
     _params(k, savedata.LIST, DATA, 0)
-    k.memory.write(PARAMS + savedata.SAVE_NAME, b"A?C\0")
+    k.memory.write(PARAMS + savedata.SAVE_NAME, pattern + b"\0")
     k.memory.write_u32(PARAMS + 1524, info)
     call(k, "sceUtility", "sceUtilitySavedataInitStart", PARAMS)
     call(k, "sceUtility", "sceUtilitySavedataGetStatus")
     call(k, "sceUtility", "sceUtilitySavedataGetStatus")
     call(k, "sceUtility", "sceUtilitySavedataUpdate", 1)
-    assert k.memory.read(entries + 52, 4) == b"ABC\0" and k.memory.read_u32(entries) == 0x11FF
+    return k.memory.read(entries + 52, 4), k.memory.read_u32(entries), info
+
+
+def test_list_matches_wildcards_and_reports_entries_then_count(kernel):
+    k, _ = kernel
+    k.memory.write(DATA, PAYLOAD)
+    _run(k, savedata.MAKEDATA, DATA, len(PAYLOAD))
+    name, mode, info = _list_ids(k, b"A?C")
+    assert name == b"ABC\0" and mode == 0x11FF
     assert k.memory.read_u32(info + 4) == 0xFFFFFFFF  # the count comes with the next Update
     call(k, "sceUtility", "sceUtilitySavedataUpdate", 1)
     assert k.memory.read_u32(info + 4) == 1
     assert call(k, "sceUtility", "sceUtilitySavedataGetStatus") == 3
+
+
+def test_saves_that_are_symbolic_links_leading_outside_are_not_listed(tmp_path):
+    """As in a directory listing (tests/hle/test_sandbox.py), a save folder that leads
+    outside the mapped folder is left out: LIST neither counts nor shows it."""
+    ms0, outside = tmp_path / "ms0", tmp_path / "elsewhere"
+    ms0.mkdir()
+    outside.mkdir()
+    k = make_kernel(RunOptions(ms0=str(ms0), stderr=io.StringIO()))
+    k.memory.write(DATA, PAYLOAD)
+    _run(k, savedata.MAKEDATA, DATA, len(PAYLOAD))
+    os.symlink(outside, ms0 / "PSP" / "SAVEDATA" / "TEST99901ABD")
+    name, _, info = _list_ids(k, b"AB?")
+    call(k, "sceUtility", "sceUtilitySavedataUpdate", 1)
+    assert name == b"ABC\0" and k.memory.read_u32(info + 4) == 1

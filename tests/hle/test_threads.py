@@ -1,7 +1,7 @@
 """PSP scheduling rules and thread waits, driven through the HLE calls."""
 
 from allegrex.hle import codes
-from allegrex.hle.threads import WAITING, READY
+from allegrex.hle.threads import READY, WAITING, Thread
 from helpers import ENTRY, call, make_kernel
 
 TM = "ThreadManForUser"
@@ -99,9 +99,9 @@ def test_sleeping_program_is_quit_through_its_exit_callback():
     cb = call(k, TM, "sceKernelCreateCallback", NAME, ENTRY + 0x200, 0)
     assert call(k, "LoadExecForUser", "sceKernelRegisterExitCallback", cb) == 0
     call(k, TM, "sceKernelSleepThreadCB")
-    assert k.threads.current is None and k.quit_via_exit_callback()
+    assert k.threads.current is None and k.threads.quit_via_exit_callback()
     assert k.threads.current.name == "main" and k.cpu.pc == ENTRY + 0x200  # runs the exit callback
-    assert not k.quit_via_exit_callback()  # only once
+    assert not k.threads.quit_via_exit_callback()  # only once
 
 
 def test_semaphore_wait_times_out_with_the_psp_error():
@@ -169,7 +169,7 @@ def test_short_timeouts_last_as_long_as_on_the_psp():
     assert [shortest_timeout("sema", us) for us in (1, 3, 4, 249, 250)] == [24, 24, 245, 245, 250]
     assert [shortest_timeout("eventflag", us) for us in (1, 2, 209, 210)] == [25, 240, 240, 210]
     assert [shortest_timeout("vpl", us) for us in (5, 6, 7, 8, 215, 216)] == [20, 250, 25, 250, 250, 216]
-    assert [delay_lasts(us) for us in (0, 199, 200, 1000)] == [210, 210, 210, 1010]
+    assert [delay_lasts(us) for us in (0, 199, 200, 210, 1000)] == [210, 210, 210, 210, 1000]
 
 
 def test_terminating_a_thread_readies_its_waiters_without_preempting_the_caller():
@@ -325,3 +325,32 @@ def test_power_callbacks_take_slots_and_are_told_the_power_state_at_once():
     assert call(k, TM, "sceKernelGetCallbackCount", cb) == 2
     assert call(k, "scePower", "scePowerUnregisterCallback", 0) == 0
     assert call(k, "scePower", "scePowerUnregisterCallback", 0) == codes.signed(0x80000025)
+
+
+def test_inside_an_interrupt_a_call_that_may_wait_is_refused_before_any_other_check():
+    k = make_kernel()  # measured: pspautotests intr/waits, from a vblank sub-interrupt handler
+    k.memory.write(NAME, b"s\0")
+    sema = call(k, TM, "sceKernelCreateSema", NAME, 0, 1, 1, 0)
+    k.run_interrupt(ENTRY + 0x100, (), lambda v0: None)
+    illegal = codes.signed(codes.ILLEGAL_CONTEXT)
+    assert call(k, TM, "sceKernelWaitSema", 0, 1, 0) == illegal  # even a bad id
+    assert call(k, TM, "sceKernelWaitSema", sema, 1, 0) == illegal  # even one it would not wait for
+    assert call(k, TM, "sceKernelWaitEventFlag", 0, 1, 0xFF, 0, 0) == illegal  # before the mode
+    assert call(k, TM, "sceKernelWaitThreadEnd", 0, 0) == codes.signed(codes.ILLEGAL_THREAD)  # uid 0 first
+    assert call(k, TM, "sceKernelSuspendDispatchThread") == codes.signed(0x80020066)  # interrupts are off
+    assert call(k, TM, "sceKernelDeleteSema", sema) == 0  # no waiter was left behind
+
+
+def test_a_new_stack_is_filled_through_the_data_cache():
+    from allegrex.timing.layout import T_DC_TAG
+    k = make_kernel()
+    tags = lambda: set(int(t) for t in k.machine.timing.tm[T_DC_TAG:T_DC_TAG + 256])
+    k.memory.write(NAME, b"t\0")
+    before = tags()
+    uid = call(k, TM, "sceKernelCreateThread", NAME, ENTRY + 0x40, 0x30, 0x10000, 0x00100000, 0)  # no fill
+    assert tags() == before and k.get(uid, Thread).stack_addr
+    uid = call(k, TM, "sceKernelCreateThread", NAME, ENTRY + 0x40, 0x30, 0x10000, 0, 0)
+    t = k.get(uid, Thread)
+    top, bottom = t.stack_addr + 0x10000, t.stack_addr
+    assert k.memory.read(bottom + 4, 8) == b"\xff" * 8
+    assert (top - 64) >> 6 in tags() and bottom >> 6 not in tags()  # the last 16 KiB written stay

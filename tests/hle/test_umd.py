@@ -31,3 +31,11 @@ def test_activation_notifies_the_registered_callback():
     assert cb.notify_count == 1 and cb.notify_arg == umd.NOT_PRESENT
     assert call(k, "sceUmdUser", "sceUmdUnRegisterUMDCallBack", uid + 2) == codes.ERRNO_INVALID_ARGUMENT - (1 << 32)
     assert call(k, "sceUmdUser", "sceUmdUnRegisterUMDCallBack", uid) == uid  # old SDK: the id back
+
+
+def test_a_wait_for_no_state_is_refused_and_one_that_may_not_wait_fails():
+    k = make_kernel()  # measured: pspautotests intr/waits
+    assert call(k, "sceUmdUser", "sceUmdWaitDriveStat", 0) == codes.signed(codes.ERRNO_INVALID_ARGUMENT)
+    call(k, "ThreadManForUser", "sceKernelSuspendDispatchThread")
+    assert call(k, "sceUmdUser", "sceUmdWaitDriveStat", READY) == codes.signed(codes.WAIT_CAN_NOT_WAIT)
+    assert call(k, "sceUmdUser", "sceUmdWaitDriveStatWithTimer", 0, 100) == codes.signed(codes.ERRNO_INVALID_ARGUMENT)

@@ -1,5 +1,5 @@
-"""The tutorial's examples as data: docs/vfpu-tutorial.md pairs each example block with the
-output block after it.
+"""A document's examples as data: docs/vfpu-tutorial.md (and docs/benchmarking.md) pair
+each example block with the output block after it.
 
     ```vfpu OPTIONS        a snippet, run as `allegrex vfpu OPTIONS snippet.s`
     ...
@@ -7,15 +7,21 @@ output block after it.
     ```explain             a register name, run as `allegrex vfpu --explain NAME`
     C010.t
     ```
+    ```console             `$ allegrex ...` command lines, run in order in one workspace
+    $ allegrex cc ...      folder (psp/ of the checkout linked in; stdout and stderr kept)
+    ```
+    ```python              code run in that folder (what it prints is kept)
+    ```
     ```output              exactly what the command prints
     ...
     ```
 
-`python tests/lab/lab_tutorial.py --update` rewrites the output blocks from the simulator
-(then read the diff: the prose around them must still be true)."""
+`python tests/lab/lab_tutorial.py --update [DOC]` rewrites the output blocks from the
+simulator (then read the diff: the prose around them must still be true)."""
 
 import contextlib
 import io
+import os
 import re
 import shlex
 import sys
@@ -59,10 +65,13 @@ def blocks(text: str):
             i += 1
 
 
+KINDS = ("vfpu", "explain", "console", "python")
+
+
 def examples(text: str) -> list:
     out, pending = [], None
     for word, rest, body, start, end in blocks(text):
-        if word in ("vfpu", "explain"):
+        if word in KINDS:
             pending = (word, shlex.split(rest), body, start)
         elif word == "output" and pending is not None:
             kind, opts, src, line = pending
@@ -73,8 +82,44 @@ def examples(text: str) -> list:
     return out
 
 
-def run_example(ex: Example) -> str:
-    """What `allegrex vfpu` prints for the example (colours off)."""
+def workspace(folder: Path) -> Path:
+    """A folder for console and python examples: the checkout's psp/ linked in; what the
+    commands write (build/...) lands here."""
+    (folder / "psp").symlink_to(ROOT / "psp")
+    return folder
+
+
+@contextlib.contextmanager
+def _chdir(folder):  # contextlib.chdir is Python 3.11+
+    before = os.getcwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+def run_in(ex: Example, folder: Path) -> str:
+    """What a console or python example prints (stdout and stderr), run in `folder`."""
+    from allegrex.cli import main
+    buf = io.StringIO()
+    with _chdir(folder), contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+        if ex.kind == "python":
+            exec(compile(ex.body, ex.title, "exec"), {"__name__": "__doc_example__"})  # noqa: S102 (the doc's code)
+            return buf.getvalue()
+        for line in ex.body.splitlines():
+            argv = shlex.split(line[2:]) if line.startswith("$ ") else []
+            if argv[:1] != ["allegrex"]:
+                raise AssertionError(f"{ex.title}: {line!r} is not a `$ allegrex ...` command line")
+            main(argv[1:])
+    return buf.getvalue()
+
+
+def run_example(ex: Example, folder: Path | None = None) -> str:
+    """What the example prints: `allegrex vfpu` (colours off), or a console or python
+    example run in `folder` (see run_in)."""
+    if ex.kind in ("console", "python"):
+        return run_in(ex, folder)
     from allegrex.cli import main
     buf = io.StringIO()
     with tempfile.TemporaryDirectory() as tmp:
@@ -94,9 +139,11 @@ def run_example(ex: Example) -> str:
 def update(path: Path = TUTORIAL) -> int:
     lines = path.read_text().split("\n")
     exs = examples("\n".join(lines))
-    for ex in reversed(exs):
-        got = run_example(ex).rstrip("\n").split("\n")
-        lines[ex.out_start:ex.out_end] = got
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = workspace(Path(tmp))
+        outputs = [run_example(ex, folder) for ex in exs]  # in order: later commands use earlier ones' files
+    for ex, got in reversed(list(zip(exs, outputs))):
+        lines[ex.out_start:ex.out_end] = got.rstrip("\n").split("\n")
     path.write_text("\n".join(lines))
     return len(exs)
 
@@ -104,4 +151,6 @@ def update(path: Path = TUTORIAL) -> int:
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
     if "--update" in sys.argv:
-        print(f"updated {update()} examples in {TUTORIAL}")
+        docs = [Path(a) for a in sys.argv[1:] if a != "--update"] or [TUTORIAL]
+        for doc in docs:
+            print(f"updated {update(doc.resolve())} examples in {doc}")

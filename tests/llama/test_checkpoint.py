@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from allegrex.llama.checkpoint import (
-    Config, MAGIC, pick_group_size, quantize_q80, read_checkpoint, write_legacy, write_q80)
+    Config, MAGIC, check_checkpoint, pick_group_size, quantize_q80, read_checkpoint, write_legacy, write_q80)
 from allegrex.llama.errors import LlamaError
 from allegrex.llama.shapes import random_checkpoint, shape_config
 
@@ -98,3 +98,20 @@ def test_bad_files_give_clear_errors(tmp_path):
         read_checkpoint(tmp_path / "junk.bin")
     with pytest.raises(LlamaError, match="cannot open"):
         read_checkpoint(tmp_path / "absent.bin")
+
+
+@pytest.mark.parametrize("q80", [False, True], ids=["legacy", "q80"])
+@pytest.mark.parametrize("shared", [True, False])
+def test_the_header_check_accepts_exactly_what_the_reader_accepts(tmp_path, q80, shared):
+    """check_checkpoint reads only the header and the file's size, yet accepts the files
+    read_checkpoint reads and refuses a byte short or a byte over, as it does."""
+    path = tmp_path / "m.bin"
+    (write_q80 if q80 else write_legacy)(random_checkpoint(TINY, seed=5, shared_classifier=shared), path)
+    data = path.read_bytes()
+    assert check_checkpoint(path) == read_checkpoint(path).config == TINY
+    for name, damaged, wrong in (("short", data[:-1], "truncated"), ("long", data + b"\0", "after the last tensor")):
+        (tmp_path / name).write_bytes(damaged)
+        with pytest.raises(LlamaError):
+            read_checkpoint(tmp_path / name)
+        with pytest.raises(LlamaError, match=wrong):
+            check_checkpoint(tmp_path / name)

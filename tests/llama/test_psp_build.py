@@ -103,6 +103,21 @@ def test_psp1000_reports_that_the_24mb_heap_does_not_fit(tmp_path, models, eboot
     assert run.budget["heap"] == "0"
 
 
+def test_a_heap_too_small_reports_nothing_free(tmp_path, models, eboot):
+    """With --heap-kb 1 the budget's free figure was whatever the stack held (the PSP fills
+    a new thread's stack with 0xFF: 4194304 KB); nothing is free when the model does not
+    fit, in both builds."""
+    psp, host = both(tmp_path, models, "q80", eboot, steps=8, heap_kb=1)
+    assert psp.text.startswith(b"error: does not fit") and psp.budget["free"] == host.budget["free"] == "0"
+
+
+def test_the_run_stops_at_its_time_limits_with_exit_3(models, eboot, capsys):
+    from allegrex.cli import main
+    argv = ["llama", "run", "--model", str(models["q80"]), "--tokenizer", str(models["tok"])]
+    assert main([*argv, "--max-seconds", "0.05"]) == 3  # loading the model alone takes longer
+    assert "stopped at the --max-seconds limit (0.05 simulated s)" in capsys.readouterr().err
+
+
 def test_bad_checkpoint_on_the_psp_is_a_message_not_a_fault(tmp_path, models, eboot):
     cut = tmp_path / "cut.bin"
     cut.write_bytes(models["fp32"].read_bytes()[:5000])

@@ -62,3 +62,30 @@ def test_cli_run_on_the_host_build(shared_models, capsys):
 def test_cli_run_reports_a_missing_model(tmp_path, capsys):
     assert main(["llama", "run", "--model", str(tmp_path / "none.bin"), "--tokenizer", str(tmp_path / "t.bin")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_cli_run_refuses_damaged_model_files_before_building_or_running(tmp_path, capsys):
+    """A cut checkpoint or a tokenizer short of the model's vocabulary is one clear line
+    and exit 2 on the host, not the program's message and exit 1 after a simulated boot."""
+    assert main(["llama", "make", "--shape", "stories260K", str(tmp_path / "m")]) == 0
+    model, tok = tmp_path / "m" / "model.bin", tmp_path / "m" / "tokenizer.bin"
+    cut_model, cut_tok = tmp_path / "cut_model.bin", tmp_path / "cut_tok.bin"
+    cut_model.write_bytes(model.read_bytes()[:-100])
+    cut_tok.write_bytes(tok.read_bytes()[:2000])
+    capsys.readouterr()
+    for m, t, bad, why in ((cut_model, tok, cut_model, "truncated"), (model, cut_tok, cut_tok, "bad length")):
+        assert main(["llama", "run", "--model", str(m), "--tokenizer", str(t)]) == 2
+        captured = capsys.readouterr()
+        lines = captured.err.strip().splitlines()
+        assert len(lines) == 1 and f"{bad}: " in lines[0] and why in lines[0] and not captured.out
+
+
+@pytest.mark.parametrize("argv", [["--steps", "-5"], ["--steps", "0"], ["--context", "0"], ["--heap-kb", "-1"],
+                                  ["--max-seconds", "nan"], ["--timeout", "-1"], ["--clock", "500"]])
+def test_cli_run_refuses_limits_that_are_not_positive(shared_models, capsys, argv):
+    """`--steps -5` used to generate the whole context; now every count and limit must be
+    a positive number (the clock one the PSP has)."""
+    with pytest.raises(SystemExit) as exited:
+        main(["llama", "run", "--model", str(shared_models / "stories260K.bin"),
+              "--tokenizer", str(shared_models / "tok512.bin"), *argv])
+    assert exited.value.code == 2 and f"argument {argv[0]}" in capsys.readouterr().err

@@ -208,3 +208,33 @@ def sample_prx_segment_relocations() -> bytes:
     struct.pack_into("<I", elf, 32, 0)  # e_shoff
     struct.pack_into("<HHH", elf, 46, 40, 0, 0)  # e_shentsize, e_shnum, e_shstrndx
     return bytes(elf)
+
+
+OVERLAP_BASE = 0x08900000
+
+
+def overlapping_imports_elf() -> bytes:
+    """A static ELF whose first import entry (sceCtrl) declares three functions but owns
+    one stub: its count runs on into the next entry's NIDs and stubs (sceDisplay's two),
+    as some real EBOOTs' tables do. The module loader links the entries in order, so the
+    stubs end up sceCtrl's sceCtrlReadBufferPositive, then sceDisplay's two functions."""
+    mem = Memory(0x200)
+    names = {"sceCtrl": 0x100, "sceDisplay": 0x110}
+    nids = [nid_for_name("sceCtrlReadBufferPositive"), nid_for_name("sceDisplaySetMode"),
+            nid_for_name("sceDisplayWaitVblankStart")]
+    mem.u32(0x80, *nids)  # one NID table: sceCtrl's one NID, then sceDisplay's two
+    for i in range(3):
+        mem.u32(0xC0 + 8 * i, 0x03E00008, 0)  # the stubs, back to back
+    # .lib.stub at 0x40: sceCtrl declares 3 functions from 0x80/0xC0; sceDisplay 2 from 0x84/0xC8
+    mem.u32(0x40, OVERLAP_BASE + names["sceCtrl"], 0x40010000, 0x0003_0005, OVERLAP_BASE + 0x80, OVERLAP_BASE + 0xC0)
+    mem.u32(0x54, OVERLAP_BASE + names["sceDisplay"], 0x40010000, 0x0002_0005, OVERLAP_BASE + 0x84,
+            OVERLAP_BASE + 0xC8)
+    for library, offset in names.items():
+        mem.bytes_at(offset, library.encode() + b"\0")
+    struct.pack_into("<HBB28s", mem.data, 0x140, 0, 1, 0, b"Overlap")
+    mem.u32(0x160, 0, OVERLAP_BASE + 0x40, OVERLAP_BASE + 0x40, OVERLAP_BASE + 0x40, OVERLAP_BASE + 0x68)
+    mem.u32(0x0, 0x03E00008, 0)  # the entry: jr ra
+    seg = Seg(OVERLAP_BASE, bytes(mem.data), flags=7,
+              windows=[(".text", 0, 0x40), (".lib.stub", 0x40, 0x28), (".sceStub.text", 0xC0, 0x18),
+                       (".rodata.sceModuleInfo", 0x140, 0x34)])
+    return build(ET_EXEC, OVERLAP_BASE, [seg])

@@ -2,6 +2,7 @@
 
 import io
 import struct
+import time
 
 import pytest
 from elftools.elf.elffile import ELFFile
@@ -175,3 +176,45 @@ def test_cli_prints_one_line_and_exits_non_zero(tmp_path, capsys):
     assert captured.out == ""
     assert captured.err.startswith("allegrex info: error: ") and captured.err.count("\n") == 1
     assert main(["info", str(tmp_path / "missing.pbp")]) == 2
+
+
+def _prx_with_many_headers(count: int, block: int, as_sections: bool) -> bytes:
+    """A PRX whose one code segment is followed by `count` relocation headers (program
+    headers, or section headers) that all name the same block of zero (R_MIPS_NONE) entries."""
+    code, zeros = struct.pack("<4I", 0x03E00008, 0, 0, 0), bytes(block)
+    phnum = 1 if as_sections else 1 + count
+    code_off = 52 + 32 * phnum
+    zero_off = code_off + len(code)
+    shoff = zero_off + block
+    headers = struct.pack("<8I", 1, code_off, 0, 0, len(code), len(code), 5, 16)
+    sections = b""
+    if as_sections:  # a null section, the code as section 1 (allocated), the relocations for it
+        sections = bytes(40) + struct.pack("<10I", 0, 1, 6, 0, code_off, len(code), 0, 0, 16, 0)
+        sections += struct.pack("<10I", 0, 0x700000A0, 0, 0, zero_off, block, 0, 1, 4, 8) * count
+    else:
+        headers += struct.pack("<8I", 0x700000A0, zero_off, 0, 0, block, 0, 0, 4) * count
+    shnum = 2 + count if as_sections else 0
+    ehdr = struct.pack("<4sBBBB8xHHIIIIIHHHHHH", b"\x7fELF", 1, 1, 1, 0, 0xFFA0, 8, 1, 0, 52,
+                       shoff if as_sections else 0, 0, 52, 32, phnum, 40, shnum, 0)
+    return ehdr + headers + code + zeros + sections
+
+
+@pytest.mark.parametrize("as_sections", [False, True], ids=["segments", "sections"])
+def test_relocation_headers_over_the_same_bytes_are_refused_at_once(as_sections):
+    """65,533 headers naming one 64 KiB block would make the loader apply 500 million
+    relocations (minutes) before it found anything wrong; a file can hold no more
+    relocation data than its own size, so it is refused before any is applied."""
+    start = time.process_time()
+    message = fails(_prx_with_many_headers(65533, 0x10000, as_sections), "more than the whole file")
+    assert time.process_time() - start < 5 and "they overlap" in message
+
+
+def test_segments_wanting_more_memory_in_all_than_a_psp_has():
+    """Each of 2,000 side-by-side 64 KiB segments is plausible alone; together they want
+    125 MiB, refused before any is allocated."""
+    count, size = 2000, 0x10000
+    phoff, data_off = 52, 52 + 32 * count
+    headers = b"".join(struct.pack("<8I", 1, data_off, 0x08800000 + size * i, 0, 8, size, 5, 16) for i in range(count))
+    ehdr = struct.pack("<4sBBBB8xHHIIIIIHHHHHH", b"\x7fELF", 1, 1, 1, 0, 2, 8, 1, 0x08800000, phoff, 0, 0, 52, 32,
+                       count, 0, 0, 0)
+    fails(ehdr + headers + struct.pack("<2I", 0x03E00008, 0), "segments want 131072000 bytes of memory in all")

@@ -17,6 +17,12 @@ def test_names_of_common_imports_come_from_the_table():
     assert name_for_nid("NoSuchLibrary", 0x109F50BC) is None  # names are per library
 
 
+def test_the_libraries_naming_a_nid():
+    from loader.nids import libraries_naming
+    assert libraries_naming(0x42EC03AC) == {"IoFileMgrForUser": "sceIoWrite", "IoFileMgrForKernel": "sceIoWrite"}
+    assert libraries_naming(0x11223344) == {}
+
+
 def test_names_whose_nid_is_not_their_hash_are_stored_as_pairs():
     # sceHprm's NID 0x444ED0B7 is not SHA-1("sceHprmUnregisterCallback"): the SDK lists the pair.
     from loader.nids import name_for_nid

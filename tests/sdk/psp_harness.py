@@ -7,10 +7,9 @@ single-threaded programs built with PSP_NO_CREATE_MAIN_THREAD()."""
 from dataclasses import dataclass, field
 
 import loader
+from allegrex.cpu.state import A0, A1, A2, A3, SP, T0, T1, T2, T3, V0, V1
 from allegrex.machine import Machine
 
-A0, A1, A2, A3, T0, T1, T2, T3 = 4, 5, 6, 7, 8, 9, 10, 11
-V0, V1, SP, RA = 2, 3, 29, 31
 STACK_TOP = 0x09F00000
 HEAP_BASE = 0x09000000
 STDOUT, STDERR = 1, 2

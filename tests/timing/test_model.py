@@ -109,11 +109,25 @@ def test_memstick_and_hle_costs():
 
 def test_scepower_sets_the_timing_clock():
     from allegrex.hle import power
-    from allegrex.hle.kernel import Kernel, RunOptions
+    from allegrex.hle.boot import new_kernel
     from allegrex.machine import Machine
     m = Machine("psp-2000")
-    k = Kernel(m, RunOptions())
+    k = new_kernel(m)
     assert (m.timing.cpu_mhz, m.timing.bus_mhz) == (222, 111)  # the PSP boots at 222/111
     assert power.scePowerSetClockFrequency(k, 333, 333, 166) == 0
     assert (m.timing.cpu_mhz, m.timing.bus_mhz) == (333, 166)
     assert "333/166" in m.timing.clock_text()
+
+
+def test_kernel_stores_leave_the_d_cache_as_the_same_stores_run_by_the_cpu(run):
+    # the HLE's stack fill (a new thread's 0xFF) against a guest loop storing to each line
+    size = 48 * 1024
+    body = [enc("sw", rt="zero", rs="s0", imm=0), enc("addiu", rt="s0", rs="s0", imm=64)]
+    cpu = run(loop(body, size // 64), setup=at(16, DATA)).timing.tm
+    from allegrex.timing import Timing
+    from allegrex.timing.layout import T_DC_TAG, T_IC_TAG
+    kernel = Timing()
+    kernel.kernel_stores(DATA, size)
+    d_cache = slice(T_DC_TAG, T_IC_TAG)  # tags, dirty bits, LRU ways
+    assert list(kernel.tm[d_cache]) == list(cpu[d_cache])
+    assert kernel.tm[T_DC_TAG] == ((DATA + size - 16 * 1024) >> 6)  # the last 16 KiB stay

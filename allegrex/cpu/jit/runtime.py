@@ -46,10 +46,10 @@ vfpu_load_store, vfpu_identity_prefixes, vfpu_consume_prefixes = map(_plain, (
 # The steps of model.account, called by regions with constant operands: one call is one
 # statement for numba to type (compiling stays fast).
 (tick, fetch_line, wait_sources, wait_unit, produce, jump_cost, branch_cost, profile_slot, icache_fetch_call,
- dcache_access_call, cache_op_call, vfpu_account_call) = map(_plain, (
+ dcache_access_call, cache_op_call, vfpu_account_call, track_calls) = map(_plain, (
     model.os_tick, model.fetch_line, model.wait_sources, model.wait_unit, model.produce, model.jump_cost,
     model.branch_cost, model.profile_slot, model.icache_fetch, model.dcache_access, model.cache_op,
-    model.vfpu_account))
+    model.vfpu_account, model.track_calls))
 
 
 @njit

@@ -10,6 +10,7 @@ tests/cpu/test_jit.py holds the two to the same counters, cycle for cycle.
 """
 
 from allegrex.cpu.fields import rt_of
+from allegrex.timing import calls
 from allegrex.timing import counters as C
 from allegrex.cpu.decode import BRANCH, CACHE_OP, JUMP, LIKELY, LOAD, STORE, VFPU_OP
 from allegrex.timing.classes import OP_BUSY, OP_DST, OP_FLAGS, OP_ISSUE, OP_LATENCY, OP_SRC, OP_STALL, OP_UNIT
@@ -75,9 +76,13 @@ def account_source(op: int, word: int, pc: int, iline: int, profile: bool) -> li
         lines += _scalar(op, word)
     if profile:
         lines.append(f"profile_slot(tm, counters, prof, {pc}, start, cycles, mb)")
+        addr = "addr" if calls.needs_register(op) else "0"
+        taken = "taken" if int(OP_FLAGS[op]) & BRANCH else "False"
+        lines.append(f"track_calls(tm, counters, {op}, {word}, {pc}, {addr}, {taken}, cycles)")
     return lines
 
 
 def needs_addr(op: int) -> bool:
-    """Whether the timing text reads `addr` (the address the instruction accesses)."""
-    return bool(int(OP_FLAGS[op]) & (LOAD | STORE | CACHE_OP | VFPU_OP))
+    """Whether the timing text reads `addr` (the address the instruction accesses, or
+    for jr/jalr the register the call tracking reads: rs = addr - offset)."""
+    return bool(int(OP_FLAGS[op]) & (LOAD | STORE | CACHE_OP | VFPU_OP)) or calls.needs_register(op)

@@ -145,6 +145,7 @@ static int plan(Model *m, Budget *b, size_t heap, char *err) {
     size_t norms = 2 * align16((size_t)m->c.n_layers * m->c.dim * 4) + align16((size_t)m->c.dim * 4);
     size_t fixed = b->kv_cache + b->run_state + b->tokenizer;
     b->heap = heap;
+    b->free_after = 0;  /* nothing is free unless the model fits (the report prints it either way) */
     if (strcmp(S.stream, "on") && b->weights + fixed <= heap) { b->free_after = heap - b->weights - fixed; return 0; }
     size_t streamed = norms + b->stream_buffer;
     if (strcmp(S.stream, "off") && streamed + fixed <= heap) {

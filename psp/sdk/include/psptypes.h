@@ -80,4 +80,21 @@ typedef struct SceCtrlData {
 #define PSP_DISPLAY_SETBUF_IMMEDIATE 0
 #define PSP_DISPLAY_SETBUF_NEXTFRAME 1
 
+/* Audio (sceAudio*): channels 0-7 hold 64..65472 samples (a multiple of 64); 0x8000 is unity volume. */
+#define PSP_AUDIO_CHANNEL_MAX 8
+#define PSP_AUDIO_NEXT_CHANNEL (-1)
+#define PSP_AUDIO_SAMPLE_MIN 64
+#define PSP_AUDIO_SAMPLE_MAX 65472
+#define PSP_AUDIO_VOLUME_MAX 0x8000
+#define PSP_AUDIO_FORMAT_STEREO 0
+#define PSP_AUDIO_FORMAT_MONO 0x10
+
+/* Headphone remote keys (sceHprmPeekCurrentKey). */
+#define PSP_HPRM_PLAYPAUSE 0x1
+#define PSP_HPRM_FORWARD 0x4
+#define PSP_HPRM_BACK 0x8
+#define PSP_HPRM_VOL_UP 0x10
+#define PSP_HPRM_VOL_DOWN 0x20
+#define PSP_HPRM_HOLD 0x80
+
 #endif

@@ -62,3 +62,19 @@ def test_real_module_report_reads_well(pspautotests, capsys):
     assert "  IoFileMgrForUser  (version 0x0000, attributes 0x4001)" in out
     assert "unknown NID" not in out
     assert "<module_start>" in out  # no symbol table: the entry is named by the syslib export
+
+
+def test_overlapping_import_entries_give_each_stub_the_library_the_loader_links(tmp_path, capsys):
+    """sceCtrl's entry declares three functions but owns one stub; the two others are
+    sceDisplay's, which the module loader writes after it (later entries win)."""
+    path = tmp_path / "overlap.elf"
+    path.write_bytes(samples.overlapping_imports_elf())
+    lines = run_info(capsys, path).splitlines()
+    assert "imports: 2 libraries, 3 functions" in lines
+    ctrl = lines.index("  sceCtrl  (version 0x0000, attributes 0x4001)")
+    assert lines[ctrl + 1].split()[:3] == ["sceCtrlReadBufferPositive", "function", "0x089000c0"]
+    assert lines[ctrl + 2] == "    (declares 2 more function(s) whose stubs belong to sceDisplay)"
+    assert [line.split()[0] for line in lines[ctrl + 4:ctrl + 6]] == ["sceDisplaySetMode", "sceDisplayWaitVblankStart"]
+    report = json.loads(run_info(capsys, path, "--json"))
+    assert [f["stub"] for f in report["imports"][1]["functions"]] == [0x089000C8, 0x089000D0]
+    assert [o["owner"] for o in report["imports"][0]["overlapped"]] == ["sceDisplay", "sceDisplay"]
