@@ -3,6 +3,7 @@ interrupt masking (UtilsForUser, Kernel_Library), power locks (sceSuspendForUser
 and the GE (sceGe_user), which is out of scope: reported once, answered harmlessly."""
 
 from allegrex.cpu.state import V0
+from allegrex.memory import EDRAM_TRANSLATIONS
 from allegrex.hle import codes
 from allegrex.hle.registry import Ptr, Raw, U32, hle, alias
 from allegrex.hle.sync import SyncObject, _wait_on
@@ -184,6 +185,17 @@ def sceGeEdramGetAddr(k) -> int:
 @hle(GE)
 def sceGeEdramGetSize(k) -> int:
     return EDRAM_SIZE
+
+
+@hle(GE)
+def sceGeEdramSetAddrTranslation(k, value: int) -> int:
+    """How VRAM's mirrors 1 and 3 are ordered (allegrex.memory); the previous value, or
+    INVALID_VALUE for a width the hardware refuses (pspautotests gpu/ge/edram)."""
+    if value not in EDRAM_TRANSLATIONS:
+        return codes.signed(codes.INVALID_VALUE)
+    previous = k.memory.edram_translation
+    k.memory.set_edram_translation(value)
+    return previous
 
 
 @hle(GE)
