@@ -6,7 +6,7 @@ from allegrex.cpu.state import V0
 from allegrex.memory import EDRAM_TRANSLATIONS
 from allegrex.hle import codes
 from allegrex.hle.registry import Ptr, Raw, U32, hle, alias
-from allegrex.hle.sync import SyncObject, _wait_on
+from allegrex.hle.sync import SyncObject, wait_on
 from allegrex.hle import threads
 
 # --- exit ---
@@ -282,7 +282,7 @@ def _volatile_lock(k, mode: int, addr_out: Ptr, size_out: Ptr) -> Raw:
         lock.held = True
         k.cpu.regs[V0] = 0
         return
-    _wait_on(k, lock, lock.kind, 0, False, data=(addr_out, size_out))
+    wait_on(k, lock, lock.kind, 0, False, data=(addr_out, size_out))
 
 
 def _volatile_try_lock(k, mode: int, addr_out: Ptr, size_out: Ptr) -> int:

@@ -4,7 +4,7 @@ allocating from an exhausted pool waits. Variable-size pools are in vpl.py."""
 from allegrex.hle import codes, costs, threads
 from allegrex.hle.objects import object_name, status_block, write_status
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
-from allegrex.hle.sync import SyncObject, _cancel, _finish, _delete, _wait_on
+from allegrex.hle.sync import SyncObject, _cancel, _finish, _delete, wait_on
 from allegrex.hle.sysmem import USER_PARTITION, pool_partition_error
 
 LIB = "ThreadManForUser"
@@ -139,7 +139,7 @@ def _allocate_fpl(k, uid, out, timeout, cb, try_only=False):
         return 0
     if try_only:
         return codes.signed(codes.NO_MEMORY)
-    _wait_on(k, fpl, "fpl", timeout, cb, data=out)
+    wait_on(k, fpl, "fpl", timeout, cb, data=out)
     return None
 
 

@@ -35,7 +35,9 @@ class SyncObject(KernelObject):
             self.waiters.remove(thread)
 
 
-def _wait_on(k, obj, kind, timeout_ptr, cb, data=None, provisional=0) -> None:
+def wait_on(k, obj, kind, timeout_ptr, cb, data=None, provisional=0) -> None:
+    """Block the current thread on a waitable object (sema, flag, mutex, pool...):
+    v0 holds `provisional` until the wait ends and sets the real result."""
     k.cpu.regs[V0] = provisional & 0xFFFFFFFF
     wait = Wait(kind, obj=obj, cb=cb, timeout_ptr=timeout_ptr, data=data)
     k.threads.block(wait)  # first: inside an interrupt it refuses, and no waiter is recorded
@@ -130,7 +132,7 @@ def _wait_sema(k, uid, need, timeout, cb):
     if sema.count >= need and not sema.waiters:
         sema.count -= need
         return done_now(k, 0, cb)
-    _wait_on(k, sema, "sema", timeout, cb, data=need)
+    wait_on(k, sema, "sema", timeout, cb, data=need)
     return None
 
 
@@ -287,7 +289,7 @@ def _wait_flag(k, uid, pattern, mode, out, timeout, cb, poll=False):
         return codes.signed(codes.EVENT_FLAG_POLL_FAILED)
     if timeout and k.memory.read_u32(timeout) == 0:
         out = 0  # a zero timeout leaves the bits unreported (measured by PPSSPP's authors)
-    _wait_on(k, flag, "eventflag", timeout, cb, data=(pattern, mode, out))
+    wait_on(k, flag, "eventflag", timeout, cb, data=(pattern, mode, out))
     return None
 
 
@@ -379,7 +381,7 @@ def _lock(k, mutex, count, timeout, cb, try_only, errors) -> int | None:
         return done_now(k, 0, cb)
     if try_only:
         return codes.signed(locked)
-    _wait_on(k, mutex, mutex.kind, timeout, cb, data=count)
+    wait_on(k, mutex, mutex.kind, timeout, cb, data=count)
     return None
 
 
@@ -600,7 +602,7 @@ def _lw_lock(k, workarea, count, timeout, cb, try_errors=None):
     lw = k.get(w[LW_UID] & 0xFFFFFFFF, LwMutex)
     if lw is None:
         return codes.signed(codes.LWMUTEX_NOT_FOUND)
-    _wait_on(k, lw, "lwmutex", timeout, cb, data=count)
+    wait_on(k, lw, "lwmutex", timeout, cb, data=count)
     w[LW_WAITERS] = len(lw.waiters)
     return None
 
@@ -805,7 +807,7 @@ def _receive(k, uid, out, timeout, cb, poll=False):
         return done_now(k, 0, cb)
     if poll:
         return codes.signed(codes.MESSAGEBOX_NO_MESSAGE)
-    _wait_on(k, mbx, "mbx", timeout, cb, data=out)
+    wait_on(k, mbx, "mbx", timeout, cb, data=out)
     return None
 
 

@@ -6,7 +6,7 @@ from allegrex.cpu.state import V0
 from allegrex.hle import codes, costs, threads
 from allegrex.hle.objects import object_name, status_block, write_status
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
-from allegrex.hle.sync import SyncObject, _wait_on
+from allegrex.hle.sync import SyncObject, wait_on
 from allegrex.hle.pools import ATTR_HIGH_MEMORY, pool_stride
 from allegrex.hle.threads import finish_wait_call
 
@@ -96,7 +96,7 @@ def sceKernelGetTlsAddr(k, uid: int) -> Raw:
         return
     addr = _give(k, pool, k.threads.current)
     if addr is None:
-        _wait_on(k, pool, "tlspl", 0, False)
+        wait_on(k, pool, "tlspl", 0, False)
         return
     finish_wait_call(k, addr)
 

@@ -17,7 +17,7 @@ from allegrex.hle import codes, costs, threads
 from allegrex.hle.registry import CStr, Ptr, Raw, U32, hle
 from allegrex.hle.pools import ATTR_HIGH_MEMORY, cancel_waits, delete_pool, refused_pool
 from allegrex.hle.objects import object_name, status_block, write_status
-from allegrex.hle.sync import SyncObject, _wait_on
+from allegrex.hle.sync import SyncObject, wait_on
 from allegrex.hle.threads import done_now, finish_wait_call
 
 LIB = "ThreadManForUser"
@@ -216,7 +216,7 @@ def _allocate(k, uid, nbytes, out, timeout, cb, try_only=False):
         return codes.signed(codes.NO_MEMORY)
     if timeout and k.memory.read_u32(timeout) == 0:
         return codes.signed(codes.WAIT_TIMEOUT)
-    _wait_on(k, vpl, "vpl", timeout, cb, data=(nbytes, out))
+    wait_on(k, vpl, "vpl", timeout, cb, data=(nbytes, out))
     return None
 
 

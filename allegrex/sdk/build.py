@@ -21,6 +21,7 @@ SDK_INCLUDE = SDK / "include"
 IMPORTS = SDK / "imports.txt"
 LINKER_SCRIPT = SDK / "link.ld"
 LIBRARY_DIRS = ("libc", "libm", "screen")
+PSP_LIBRARY_DIRS = LIBRARY_DIRS + ("gu",)   # gu: GE display lists and VFPU matrices, PSP only
 HOST_OS = SDK / "host" / "host_os.c"
 OPT_LEVELS = ("-O0", "-O1", "-O2", "-O3", "-Os", "-Oz")
 CACHE_FORMAT = "1"   # bump when the build recipe changes in a way the hash cannot see
@@ -125,24 +126,30 @@ class _Workspace:
         obj = self.objects / f"{source.stem}-{key}.o"
         if not obj.exists():
             tmp = self.objects / f"{obj.name}.{os.getpid()}.tmp"   # same folder: the rename is atomic
-            toolchain.compile_object(source, tmp, flags, f"compiling {source.name}")
+            if source.suffix == ".S":
+                self.assemble(source, f"sdk-{source.name}", tmp, flags)
+            else:
+                toolchain.compile_object(source, tmp, flags, f"compiling {source.name}")
             os.replace(tmp, obj)
         return obj
 
+    def assemble(self, source: Path, name: str, obj: Path, flags: list, debug: bool = False) -> None:
+        """A .S file with its VFPU lines rewritten first (line for line; #line names the
+        original file in messages), and with debug=True a .loc per line: the
+        assembler's own line table skips data words, which VFPU lines become."""
+        rewritten = self.tmp / name
+        quoted = _c_string(str(source.resolve()))
+        text = _rewrite_vfpu(source.read_text(), source)
+        if debug:
+            text = f".file 1 {quoted}\n" + _with_line_directives(text)
+        rewritten.write_text(f"#line 1 {quoted}\n" + text)
+        toolchain.compile_object(rewritten, obj, flags + ["-I", str(source.parent)], f"assembling {source}")
+
     def compile_source(self, source: Path, flags: list, index: int, debug: bool = False) -> Path:
-        """A user source: .S files get their VFPU lines rewritten first (line for line;
-        #line names the user's file in messages), and with debug=True a .loc per line:
-        the assembler's own line table skips data words, which VFPU lines become."""
+        """A user source (.S files through `assemble`)."""
         obj = self.tmp / f"{index:03d}-{source.stem}.o"
         if source.suffix == ".S":
-            rewritten = self.tmp / f"{index:03d}-{source.name}"
-            name = _c_string(str(source.resolve()))
-            text = _rewrite_vfpu(source.read_text(), source)
-            if debug:
-                text = f".file 1 {name}\n" + _with_line_directives(text)
-            rewritten.write_text(f"#line 1 {name}\n" + text)
-            flags = flags + ["-I", str(source.parent)]
-            toolchain.compile_object(rewritten, obj, flags, f"assembling {source}")
+            self.assemble(source, f"{index:03d}-{source.name}", obj, flags, debug)
         else:  # debug: absolute names in DWARF, so a cached build finds its sources from any folder
             toolchain.compile_object(source.resolve() if debug else source, obj, flags, f"compiling {source}")
         return obj
@@ -177,9 +184,9 @@ def _rewrite_vfpu(text: str, source: Path) -> str:
         raise
 
 
-def _sdk_objects(ws: _Workspace, flags: list, tag: str) -> list:
+def _sdk_objects(ws: _Workspace, flags: list, tag: str, dirs=LIBRARY_DIRS) -> list:
     key = _digest(tag, sdk_digest(), toolchain.zig_version(), *flags)
-    sources = sorted(p for d in LIBRARY_DIRS for p in (SDK / d).glob("*.c"))
+    sources = sorted(p for d in dirs for p in (SDK / d).iterdir() if p.suffix in (".c", ".S"))
     return [ws.compile_cached(src, flags, key) for src in sources]
 
 
@@ -272,7 +279,7 @@ def _link_psp_elf(ws, paths, title, heap_kb, opt_flag, include_dirs, defines, pr
             raise SdkError("the heap size is set twice: by PSP_HEAP_SIZE_KB in the program and by heap_kb/--heap-kb")
         extra.append(_generated_object(ws, "heap_size", f"int sce_newlib_heap_kb_size = {int(heap_kb)};\n", sdk_flags))
     program += [read_symbols(o) for o in extra]
-    library = [read_symbols(o) for o in _sdk_objects(ws, sdk_flags, "psp")]
+    library = [read_symbols(o) for o in _sdk_objects(ws, sdk_flags, "psp", PSP_LIBRARY_DIRS)]
     pulled, missing = resolve(program, library)
     imports = import_tables.load_imports(IMPORTS)
     if imports_text:

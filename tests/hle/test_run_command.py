@@ -5,8 +5,6 @@ import json
 
 import pytest
 
-pytest.importorskip("allegrex.machine", reason="needs the CPU")
-
 from allegrex.cli import main
 from programs import LOAD_FROM_NULL, LOOP_FOREVER, RETURN, static_elf
 

@@ -76,6 +76,23 @@ def test_debug_screen_draws_wraps_and_scrolls(out_dir):
     assert np.array_equal(vram[:, :480], expected)
 
 
+def test_debug_screen_under_the_official_names_and_in_16_bits(out_dir):
+    """pspDebugScreenInitEx in 565 converts colours to the buffer's format (each
+    channel's top bits); SetOffset/SetXY move the text into another (32-bit) buffer."""
+    elf = build([APPS / "exercise" / "debug_screen.c"], out_dir / "debug_screen.elf", elf=True)
+    result = run_program(elf)
+    (setbuf,) = calls_named(result, "sceDisplaySetFrameBuf")
+    assert setbuf[:3] == (0x04000000, 512, 0)
+    shown = np.frombuffer(result.machine.memory.read(0x04000000, 512 * 272 * 2), dtype=np.uint16).reshape(272, 512)
+    fg, bg = 0xFF40C0FF, 0xFF800000
+    rgb565 = {c: (c & 0xFF) >> 3 | ((c >> 8) & 0xFF) >> 2 << 5 | ((c >> 16) & 0xFF) >> 3 << 11 for c in (fg, bg)}
+    text = np.vectorize(rgb565.get)(expected_screen("565: 42\nsecond line", fg, bg)[:16])
+    text[:8, 8 * 7:] = text[8:, 8 * 11:] = 0   # cleared before the colours were set: transparent black
+    assert np.array_equal(shown[:16, :480], text)
+    other = np.frombuffer(result.machine.memory.read(0x04088000, 512 * 24 * 4), dtype=np.uint32).reshape(24, 512)
+    assert np.array_equal(other[16:24, 24:24 + 8 * 6], expected_screen("\n\n   at 3,2", fg, bg)[16:24, 24:72])
+
+
 def test_assembly_source_links_and_runs(out_dir):
     elf = build([APPS / "exercise" / "asm_main.c", APPS / "exercise" / "asm_sum.S"], out_dir / "asm.elf", elf=True)
     expected = sum(i * i - 50 for i in range(100))

@@ -38,7 +38,6 @@ def test_memory_figures(name):
 
 @pytest.mark.parametrize("name", VFPU)
 def test_vfpu_figures(name):
-    pytest.importorskip("vfpu.table", reason="the VFPU package has not landed on this branch")
     check(name, fidelity.MEM_ITERS // 16 if name.startswith("mem ") else fidelity.INST_ITERS // 32)
 
 

@@ -24,8 +24,23 @@ typedef unsigned int SceUInt32;
 typedef long long SceInt64;
 typedef unsigned long long SceUInt64;
 
+/* Vectors and matrices of the graphics libraries (pspgu.h, pspgum.h): matrices are four
+   column vectors x, y, z, w; the 4-float types are 16-byte aligned for the VFPU. */
+typedef struct ScePspFVector2 { float x, y; } ScePspFVector2;
+typedef struct ScePspFVector3 { float x, y, z; } ScePspFVector3;
+typedef struct ScePspIVector3 { int x, y, z; } ScePspIVector3;
+typedef struct ScePspSVector3 { short x, y, z; } ScePspSVector3;
+typedef struct ScePspFVector4 { float x, y, z, w; } __attribute__((aligned(16))) ScePspFVector4;
+typedef struct ScePspIVector4 { int x, y, z, w; } ScePspIVector4;
+typedef struct ScePspFMatrix4 { ScePspFVector4 x, y, z, w; } __attribute__((aligned(16))) ScePspFMatrix4;
+typedef struct ScePspIMatrix4 { ScePspIVector4 x, y, z, w; } __attribute__((aligned(16))) ScePspIMatrix4;
+typedef struct ScePspFQuaternion { float x, y, z, w; } __attribute__((aligned(16))) ScePspFQuaternion;
+typedef struct ScePspFColor { float r, g, b, a; } __attribute__((aligned(16))) ScePspFColor;
+
 /* Entry point of a thread: receives the argument block given to sceKernelStartThread. */
 typedef int (*SceKernelThreadEntry)(SceSize args, void *argp);
+/* A callback (sceKernelCreateCallback): runs when notified, in a thread that checks callbacks. */
+typedef int (*SceKernelCallbackFunction)(int arg1, int arg2, void *arg);
 
 typedef struct ScePspDateTime {
     unsigned short year, month, day, hour, minute, second;

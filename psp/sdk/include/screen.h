@@ -16,6 +16,10 @@ void screen_init(void);
 /* Colours are 0xAABBGGRR (the PSP's 8888 pixel format). */
 void screen_set_colors(unsigned int foreground, unsigned int background);
 void screen_clear(void);
+/* Draw into the frame buffer at VRAM + offset bytes (default 0); the display is not changed. */
+void screen_set_offset(int offset);
+/* Draw into a frame buffer at an address, in a PSP_DISPLAY_PIXEL_FORMAT_* (default 8888). */
+void screen_set_buffer(void *address, int format);
 void screen_set_xy(int column, int row);
 int screen_get_x(void);
 int screen_get_y(void);
