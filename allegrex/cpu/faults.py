@@ -4,9 +4,9 @@ from allegrex.cpu.disasm import disassemble
 from allegrex.cpu.events import FAULT_FETCH, FAULT_LOAD, FAULT_NAMES, FAULT_STORE
 from allegrex.cpu.state import FCR31, GPR_NAMES, HI, LO, NPC, PC
 from allegrex.errors import AllegrexError
+from allegrex.memory import KERNEL_END, KERNEL_START
 
 MEMORY_FAULTS = (FAULT_FETCH, FAULT_LOAD, FAULT_STORE)
-KERNEL_SPACE = 0x80000000
 
 
 class GuestFault(AllegrexError):
@@ -46,7 +46,7 @@ class GuestFault(AllegrexError):
         lines = [f"guest fault: {self.kind_name} at pc {self.where(self.pc)}"]
         lines.append(f"  instruction: {self.instruction}")
         if self.kind in MEMORY_FAULTS and self.address is not None:
-            kernel = self.user_mode and self.address & 0xFFFFFFFF >= KERNEL_SPACE
+            kernel = self.user_mode and KERNEL_START <= self.address & 0xFFFFFFFF < KERNEL_END
             lines.append(f"  address: 0x{self.address:08x}" + ("  (kernel memory: user-mode code may not touch it)"
                                                               if kernel else ""))
         if self.regs:

@@ -39,6 +39,15 @@ NO_CYCLE_LIMIT = np.iinfo(np.int64).max
 # S_<NAME>: every semantic id of decode.SEMANTICS as a compile-time constant ("add.s" -> S_ADD_S).
 for _id, _name in enumerate(SEMANTICS):
     globals()["S_" + _name.upper().replace(".", "_")] = _id
+# The run loop tells forms of one branch apart by their order in SEMANTICS (`sem >= S_BEQL`:
+# a likely branch; `OP_ADD + (sem - S_ADD_S)`: fpu's operation); keep these runs in order.
+assert max(S_LWL, S_LWR) < min(S_SWL, S_SWR) and max(S_MADD, S_MADDU) < min(S_MSUB, S_MSUBU)
+assert (max(S_BLEZ, S_BGTZ, S_BLTZ, S_BGEZ, S_BLTZAL, S_BGEZAL)
+        < S_BEQL == min(S_BEQL, S_BNEL, S_BLEZL, S_BGTZL, S_BLTZL, S_BGEZL, S_BLTZALL, S_BGEZALL))
+assert max(S_TEQ, S_TNE, S_TGE, S_TGEU, S_TLT, S_TLTU) == S_TLTU < min(S_TEQI, S_TNEI, S_TGEI, S_TGEIU, S_TLTI, S_TLTIU)
+assert max(S_BC1F, S_BC1T) < S_BC1FL < S_BC1TL and max(S_BVF, S_BVT) < S_BVFL < S_BVTL
+assert [S_SUB_S, S_MUL_S, S_DIV_S, S_SQRT_S] == [S_ADD_S + k for k in range(1, 5)]  # fpu.OP_ADD..OP_SQRT
+assert [S_TRUNC_W_S, S_CEIL_W_S, S_FLOOR_W_S] == [S_ROUND_W_S + k for k in range(1, 4)]  # fpu.ROUND_*
 
 
 @njit(cache=True, inline="always")
