@@ -483,9 +483,9 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
                 break
             mem32[o >> 2] = fpr_bits[ft_of(word)]
         elif sem == S_ADD_S or sem == S_SUB_S or sem == S_MUL_S or sem == S_DIV_S or sem == S_SQRT_S:  # fpu.OP_ADD...
-            fs, ft = fs_of(word), ft_of(word)
-            r32, f31 = arith(OP_ADD + (sem - S_ADD_S), fpr[fs], fpr[ft], np.int64(fpr_bits[fs]),
-                             np.int64(fpr_bits[ft]), np.int64(regs[FCR31]))
+            # accessors at each use, no locals: a region's copy then indexes with constants
+            r32, f31 = arith(OP_ADD + (sem - S_ADD_S), fpr[fs_of(word)], fpr[ft_of(word)],
+                             np.int64(fpr_bits[fs_of(word)]), np.int64(fpr_bits[ft_of(word)]), np.int64(regs[FCR31]))
             fpr[fd_of(word)] = r32
             regs[FCR31] = f31
         elif sem == S_ABS_S:
@@ -503,15 +503,15 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
             fpr[fd_of(word)] = round_to_f32(np.float64(sx32(np.int64(fpr_bits[fs_of(word)]))), 0.0,
                                             np.int64(regs[FCR31]) & 3)
         elif sem == S_C_COND_S:
-            fs, ft, cond = fs_of(word), ft_of(word), cond_of(word)
-            a = fpr[fs]
-            b = fpr[ft]
+            cond = cond_of(word)
+            a = fpr[fs_of(word)]
+            b = fpr[ft_of(word)]
             unordered = a != a or b != b
             result = (((cond & 1) != 0 and unordered) or ((cond & 2) != 0 and a == b)
                       or ((cond & 4) != 0 and a < b))
             f = np.int64(regs[FCR31])
             if unordered:
-                f = compare_flags(f, cond, np.int64(fpr_bits[fs]), np.int64(fpr_bits[ft]))
+                f = compare_flags(f, cond, np.int64(fpr_bits[fs_of(word)]), np.int64(fpr_bits[ft_of(word)]))
             regs[FCR31] = (f | FCC_BIT) if result else (f & ~FCC_BIT & 0xFFFFFFFF)
         elif sem == S_MFC1:
             regs[rt] = fpr_bits[fs_of(word)]
