@@ -89,7 +89,7 @@ def _mirror_blocks():
 MIRROR_BLOCKS = _mirror_blocks()
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)  # a call: only mirror accesses pay for the block table
 def vram_mirror(off, ram_size, mapping):
     """Offset of VRAM offset `off` (2 MiB and up, from 0x04000000) in the backing array,
     or -1 past the mirrors; mirror 2 is plain, 1 and 3 reorder 32-byte blocks."""
@@ -102,17 +102,8 @@ def vram_mirror(off, ram_size, mapping):
 
 
 @njit(cache=True, inline="always")
-def translate(addr, size, ram_size, mapping):
-    """Offset into the backing array of `size` bytes at guest `addr`, or -1 when the
-    access is misaligned (size must be a power of two), in a segment `mapping` does not
-    reach, or outside every region."""
-    addr = addr & 0xFFFFFFFF
-    if addr & (size - 1):
-        return -1
-    if addr & PRIVILEGED_BITS:  # user code's check is this one constant test
-        if (mapping & KERNEL_MODE) == 0 or not KERNEL_START <= addr < KERNEL_END:
-            return -1
-    phys = addr & PHYS_MASK
+def physical(phys, size, ram_size, mapping):
+    """Offset of `size` bytes at physical address `phys` (below 0x20000000), or -1."""
     if phys >= RAM_START:
         off = phys - RAM_START
         if off + size <= ram_size:
@@ -126,6 +117,27 @@ def translate(addr, size, ram_size, mapping):
     if phys >= SCRATCH_START and phys + size <= SCRATCH_START + SCRATCH_SIZE:
         return ram_size + VRAM_SIZE + phys - SCRATCH_START
     return -1
+
+
+@njit(cache=True)  # a call: the user-mode path inlined into the run loop stays as small as it was
+def kernel_segment(addr, size, ram_size, mapping):
+    """translate for an address with PRIVILEGED_BITS set: kernel mode's segments, or -1."""
+    if (mapping & KERNEL_MODE) == 0 or not KERNEL_START <= addr < KERNEL_END:
+        return -1
+    return physical(addr & PHYS_MASK, size, ram_size, mapping)
+
+
+@njit(cache=True, inline="always")
+def translate(addr, size, ram_size, mapping):
+    """Offset into the backing array of `size` bytes at guest `addr`, or -1 when the
+    access is misaligned (size must be a power of two), in a segment `mapping` does not
+    reach, or outside every region."""
+    addr = addr & 0xFFFFFFFF
+    if addr & (size - 1):
+        return -1
+    if addr & PRIVILEGED_BITS:
+        return kernel_segment(addr, size, ram_size, mapping)
+    return physical(addr & PHYS_MASK, size, ram_size, mapping)
 
 
 class Memory:
