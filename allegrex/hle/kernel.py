@@ -227,7 +227,7 @@ class Kernel:
     def kernel_mode(self) -> bool:
         """The program is a kernel-mode module (attribute 0x1000; boot.py decides): the
         machine's memory map, which lets it reach kernel memory."""
-        return self.machine.kernel_mode
+        return self.memory.kernel_mode
 
     # --- object ids shared by all kernel objects ---
     def new_uid(self, obj) -> int:
