@@ -98,6 +98,17 @@ class Machine:
         if entry is not None:
             self.cpu.jump(entry)
 
+    # --- privilege ---
+    @property
+    def kernel_mode(self) -> bool:
+        return self.memory.kernel_mode
+
+    def set_kernel_mode(self, on: bool) -> None:
+        """Run as kernel code (a module with attribute 0x1000) or as user code (the default):
+        in user mode any access to the kernel segments (0x80000000 and up) faults, from
+        the CPU, compiled regions and Memory's checked accessors alike."""
+        self.memory.set_kernel_mode(on)
+
     # --- counters ---
     @property
     def cycles(self) -> int:
@@ -164,14 +175,15 @@ class Machine:
     def _arrays(self) -> tuple:
         """The arguments the run loop and compiled regions take before and after their per-call
         ones: (CPU state + memory, timing + VFPU scratch). Built once, again only when
-        the timing model's arrays are replaced (enable_profile), when the run loop's entry
+        the timing model's arrays are replaced (enable_profile) or the memory map changes
+        (kernel mode, EDRAM address translation), when the run loop's entry
         point is looked up again for their types."""
-        t, seen = self.timing, self._arrays_for
-        if seen is None or seen[0] is not t.tm or seen[1] is not t.prof:
-            c, m = self.cpu, self.memory
-            self._arrays_for, self._run_loop = (t.tm, t.prof), None
+        t, m, seen = self.timing, self.memory, self._arrays_for
+        if seen is None or seen[0] is not t.tm or seen[1] is not t.prof or seen[2] != m.mapping:
+            c = self.cpu
+            self._arrays_for, self._run_loop = (t.tm, t.prof, m.mapping), None
             self._loop_arrays = ((c.regs, c.fpr, c.fpr_bits, c.vpr, c.vpr_bits, c.vctrl, c.counters,
-                                  m.mem, m.mem16, m.mem32, m.memf32, m.ram_size),
+                                  m.mem, m.mem16, m.mem32, m.memf32, m.ram_size, m.mapping),
                                  (t.tm, t.prof, self._vscratch, self._vterms))
         return self._loop_arrays
 
@@ -245,7 +257,7 @@ class Machine:
         word = self._read_word(event.pc)
         return GuestFault(event.extra, event.pc, word, address=event.value, regs=self.cpu.regs,
                           recent_pcs=self.recent_pcs(), symbol_lookup=self.symbol_lookup,
-                          read_word=self._read_word)
+                          read_word=self._read_word, user_mode=not self.kernel_mode)
 
 
 __all__ = ["Machine", "Event", "GuestFault", "EV_SYSCALL", "EV_BREAK", "EV_FAULT", "EV_HALT",

@@ -38,59 +38,43 @@ A = 0x08900000
 B = 0x08A00000
 
 
-def _r(name):
-    from allegrex.cpu.state import GPR_NAMES
-    return GPR_NAMES.index(name)
-
-
-def _enc(name, **f):
-    from allegrex.cpu.decode import OP_INDEX, TABLE
-    row = TABLE[OP_INDEX[name]]
-    w = row.match
-    for key, shift in (("rs", 21), ("rt", 16), ("rd", 11), ("ft", 16), ("fs", 11), ("fd", 6)):
-        if key in f:
-            v = f[key]
-            w |= ((_r(v) if isinstance(v, str) else v) & 31) << shift
-    w |= f.get("imm", 0) & 0xFFFF
-    w |= (f.get("code", 0) & 0xFFFFF) << 6
-    return w
-
-
 def kernel(kind, elements, repeat):
     """Machine code: `repeat` passes over `elements` items; ends with `break`.
     s0 = passes left; a0/a1 = the two arrays; v0 (int) or $f3 (float) accumulates."""
-    setup = [_enc("lui", rt="s0", imm=repeat >> 16), _enc("ori", rt="s0", rs="s0", imm=repeat & 0xFFFF)]
-    outer = [_enc("lui", rt="a0", imm=A >> 16), _enc("lui", rt="a1", imm=B >> 16),
-             _enc("lui", rt="a2", imm=elements >> 16), _enc("ori", rt="a2", rs="a2", imm=elements & 0xFFFF)]
+    from allegrex.cpu.asm import enc
+    setup = [enc("lui", rt="s0", imm=repeat >> 16), enc("ori", rt="s0", rs="s0", imm=repeat & 0xFFFF)]
+    outer = [enc("lui", rt="a0", imm=A >> 16), enc("lui", rt="a1", imm=B >> 16),
+             enc("lui", rt="a2", imm=elements >> 16), enc("ori", rt="a2", rs="a2", imm=elements & 0xFFFF)]
     if kind == "vfpu":
         body, tail = vfpu_body()
     elif kind == "int8":
-        body = [_enc("lb", rt="t0", rs="a0"), _enc("lb", rt="t1", rs="a1"),
-                _enc("addiu", rt="a0", rs="a0", imm=1), _enc("addiu", rt="a1", rs="a1", imm=1),
-                _enc("mult", rs="t0", rt="t1"), _enc("mflo", rd="t2"),
-                _enc("addiu", rt="a2", rs="a2", imm=-1)]
-        tail = [_enc("addu", rd="v0", rs="v0", rt="t2")]
+        body = [enc("lb", rt="t0", rs="a0"), enc("lb", rt="t1", rs="a1"),
+                enc("addiu", rt="a0", rs="a0", imm=1), enc("addiu", rt="a1", rs="a1", imm=1),
+                enc("mult", rs="t0", rt="t1"), enc("mflo", rd="t2"),
+                enc("addiu", rt="a2", rs="a2", imm=-1)]
+        tail = [enc("addu", rd="v0", rs="v0", rt="t2")]
     else:
-        body = [_enc("lwc1", ft=0, rs="a0"), _enc("lwc1", ft=1, rs="a1"),
-                _enc("addiu", rt="a0", rs="a0", imm=4), _enc("addiu", rt="a1", rs="a1", imm=4),
-                _enc("mul.s", fd=2, fs=0, ft=1), _enc("addiu", rt="a2", rs="a2", imm=-1)]
-        tail = [_enc("add.s", fd=3, fs=3, ft=2)]
-    inner = body + [_enc("bne", rs="a2", rt="zero", imm=-(len(body) + 1))] + tail
-    close = [_enc("addiu", rt="s0", rs="s0", imm=-1)]
+        body = [enc("lwc1", ft=0, rs="a0"), enc("lwc1", ft=1, rs="a1"),
+                enc("addiu", rt="a0", rs="a0", imm=4), enc("addiu", rt="a1", rs="a1", imm=4),
+                enc("mul.s", fd=2, fs=0, ft=1), enc("addiu", rt="a2", rs="a2", imm=-1)]
+        tail = [enc("add.s", fd=3, fs=3, ft=2)]
+    inner = body + [enc("bne", rs="a2", rt="zero", imm=-(len(body) + 1))] + tail
+    close = [enc("addiu", rt="s0", rs="s0", imm=-1)]
     loop_len = len(outer) + len(inner) + len(close)
-    close += [_enc("bne", rs="s0", rt="zero", imm=-(loop_len + 1)), 0, _enc("break")]
-    words = [_enc("ctc1", rt="zero", rd=31)] + setup + outer + inner + close
+    close += [enc("bne", rs="s0", rt="zero", imm=-(loop_len + 1)), 0, enc("break")]
+    words = [enc("ctc1", rt="zero", rd=31)] + setup + outer + inner + close
     return words
 
 
 def vfpu_body():
     """The VFPU kernel's inner loop over 32-byte items at a0: two quad loads, vadd.q,
     vdot.q, vc2i.s, vi2f.q and two vadd.q accumulations into C200 (7 of 10 words VFPU)."""
+    from allegrex.cpu.asm import enc
     from vfpu.asm import assemble
     body = [assemble(t) for t in ("lv.q C000, 0(a0)", "lv.q C010, 16(a0)", "vadd.q C020, C000, C010",
                                   "vdot.q S030, C000, C010", "vc2i.s C100, S000", "vi2f.q C110, C100, 0",
                                   "vadd.q C200, C200, C020")]
-    body += [_enc("addiu", rt="a0", rs="a0", imm=32), _enc("addiu", rt="a2", rs="a2", imm=-1)]
+    body += [enc("addiu", rt="a0", rs="a0", imm=32), enc("addiu", rt="a2", rs="a2", imm=-1)]
     return body, [assemble("vadd.q C200, C200, C110")]
 
 

@@ -1,6 +1,6 @@
 """Decode and run one VFPU word inside the CPU's numba loop.
 
-`execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event)`
+`execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, mapping, event)`
 returns EV_NONE (0) when the instruction completed, else EV_FAULT with event[1] = the bad
 guest address and event[3] = FAULT_LOAD / FAULT_STORE for memory faults, or event[1] =
 the word and event[3] = FAULT_VFPU for a word the table does not know (the run loop's
@@ -96,7 +96,7 @@ def mem_quad_reg(word):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def load_store(op, word, regs, vpr_bits, mem32, ram_size, event):
+def load_store(op, word, regs, vpr_bits, mem32, ram_size, mapping, event):
     base = regs[(word >> 21) & 0x1F]
     off = np.int64(word & 0xFFFC)
     if off >= 0x8000:
@@ -105,7 +105,7 @@ def load_store(op, word, regs, vpr_bits, mem32, ram_size, event):
     is_store = op == OP_SV_S or op == OP_SV_Q or op == OP_SVL_Q or op == OP_SVR_Q
     if op == OP_LV_S or op == OP_SV_S:
         cell = VEC_CELLS[1, ((word >> 16) & 0x1F) | ((word & 3) << 5), 0]
-        o = translate(addr, 4, ram_size)
+        o = translate(addr, 4, ram_size, mapping)
         if o < 0:
             return mem_fault(event, addr, is_store)
         if is_store:
@@ -115,7 +115,7 @@ def load_store(op, word, regs, vpr_bits, mem32, ram_size, event):
         return EV_OK
     reg = mem_quad_reg(word)
     if op == OP_LV_Q or op == OP_SV_Q:
-        o = translate(addr, 16, ram_size)
+        o = translate(addr, 16, ram_size, mapping)
         if o < 0:
             return mem_fault(event, addr, is_store)
         for i in range(4):
@@ -129,7 +129,7 @@ def load_store(op, word, regs, vpr_bits, mem32, ram_size, event):
     # with line[k..3] (like lwl/lwr on a little-endian quad).
     k = (addr >> 2) & 3
     line = addr & ~np.int64(15)
-    o = translate(line, 16, ram_size)
+    o = translate(line, 16, ram_size, mapping)
     if o < 0:
         return mem_fault(event, addr, is_store)
     w = o >> 2
@@ -215,9 +215,9 @@ def new_scratch():
 
 
 @njit(cache=True, error_model="numpy")
-def execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event):
+def execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, mapping, event):
     """Run one VFPU word; EV_NONE, or EV_FAULT with event[1] / event[3] filled."""
-    return execute_with(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event,
+    return execute_with(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, mapping, event,
                         np.zeros(SCRATCH_SIZE, dtype=np.float32), np.zeros(8, dtype=np.uint32))
 
 
@@ -228,7 +228,8 @@ def is_load_store(op):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def execute_with(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event, scratch, terms):
+def execute_with(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, mapping, event, scratch,
+                 terms):
     """execute, with float32[SCRATCH_SIZE] working storage from the caller (see new_scratch).
     Inlined into its callers (the run loop): loads, stores and the prefix-free common
     operations (vfpu/plain.py) run without a call; the rest calls execute_rest. A call
@@ -238,7 +239,7 @@ def execute_with(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_s
     if row >= 0:
         op = ROW_OP[row]
         if is_load_store(op):
-            return load_store(op, word, regs, vpr_bits, mem32, ram_size, event)
+            return load_store(op, word, regs, vpr_bits, mem32, ram_size, mapping, event)
         if identity_prefixes(vctrl) and plain_op(op, ROW_SIZE[row], word, vpr, vpr_bits, scratch, terms):
             consume_prefixes(vctrl)  # clears the pending flags an explicit identity prefix set
             return EV_OK
@@ -246,10 +247,12 @@ def execute_with(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_s
 
 
 @njit(cache=True, error_model="numpy")
-def execute_called(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event, scratch, terms):
+def execute_called(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, mapping, event, scratch,
+                   terms):
     """execute_with as a function of its own, compiled once: what compiled regions call
     (inlined into each region it made compiling a VFPU loop ~4x slower)."""
-    return execute_with(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event, scratch, terms)
+    return execute_with(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, mapping, event, scratch,
+                        terms)
 
 
 @njit(cache=True, error_model="numpy")

@@ -19,6 +19,7 @@ import numpy as np
 
 from allegrex.cpu import decode as D
 from allegrex.cpu.disasm import disassemble as cpu_disassemble
+from allegrex.cpu.fields import fs_of, ft_of, imm_of, rd_of, rs_of, rt_of
 from allegrex.cpu.state import FCR31, GPR_NAMES, HI, LO
 from allegrex.errors import AllegrexError
 from allegrex.machine import Machine
@@ -347,71 +348,40 @@ def vfpu_operands(word, cpu, mem_read):
     return reads, writes, sources, memop
 
 
-_LOADS = {"lb": 1, "lbu": 1, "lh": 2, "lhu": 2, "lw": 4, "lwl": 4, "lwr": 4, "ll": 4, "lwc1": 4}
-_STORES = {"sb": 1, "sh": 2, "sw": 4, "swl": 4, "swr": 4, "sc": 4, "swc1": 4}
+_GPR_FIELDS = {"rs": rs_of, "rt": rt_of, "rd": rd_of}
+_FPR_FIELDS = {"fs": fs_of, "ft": ft_of}
 
 
 def cpu_operands(word, cpu, mem_read):
-    """(reads, writes-declared, sources, memory access) of a plain MIPS word before it runs."""
+    """(reads, writes-declared, sources, memory access) of a plain MIPS word before it runs:
+    the registers its decode-table row reads (its roles), then the memory a load reads."""
     ins = D.lookup(word)
     reads, sources, memop = [], [], None
     if ins is None or word == 0:
         return reads, [], sources, memop
-    f, mn = ins.fmt, ins.mnemonic
-    g = {"rs": (word >> 21) & 31, "rt": (word >> 16) & 31, "rd": (word >> 11) & 31}
-
-    def gpr(*names):
-        for n in names:
-            r = g[n]
+    for role in ins.reads:
+        if role in _GPR_FIELDS:
+            r = _GPR_FIELDS[role](word)
             reads.append(Access("gpr", "$" + GPR_NAMES[r], [int(cpu.regs[r])]))
             sources.append(("$" + GPR_NAMES[r], "gpr", r))
-
-    def fpr(*nums):
-        for r in nums:
+        elif role in _FPR_FIELDS:
+            r = _FPR_FIELDS[role](word)
             reads.append(Access("fpr", f"$f{r}", [float(cpu.fpr[r])]))
             sources.append((f"$f{r}", "fpr", r))
-
-    if f in (D.F_RD_RS_RT, D.F_RD_RT_RS, D.F_RS_RT, D.F_BR2):
-        gpr("rs", "rt")
-    elif f in (D.F_RD_RT_SA, D.F_RD_RT):
-        gpr("rt")
-    elif f in (D.F_RD_RS, D.F_RS, D.F_JALR, D.F_RT_RS_IMM, D.F_RT_RS_UIMM, D.F_RS_IMM, D.F_BR1, D.F_EXT):
-        gpr("rs")
-    elif f == D.F_INS:
-        gpr("rs", "rt")
-    elif f == D.F_RD:
-        reads.append(Access("hilo", "hi" if mn == "mfhi" else "lo", [int(cpu.regs[HI if mn == "mfhi" else LO])]))
-        sources.append((reads[-1].name, reads[-1].name, 0))
-    elif f in (D.F_MEM, D.F_FMEM, D.F_CACHE):
-        gpr("rs")
-        off = word & 0xFFFF
-        off = off - 0x10000 if off & 0x8000 else off
-        addr = (int(cpu.regs[g["rs"]]) + off) & 0xFFFFFFFF
-        if mn in _LOADS:
-            n = _LOADS[mn]
+        elif role in ("hi", "lo"):
+            reads.append(Access("hilo", role, [int(cpu.regs[HI if role == "hi" else LO])]))
+            sources.append((role, role, 0))
+        elif role == "fcc":
+            reads.append(Access("fcc", "fcc", [int(cpu.regs[FCR31]) >> 23 & 1]))
+            sources.append(("fcc", "fcc", 0))
+    n = ins.width
+    if n:
+        addr = (int(cpu.regs[rs_of(word)]) + imm_of(word)) & 0xFFFFFFFF
+        if ins.flags & D.STORE:
+            memop = (addr & ~(n - 1), n, True)
+        else:
             memop = (addr & ~3 if n == 4 else addr, n, False)
             reads.append(Access("mem", f"0x{addr:08x}", mem_read(addr & ~(n - 1), n)))
-        elif mn in _STORES:
-            n = _STORES[mn]
-            memop = (addr & ~(n - 1), n, True)
-            if f == D.F_FMEM:
-                fpr(g["rt"])
-            else:
-                gpr("rt")
-    elif f in (D.F_FD_FS_FT, D.F_FS_FT):
-        fpr((word >> 11) & 31, (word >> 16) & 31)
-    elif f == D.F_FD_FS:
-        fpr((word >> 11) & 31)
-    elif f == D.F_RT_FS:
-        if mn == "mfc1":
-            fpr((word >> 11) & 31)
-        else:
-            gpr("rt")
-    elif f == D.F_BR0:
-        reads.append(Access("fcc", "fcc", [int(cpu.regs[FCR31]) >> 23 & 1]))
-        sources.append(("fcc", "fcc", 0))
-    elif f == D.F_RT and mn == "mtic":
-        gpr("rt")
     return reads, [], sources, memop
 
 

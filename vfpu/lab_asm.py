@@ -1,5 +1,5 @@
 """The lab's snippet assembler: VFPU lines through vfpu.asm, plain MIPS lines through the
-CPU's decode table (allegrex.cpu.decode.TABLE: each row's match word and operand format),
+CPU's encoder (allegrex.cpu.asm: the decode table's rows and operand formats),
 and `.data`-style directives. A table-driven assembler in Python costs microseconds per
 line, where running zig's assembler on a .S costs a process start per snippet, and it
 needs no toolchain: good for a teaching loop that re-runs on every keystroke.
@@ -14,10 +14,10 @@ import re
 import struct
 from dataclasses import dataclass, field
 
-from allegrex.cpu import decode as D
+from allegrex.cpu.asm import AsmError, assemble, expect_operands, number
 from allegrex.errors import AllegrexError
 from vfpu import asm as vasm
-from vfpu.syntax import VfpuAsmError, parse_gpr
+from vfpu.syntax import VfpuAsmError
 
 TEXT_BASE = 0x08804000
 DATA_BASE = 0x08810000  # data sits 48 KiB above the code: addresses students can remember
@@ -75,8 +75,8 @@ def _split(stmt: str):
 def _insn_words(mn: str, ops: list[str]) -> int:
     if mn == "li":
         try:
-            v = _int(ops[1])
-        except (LabAsmError, IndexError):
+            v = number(ops[1])
+        except (AsmError, IndexError):
             return 2
         return 1 if -0x8000 <= v <= 0xFFFF else 2
     if mn == "la":
@@ -128,7 +128,7 @@ class _Assembler:
                     raise LabAsmError("instructions belong in .text")
                 else:
                     pc += 4 * _insn_words(mn, ops)
-            except (LabAsmError, VfpuAsmError) as exc:
+            except (LabAsmError, VfpuAsmError, AsmError) as exc:
                 raise LabAsmError(f"line {lineno}: {stmt}: {exc}") from None
         if pc - TEXT_BASE > TEXT_LIMIT or dp - DATA_BASE > DATA_LIMIT:
             raise LabAsmError("snippet too large for the lab (48 KiB of code, 1 MiB of data)")
@@ -137,9 +137,9 @@ class _Assembler:
         if mn == ".float" or mn == ".word":
             return 4 * len(ops)
         if mn == ".space":
-            return _int(ops[0]) if ops else 0
+            return number(ops[0]) if ops else 0
         if mn == ".align":
-            a = 1 << _int(ops[0]) if ops else 4
+            a = 1 << number(ops[0]) if ops else 4
             return (-at) % a
         if mn in (".set", ".globl", ".global", ".ent", ".end"):
             return 0
@@ -161,7 +161,7 @@ class _Assembler:
                     for w, text in self._instruction(stmt, mn, ops):
                         self.prog.words.append(w & 0xFFFFFFFF)
                         self.prog.lines.append(text)
-            except (LabAsmError, VfpuAsmError) as exc:
+            except (LabAsmError, VfpuAsmError, AsmError) as exc:
                 raise LabAsmError(f"line {lineno}: {stmt}: {exc}") from None
 
     def _data(self, section, mn, ops):
@@ -198,7 +198,7 @@ class _Assembler:
         t = text.strip()
         if t in self.prog.labels:
             return self.prog.labels[t]
-        return _int(t)
+        return number(t)
 
     def _instruction(self, stmt, mn, ops):
         pc = self._pc()
@@ -215,17 +215,17 @@ class _Assembler:
         if mn == "nop":
             return [(0, "nop")]
         if mn == "move":
-            _want(ops, 2, mn)
+            expect_operands(ops, 2, mn)
             return [(self._encode("addu", [ops[0], ops[1], "zero"], 0), f"move {ops[0]}, {ops[1]}")]
         if mn == "b":
-            _want(ops, 1, mn)
+            expect_operands(ops, 1, mn)
             return [(self._encode("beq", ["zero", "zero", ops[0]], self._pc()), f"b {ops[0]}")]
         if mn in ("beqz", "bnez"):
-            _want(ops, 2, mn)
+            expect_operands(ops, 2, mn)
             return [(self._encode(mn[:3], [ops[0], "zero", ops[1]], self._pc()), f"{mn} {ops[0]}, {ops[1]}")]
         if mn in ("li", "la"):
-            _want(ops, 2, mn)
-            v = self._value(ops[1]) if mn == "la" else _int(ops[1])
+            expect_operands(ops, 2, mn)
+            v = self._value(ops[1]) if mn == "la" else number(ops[1])
             if mn == "li" and -0x8000 <= v < 0x8000:
                 return [(self._encode("addiu", [ops[0], "zero", str(v)], 0), f"li {ops[0]}, {ops[1]}")]
             if mn == "li" and 0 <= v <= 0xFFFF:
@@ -235,154 +235,9 @@ class _Assembler:
                     (self._encode("ori", [ops[0], ops[0], str(v & 0xFFFF)], 0), f"{mn} {ops[0]}, {ops[1]}  (lo)")]
         return None
 
-    def _target(self, text, pc):
-        t = text.strip()
-        if t in self.prog.labels:
-            return self.prog.labels[t]
-        return _int(t)
-
     def _encode(self, mn, ops, pc):
-        """One word of a decode-table instruction from its operand format."""
-        op = D.OP_INDEX.get(mn)
-        if op is None or D.TABLE[op].fmt == D.F_VFPU:
-            raise LabAsmError(f"unknown instruction {mn!r}")
-        ins = D.TABLE[op]
-        f, w = ins.fmt, ins.match
-        g = _gpr
-        if f == D.F_NONE:
-            _want(ops, 0, mn)
-            return w
-        if f == D.F_RD_RS_RT:
-            _want(ops, 3, mn)
-            return w | g(ops[0]) << 11 | g(ops[1]) << 21 | g(ops[2]) << 16
-        if f == D.F_RD_RT_RS:
-            _want(ops, 3, mn)
-            return w | g(ops[0]) << 11 | g(ops[1]) << 16 | g(ops[2]) << 21
-        if f == D.F_RD_RT_SA:
-            _want(ops, 3, mn)
-            return w | g(ops[0]) << 11 | g(ops[1]) << 16 | _ranged(ops[2], 0, 31) << 6
-        if f == D.F_RD_RS:
-            _want(ops, 2, mn)
-            return w | g(ops[0]) << 11 | g(ops[1]) << 21
-        if f == D.F_RD_RT:
-            _want(ops, 2, mn)
-            return w | g(ops[0]) << 11 | g(ops[1]) << 16
-        if f == D.F_RS_RT:
-            _want(ops, 2, mn)
-            return w | g(ops[0]) << 21 | g(ops[1]) << 16
-        if f == D.F_RD:
-            _want(ops, 1, mn)
-            return w | g(ops[0]) << 11
-        if f == D.F_RS:
-            _want(ops, 1, mn)
-            return w | g(ops[0]) << 21
-        if f == D.F_RT:
-            _want(ops, 1, mn)
-            return w | g(ops[0]) << 16
-        if f == D.F_JALR:
-            if len(ops) == 1:
-                return w | 31 << 11 | g(ops[0]) << 21
-            _want(ops, 2, mn)
-            return w | g(ops[0]) << 11 | g(ops[1]) << 21
-        if f == D.F_RT_RS_IMM:
-            _want(ops, 3, mn)
-            return w | g(ops[0]) << 16 | g(ops[1]) << 21 | _ranged(ops[2], -0x8000, 0x7FFF) & 0xFFFF
-        if f == D.F_RT_RS_UIMM:
-            _want(ops, 3, mn)
-            return w | g(ops[0]) << 16 | g(ops[1]) << 21 | _ranged(ops[2], 0, 0xFFFF)
-        if f == D.F_RT_UIMM:
-            _want(ops, 2, mn)
-            return w | g(ops[0]) << 16 | _ranged(ops[1], 0, 0xFFFF)
-        if f == D.F_RS_IMM:
-            _want(ops, 2, mn)
-            return w | g(ops[0]) << 21 | _ranged(ops[1], -0x8000, 0x7FFF) & 0xFFFF
-        if f in (D.F_MEM, D.F_FMEM, D.F_CACHE):
-            _want(ops, 2, mn)
-            off, base = _mem(ops[1])
-            first = _fpr(ops[0]) if f == D.F_FMEM else _ranged(ops[0], 0, 31) if f == D.F_CACHE else g(ops[0])
-            return w | first << 16 | base << 21 | off & 0xFFFF
-        if f in (D.F_BR2, D.F_BR1, D.F_BR0):
-            n = {D.F_BR2: 3, D.F_BR1: 2, D.F_BR0: 1}[f]
-            _want(ops, n, mn)
-            if f == D.F_BR2:
-                w |= g(ops[0]) << 21 | g(ops[1]) << 16
-            elif f == D.F_BR1:
-                w |= g(ops[0]) << 21
-            delta = self._target(ops[-1], pc) - (pc + 4)
-            if delta & 3 or not -0x20000 <= delta < 0x20000:
-                raise LabAsmError(f"branch target {ops[-1]} out of reach")
-            return w | (delta >> 2) & 0xFFFF
-        if f == D.F_JUMP:
-            _want(ops, 1, mn)
-            target = self._target(ops[0], pc)
-            if (target ^ (pc + 4)) & 0xF0000000 or target & 3:
-                raise LabAsmError(f"jump target {ops[0]} out of reach")
-            return w | (target >> 2) & 0x03FFFFFF
-        if f == D.F_CODE:
-            return w | (_ranged(ops[0], 0, 0xFFFFF) << 6 if ops else 0)
-        if f in (D.F_EXT, D.F_INS):
-            _want(ops, 4, mn)
-            pos, size = _ranged(ops[2], 0, 31), _ranged(ops[3], 1, 32)
-            msb = pos + size - 1 if f == D.F_INS else size - 1
-            if msb > 31:
-                raise LabAsmError("bit field runs past bit 31")
-            return w | g(ops[0]) << 16 | g(ops[1]) << 21 | pos << 6 | msb << 11
-        if f == D.F_FD_FS_FT:
-            _want(ops, 3, mn)
-            return w | _fpr(ops[0]) << 6 | _fpr(ops[1]) << 11 | _fpr(ops[2]) << 16
-        if f == D.F_FD_FS:
-            _want(ops, 2, mn)
-            return w | _fpr(ops[0]) << 6 | _fpr(ops[1]) << 11
-        if f == D.F_FS_FT:
-            _want(ops, 2, mn)
-            return w | _fpr(ops[0]) << 11 | _fpr(ops[1]) << 16
-        if f == D.F_RT_FS:
-            _want(ops, 2, mn)
-            return w | g(ops[0]) << 16 | _fpr(ops[1]) << 11
-        if f == D.F_RT_FCR:
-            _want(ops, 2, mn)
-            return w | g(ops[0]) << 16 | _ranged(ops[1].lstrip("$"), 0, 31) << 11
-        raise LabAsmError(f"{mn}: operand format {f!r} not supported by the lab")
-
-
-def _want(ops, n, mn):
-    if len(ops) != n:
-        raise LabAsmError(f"{mn} takes {n} operand(s), got {len(ops)}")
-
-
-def _int(text: str) -> int:
-    try:
-        return int(str(text).strip(), 0)
-    except ValueError:
-        raise LabAsmError(f"bad number {text!r}") from None
-
-
-def _ranged(text, lo, hi):
-    v = _int(text)
-    if not lo <= v <= hi:
-        raise LabAsmError(f"{v} out of range {lo}..{hi}")
-    return v
-
-
-def _gpr(text):
-    try:
-        return parse_gpr(text)
-    except VfpuAsmError as exc:
-        raise LabAsmError(str(exc)) from None
-
-
-def _fpr(text):
-    t = text.strip().lower().lstrip("$")
-    if t.startswith("f") and t[1:].isdigit() and int(t[1:]) < 32:
-        return int(t[1:])
-    raise LabAsmError(f"bad FPU register {text!r} ($f0..$f31)")
-
-
-def _mem(text):
-    m = _MEM_RE.match(text.replace(" ", ""))
-    if not m:
-        raise LabAsmError(f"bad memory operand {text!r} (expected offset(base))")
-    return _ranged(m.group(1) or "0", -0x8000, 0x7FFF), _gpr(m.group(2))
+        """One word of a decode-table instruction (allegrex.cpu.asm reads its operands)."""
+        return assemble(mn, ops, pc, self.prog.labels)
 
 
 def assemble_snippet(source: str) -> Program:

@@ -31,7 +31,7 @@ class Sandbox:
     def execute_word(self, word: int, text: str = "") -> None:
         s, m = self.state, self.memory
         code = execute(word, 0, s.regs, s.vpr, s.vpr_bits, s.vctrl, m.mem, m.mem32, m.memf32,
-                       m.ram_size, self.event)
+                       m.ram_size, m.mapping, self.event)
         if code != EV_OK:
             raise VfpuFault(text or f"0x{word:08x}", int(self.event[3]), int(self.event[1]))
 

@@ -3,6 +3,7 @@ rotation strings, prefix lane text, vcst names, float16 immediates, GPR names.""
 
 import numpy as np
 
+from allegrex.cpu.asm import AsmError, gpr
 from allegrex.cpu.state import GPR_NAMES
 from allegrex.errors import AllegrexError
 from vfpu.ops import CST_NAMES
@@ -164,11 +165,7 @@ def gpr_text(num: int) -> str:
 
 
 def parse_gpr(text: str) -> int:
-    t = text.strip().lower().lstrip("$")
-    if t.isdigit() and int(t) < 32:
-        return int(t)
-    if t == "s8":
-        return 30
-    if t in GPR_NAMES:
-        return GPR_NAMES.index(t)
-    raise VfpuAsmError(f"bad general register {text!r}")
+    try:
+        return gpr(text)
+    except AsmError as exc:
+        raise VfpuAsmError(str(exc)) from None

@@ -18,6 +18,7 @@ from vfpu.exec import execute_with as vfpu_execute
 
 
 @njit(cache=True, inline="always")
-def execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event, scratch, terms):
+def execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, mapping, event, scratch, terms):
     """scratch, terms: vfpu.exec.new_scratch(), kept by the machine so no VFPU op allocates."""
-    return vfpu_execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event, scratch, terms)
+    return vfpu_execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, mapping, event, scratch,
+                        terms)

@@ -1,15 +1,13 @@
 """Disassembler driven by the decode table (allegrex.cpu.decode.TABLE)."""
 
 from allegrex.cpu import decode
+from allegrex.cpu.fields import (branch_target, code_of, fd_of, fs_of, ft_of, imm_of, jump_target, rd_of, rs_of, rt_of,
+                                 sa_of, uimm_of, vcc_of)
 from allegrex.cpu.state import GPR_NAMES
 
 _CACHE_OPS = {0x14: "icache.fill", 0x08: "icache.index_inv", 0x18: "dcache.index_wb_inv",
               0x19: "dcache.index_unlock", 0x1A: "dcache.create_dirty_excl", 0x1B: "dcache.hit_wb_inv",
               0x1E: "dcache.fill", 0x1F: "dcache.fill_lock"}
-
-
-def _sext16(v):
-    return ((v & 0xFFFF) ^ 0x8000) - 0x8000
 
 
 def _symbolize(addr, symbols):
@@ -30,11 +28,8 @@ def _symbolize(addr, symbols):
 
 
 def _vfpu_text(word, pc):
-    try:
-        from vfpu import disasm as vdis  # delivered by the VFPU issue
-        return vdis.disassemble(word, pc) or f".word 0x{word:08x}  # VFPU?"
-    except (ImportError, AttributeError, TypeError, ValueError, KeyError):
-        return f".word 0x{word:08x}  # VFPU"
+    from vfpu import disasm as vdis  # vfpu imports the CPU: imported here, when first needed
+    return vdis.disassemble(word, pc) or f".word 0x{word:08x}  # VFPU?"
 
 
 def disassemble(word: int, pc: int = 0, symbols=None) -> str:
@@ -47,11 +42,11 @@ def disassemble(word: int, pc: int = 0, symbols=None) -> str:
         return "nop"
     if ins.fmt == decode.F_VFPU:
         return _vfpu_text(word, pc)
-    rs, rt, rd = GPR_NAMES[(word >> 21) & 31], GPR_NAMES[(word >> 16) & 31], GPR_NAMES[(word >> 11) & 31]
-    sa = (word >> 6) & 31
-    fs, ft, fd = f"$f{(word >> 11) & 31}", f"$f{(word >> 16) & 31}", f"$f{sa}"
-    simm = _sext16(word)
-    branch = _symbolize((pc + 4 + (simm << 2)) & 0xFFFFFFFF, symbols)
+    rs, rt, rd = GPR_NAMES[rs_of(word)], GPR_NAMES[rt_of(word)], GPR_NAMES[rd_of(word)]
+    sa = sa_of(word)
+    fs, ft, fd = f"$f{fs_of(word)}", f"$f{ft_of(word)}", f"$f{fd_of(word)}"
+    simm = imm_of(word)
+    branch = _symbolize(branch_target(pc + 4, word) & 0xFFFFFFFF, symbols)
     f = ins.fmt
     if f == decode.F_NONE:
         ops = ""
@@ -78,9 +73,9 @@ def disassemble(word: int, pc: int = 0, symbols=None) -> str:
     elif f == decode.F_RT_RS_IMM:
         ops = f"{rt}, {rs}, {simm}"
     elif f == decode.F_RT_RS_UIMM:
-        ops = f"{rt}, {rs}, 0x{word & 0xFFFF:x}"
+        ops = f"{rt}, {rs}, 0x{uimm_of(word):x}"
     elif f == decode.F_RT_UIMM:
-        ops = f"{rt}, 0x{word & 0xFFFF:x}"
+        ops = f"{rt}, 0x{uimm_of(word):x}"
     elif f == decode.F_RS_IMM:
         ops = f"{rs}, {simm}"
     elif f == decode.F_MEM:
@@ -88,7 +83,7 @@ def disassemble(word: int, pc: int = 0, symbols=None) -> str:
     elif f == decode.F_FMEM:
         ops = f"{ft}, {simm}({rs})"
     elif f == decode.F_CACHE:
-        op = (word >> 16) & 31
+        op = rt_of(word)
         ops = f"{_CACHE_OPS.get(op, hex(op))}, {simm}({rs})"
     elif f == decode.F_BR2:
         ops = f"{rs}, {rt}, {branch}"
@@ -97,16 +92,16 @@ def disassemble(word: int, pc: int = 0, symbols=None) -> str:
     elif f == decode.F_BR0:
         ops = branch
     elif f == decode.F_BRV:
-        ops = f"{(word >> 18) & 7}, {branch}"
+        ops = f"{vcc_of(word)}, {branch}"
     elif f == decode.F_JUMP:
-        ops = _symbolize(((pc + 4) & 0xF0000000) | ((word & 0x03FFFFFF) << 2), symbols)
+        ops = _symbolize(jump_target(pc + 4, word), symbols)
     elif f == decode.F_CODE:
-        code = (word >> 6) & 0xFFFFF
+        code = code_of(word)
         ops = f"0x{code:x}" if code else ""
     elif f == decode.F_EXT:
-        ops = f"{rt}, {rs}, {sa}, {((word >> 11) & 31) + 1}"
+        ops = f"{rt}, {rs}, {sa}, {rd_of(word) + 1}"
     elif f == decode.F_INS:
-        ops = f"{rt}, {rs}, {sa}, {((word >> 11) & 31) + 1 - sa}"
+        ops = f"{rt}, {rs}, {sa}, {rd_of(word) + 1 - sa}"
     elif f == decode.F_FD_FS_FT:
         ops = f"{fd}, {fs}, {ft}"
     elif f == decode.F_FD_FS:
@@ -116,7 +111,7 @@ def disassemble(word: int, pc: int = 0, symbols=None) -> str:
     elif f == decode.F_RT_FS:
         ops = f"{rt}, {fs}"
     elif f == decode.F_RT_FCR:
-        ops = f"{rt}, ${(word >> 11) & 31}"
+        ops = f"{rt}, ${rd_of(word)}"
     else:  # a format the table uses but this function forgot: say so rather than guess
         ops = f"?{f}"
     return f"{ins.mnemonic:<8}{ops}".rstrip()

@@ -4,6 +4,7 @@ from allegrex.cpu.disasm import disassemble
 from allegrex.cpu.events import FAULT_FETCH, FAULT_LOAD, FAULT_NAMES, FAULT_STORE
 from allegrex.cpu.state import FCR31, GPR_NAMES, HI, LO, NPC, PC
 from allegrex.errors import AllegrexError
+from allegrex.memory import KERNEL_END, KERNEL_START
 
 MEMORY_FAULTS = (FAULT_FETCH, FAULT_LOAD, FAULT_STORE)
 
@@ -13,7 +14,7 @@ class GuestFault(AllegrexError):
     reserved or unavailable instruction. str() is the full report."""
 
     def __init__(self, kind, pc, word, address=None, regs=None, recent_pcs=(), symbol_lookup=None,
-                 read_word=None):
+                 read_word=None, user_mode=False):
         self.kind = kind  # FAULT_* code
         self.kind_name = FAULT_NAMES.get(kind, f"fault {kind}")
         self.pc = pc & 0xFFFFFFFF
@@ -24,6 +25,7 @@ class GuestFault(AllegrexError):
         self.symbol_lookup = symbol_lookup
         self.instruction = disassemble(word, self.pc, symbol_lookup) if word is not None else "(unreadable)"
         self._read_word = read_word
+        self.user_mode = user_mode
         super().__init__(self.report())
 
     def where(self, addr) -> str:
@@ -44,7 +46,9 @@ class GuestFault(AllegrexError):
         lines = [f"guest fault: {self.kind_name} at pc {self.where(self.pc)}"]
         lines.append(f"  instruction: {self.instruction}")
         if self.kind in MEMORY_FAULTS and self.address is not None:
-            lines.append(f"  address: 0x{self.address:08x}")
+            kernel = self.user_mode and KERNEL_START <= self.address & 0xFFFFFFFF < KERNEL_END
+            lines.append(f"  address: 0x{self.address:08x}" + ("  (kernel memory: user-mode code may not touch it)"
+                                                              if kernel else ""))
         if self.regs:
             r = self.regs
             for row in range(0, 32, 4):

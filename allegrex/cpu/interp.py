@@ -15,13 +15,14 @@ import numpy as np
 from numba import njit
 
 from allegrex.cpu import cop2
-from allegrex.cpu.fpu import (OP_ADD, ROUND_DOWN, ROUND_NEAREST, ROUND_UP, ROUND_ZERO, arith, compare_flags,
-                              float_to_word, round_to_f32)
-from allegrex.cpu.decode import (LOOKUP_COUNT, LOOKUP_MASK, LOOKUP_MATCH, LOOKUP_OP, LOOKUP_START,
-                                 SEM, SEM_OF_OP, decode_word)
+from allegrex.cpu.decode import (LOOKUP_COUNT, LOOKUP_MASK, LOOKUP_MATCH, LOOKUP_OP, LOOKUP_START, SEM_OF_OP,
+                                 SEMANTICS, decode_word)
 from allegrex.cpu.events import (EV_BREAK, EV_BREAKPOINT, EV_BUDGET, EV_FAULT, EV_HALT, EV_JIT, EV_NONE,
                                  EV_SYSCALL, FAULT_FETCH, FAULT_LOAD, FAULT_OVERFLOW, FAULT_RESERVED,
                                  FAULT_STORE, FAULT_TRAP)
+from allegrex.cpu.fields import (branch_target, code_of, cond_of, fd_of, fs_of, ft_of, imm_of, jump_target, rd_of,
+                                 rs_of, rt_of, sa_of, uimm_of, vcc_of)
+from allegrex.cpu.fpu import OP_ADD, ROUND_NEAREST, arith, compare_flags, float_to_word, round_to_f32
 from allegrex.cpu.state import CYCLES, FCR0, FCR31, HI, IC, INSTRUCTIONS, LLBIT, LO, NPC, PC, VFPU_CC
 from allegrex.memory import translate
 from allegrex.timing.layout import T_ENABLED
@@ -35,45 +36,18 @@ FCR31_WRITE_MASK = 0x0181FFFF  # ctc1 $31 keeps RM, flags, enables, cause, FCC (
 FCC_BIT = 1 << 23
 NO_CYCLE_LIMIT = np.iinfo(np.int64).max
 
-# Semantic ids as compile-time constants (names from decode.SEMANTICS).
-S_INVALID = SEM["invalid"]
-S_ADDIU, S_ADDU, S_LW, S_SW, S_SLL = SEM["addiu"], SEM["addu"], SEM["lw"], SEM["sw"], SEM["sll"]
-S_BEQ, S_BNE, S_LUI, S_ORI, S_ANDI = SEM["beq"], SEM["bne"], SEM["lui"], SEM["ori"], SEM["andi"]
-S_AND, S_OR, S_XOR, S_NOR, S_SUBU = SEM["and"], SEM["or"], SEM["xor"], SEM["nor"], SEM["subu"]
-S_SLT, S_SLTU, S_SLTI, S_SLTIU, S_XORI = SEM["slt"], SEM["sltu"], SEM["slti"], SEM["sltiu"], SEM["xori"]
-S_SRL, S_SRA, S_SLLV, S_SRLV, S_SRAV = SEM["srl"], SEM["sra"], SEM["sllv"], SEM["srlv"], SEM["srav"]
-S_ROTR, S_ROTRV = SEM["rotr"], SEM["rotrv"]
-S_LB, S_LBU, S_LH, S_LHU, S_SB, S_SH = SEM["lb"], SEM["lbu"], SEM["lh"], SEM["lhu"], SEM["sb"], SEM["sh"]
-S_LWL, S_LWR, S_SWL, S_SWR, S_LL, S_SC = SEM["lwl"], SEM["lwr"], SEM["swl"], SEM["swr"], SEM["ll"], SEM["sc"]
-S_ADD, S_ADDI, S_SUB = SEM["add"], SEM["addi"], SEM["sub"]
-S_J, S_JAL, S_JR, S_JALR = SEM["j"], SEM["jal"], SEM["jr"], SEM["jalr"]
-S_BLEZ, S_BGTZ, S_BLTZ, S_BGEZ = SEM["blez"], SEM["bgtz"], SEM["bltz"], SEM["bgez"]
-S_BLTZAL, S_BGEZAL = SEM["bltzal"], SEM["bgezal"]
-S_BEQL, S_BNEL, S_BLEZL, S_BGTZL = SEM["beql"], SEM["bnel"], SEM["blezl"], SEM["bgtzl"]
-S_BLTZL, S_BGEZL, S_BLTZALL, S_BGEZALL = SEM["bltzl"], SEM["bgezl"], SEM["bltzall"], SEM["bgezall"]
-S_MULT, S_MULTU, S_DIV, S_DIVU = SEM["mult"], SEM["multu"], SEM["div"], SEM["divu"]
-S_MADD, S_MADDU, S_MSUB, S_MSUBU = SEM["madd"], SEM["maddu"], SEM["msub"], SEM["msubu"]
-S_MFHI, S_MTHI, S_MFLO, S_MTLO = SEM["mfhi"], SEM["mthi"], SEM["mflo"], SEM["mtlo"]
-S_MOVZ, S_MOVN, S_CLZ, S_CLO = SEM["movz"], SEM["movn"], SEM["clz"], SEM["clo"]
-S_MAX, S_MIN, S_EXT, S_INS = SEM["max"], SEM["min"], SEM["ext"], SEM["ins"]
-S_SEB, S_SEH, S_WSBH, S_WSBW, S_BITREV = SEM["seb"], SEM["seh"], SEM["wsbh"], SEM["wsbw"], SEM["bitrev"]
-S_SYSCALL, S_BREAK, S_SYNC, S_CACHE = SEM["syscall"], SEM["break"], SEM["sync"], SEM["cache"]
-S_HALT, S_MFIC, S_MTIC = SEM["halt"], SEM["mfic"], SEM["mtic"]
-S_TEQ, S_TNE, S_TGE, S_TGEU, S_TLT, S_TLTU = (SEM["teq"], SEM["tne"], SEM["tge"], SEM["tgeu"],
-                                              SEM["tlt"], SEM["tltu"])
-S_TEQI, S_TNEI, S_TGEI, S_TGEIU, S_TLTI, S_TLTIU = (SEM["teqi"], SEM["tnei"], SEM["tgei"],
-                                                    SEM["tgeiu"], SEM["tlti"], SEM["tltiu"])
-S_LWC1, S_SWC1, S_MFC1, S_MTC1, S_CFC1, S_CTC1 = (SEM["lwc1"], SEM["swc1"], SEM["mfc1"], SEM["mtc1"],
-                                                  SEM["cfc1"], SEM["ctc1"])
-S_ADD_S, S_SUB_S, S_MUL_S, S_DIV_S = SEM["add.s"], SEM["sub.s"], SEM["mul.s"], SEM["div.s"]
-S_SQRT_S, S_ABS_S, S_MOV_S, S_NEG_S = SEM["sqrt.s"], SEM["abs.s"], SEM["mov.s"], SEM["neg.s"]
-S_ROUND_W, S_TRUNC_W, S_CEIL_W, S_FLOOR_W = (SEM["round.w.s"], SEM["trunc.w.s"], SEM["ceil.w.s"],
-                                             SEM["floor.w.s"])
-S_CVT_S_W, S_CVT_W_S, S_C_COND = SEM["cvt.s.w"], SEM["cvt.w.s"], SEM["c.cond.s"]
-S_BC1F, S_BC1T, S_BC1FL, S_BC1TL = SEM["bc1f"], SEM["bc1t"], SEM["bc1fl"], SEM["bc1tl"]
-S_BVF, S_BVT, S_BVFL, S_BVTL = SEM["bvf"], SEM["bvt"], SEM["bvfl"], SEM["bvtl"]
-S_VFPU = SEM["vfpu"]
-
+# S_<NAME>: every semantic id of decode.SEMANTICS as a compile-time constant ("add.s" -> S_ADD_S).
+for _id, _name in enumerate(SEMANTICS):
+    globals()["S_" + _name.upper().replace(".", "_")] = _id
+# The run loop tells forms of one branch apart by their order in SEMANTICS (`sem >= S_BEQL`:
+# a likely branch; `OP_ADD + (sem - S_ADD_S)`: fpu's operation); keep these runs in order.
+assert max(S_LWL, S_LWR) < min(S_SWL, S_SWR) and max(S_MADD, S_MADDU) < min(S_MSUB, S_MSUBU)
+assert (max(S_BLEZ, S_BGTZ, S_BLTZ, S_BGEZ, S_BLTZAL, S_BGEZAL)
+        < S_BEQL == min(S_BEQL, S_BNEL, S_BLEZL, S_BGTZL, S_BLTZL, S_BGEZL, S_BLTZALL, S_BGEZALL))
+assert max(S_TEQ, S_TNE, S_TGE, S_TGEU, S_TLT, S_TLTU) == S_TLTU < min(S_TEQI, S_TNEI, S_TGEI, S_TGEIU, S_TLTI, S_TLTIU)
+assert max(S_BC1F, S_BC1T) < S_BC1FL < S_BC1TL and max(S_BVF, S_BVT) < S_BVFL < S_BVTL
+assert [S_SUB_S, S_MUL_S, S_DIV_S, S_SQRT_S] == [S_ADD_S + k for k in range(1, 5)]  # fpu.OP_ADD..OP_SQRT
+assert [S_TRUNC_W_S, S_CEIL_W_S, S_FLOOR_W_S] == [S_ROUND_W_S + k for k in range(1, 4)]  # fpu.ROUND_*
 
 
 @njit(cache=True, inline="always")
@@ -125,6 +99,35 @@ def div_unsigned(a, b):
 
 
 @njit(cache=True, inline="always")
+def decode_cached(word, slot, dc_word, dc_val):
+    """(op index << 8) | semantic id of `word`, through slot `slot` of the decode memo."""
+    if dc_word[slot] != word:
+        op = decode_word(word, LOOKUP_START, LOOKUP_COUNT, LOOKUP_MASK, LOOKUP_MATCH, LOOKUP_OP)
+        dc_val[slot] = (op << 8) | SEM_OF_OP[op]
+        dc_word[slot] = word
+    return dc_val[slot]
+
+
+@njit(cache=True, inline="always")
+def at_breakpoint(breakpoints, pc):
+    for k in range(breakpoints.shape[0]):
+        if breakpoints[k] == pc:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def loop_turns_hot(jit_hot, jit_entries, jit_threshold, head):
+    """Count a taken backward branch to `head`; True when the loop there is to run as a
+    compiled region (it has one, or has just become hot)."""
+    slot = (head >> 2) & (jit_hot.shape[0] - 1)
+    if jit_entries[slot] == head:
+        return True
+    jit_hot[slot] += 1
+    return jit_hot[slot] == jit_threshold
+
+
+@njit(cache=True, inline="always")
 def finish(regs, counters, event, pc, npc, cycles, icount, code, value, extra, event_pc):
     """Leave the run loop: where execution goes on, the counters, and the event."""
     regs[PC] = pc
@@ -142,11 +145,12 @@ def finish(regs, counters, event, pc, npc, cycles, icount, code, value, extra, e
 # pure overhead; with it, every array argument of an inlined helper (the timing model) costs an
 # atomic incref/decref pair per instruction, which was most of the timed run's time.
 @njit(cache=True, error_model="numpy", _nrt=False)
-def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, memf32, ram_size,
+def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, memf32, ram_size, mapping,
         dc_word, dc_val, breakpoints, trace, max_instructions, cycle_limit, event, tm, prof, vscratch, vterms,
         jit_hot, jit_entries, jit_threshold):
     """Execute from regs[PC] until an event; returns the event code (also in event[0]).
 
+    mapping: what the code may reach (allegrex.memory.mapping: user or kernel mode, VRAM mirrors).
     dc_word/dc_val: the decode memo (uint32/int32[DCACHE_SIZE], see new_decode_cache).
     breakpoints: uint32 addresses that stop execution before they run (not checked for
     the first instruction of a call, so calling again resumes). trace: uint32[TRACE_SIZE]
@@ -163,87 +167,71 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
     cycles = counters[CYCLES]
     icount = counters[INSTRUCTIONS]
     budget = np.int64(max_instructions)
-    nbp = breakpoints.shape[0]
     tmask = trace.shape[0] - 1
+    nbp = breakpoints.shape[0]
     first = True
     code = EV_NONE
     value = np.int64(0)
     extra = np.int64(0)
     event_pc = pc
     enter_at = np.int64(-1)  # a hot loop head reached by the last taken backward branch
-    jmask = jit_hot.shape[0] - 1
     while True:
         if pc == enter_at and npc == pc + 4:
             code, value, event_pc = EV_JIT, pc, pc
             break
         if budget <= 0 or cycles >= cycle_limit:
-            code = EV_BUDGET
-            event_pc = pc
+            code, event_pc = EV_BUDGET, pc
             break
-        if nbp > 0 and not first:
-            hit = False
-            for k in range(nbp):
-                if breakpoints[k] == pc:
-                    hit = True
-            if hit:
-                code = EV_BREAKPOINT
-                event_pc = pc
-                value = pc
-                break
+        if nbp > 0 and not first and at_breakpoint(breakpoints, pc):
+            code, value, event_pc = EV_BREAKPOINT, pc, pc
+            break
         first = False
-        off = translate(pc, 4, ram_size)
+        off = translate(pc, 4, ram_size, mapping)
         if off < 0:
             code, value, extra, event_pc = EV_FAULT, pc, FAULT_FETCH, pc
             break
-        widx = off >> 2
-        word = np.int64(mem32[widx])
-        ci = widx & DCACHE_MASK
-        if dc_word[ci] != word:
-            op = decode_word(word, LOOKUP_START, LOOKUP_COUNT, LOOKUP_MASK, LOOKUP_MATCH, LOOKUP_OP)
-            dc_val[ci] = (op << 8) | SEM_OF_OP[op]
-            dc_word[ci] = word
-        val = dc_val[ci]
+        word = np.int64(mem32[off >> 2])
+        val = decode_cached(word, (off >> 2) & DCACHE_MASK, dc_word, dc_val)
         sem = val & 0xFF
-        rs = (word >> 21) & 31
-        rt = (word >> 16) & 31
-        rd = (word >> 11) & 31
+        rs, rt, rd = rs_of(word), rt_of(word), rd_of(word)
+        addr = (np.int64(regs[rs]) + imm_of(word)) & 0xFFFFFFFF  # what a load/store/cache accesses
         next_pc = npc
         next_npc = npc + 4
-        maddr = np.int64(regs[rs]) + (((word & 0xFFFF) ^ 0x8000) - 0x8000)  # for the timing model
 
-        # ---- semantics: one branch per semantic id -------------------------------------
+        # ---- semantics: one branch per semantic id (compiled regions read these) ---------
+        # A branch that faults sets code, value, extra, event_pc and breaks; an event that
+        # lets the instruction retire (syscall...) sets them and falls through. Chain tests
+        # are `sem == S_X` (or-ed) only: LLVM turns them into jump tables; ranges cost ~8%.
         if sem == S_ADDIU:
-            regs[rt] = (np.int64(regs[rs]) + (((word & 0xFFFF) ^ 0x8000) - 0x8000)) & 0xFFFFFFFF
+            regs[rt] = (np.int64(regs[rs]) + imm_of(word)) & 0xFFFFFFFF
         elif sem == S_ADDU:
             regs[rd] = (np.int64(regs[rs]) + np.int64(regs[rt])) & 0xFFFFFFFF
         elif sem == S_LW:
-            addr = (np.int64(regs[rs]) + (((word & 0xFFFF) ^ 0x8000) - 0x8000)) & 0xFFFFFFFF
-            o = translate(addr, 4, ram_size)
+            o = translate(addr, 4, ram_size, mapping)
             if o < 0:
                 code, value, extra, event_pc = EV_FAULT, addr, FAULT_LOAD, pc
                 break
             regs[rt] = mem32[o >> 2]
         elif sem == S_SW:
-            addr = (np.int64(regs[rs]) + (((word & 0xFFFF) ^ 0x8000) - 0x8000)) & 0xFFFFFFFF
-            o = translate(addr, 4, ram_size)
+            o = translate(addr, 4, ram_size, mapping)
             if o < 0:
                 code, value, extra, event_pc = EV_FAULT, addr, FAULT_STORE, pc
                 break
             mem32[o >> 2] = regs[rt]
         elif sem == S_SLL:
-            regs[rd] = (np.int64(regs[rt]) << ((word >> 6) & 31)) & 0xFFFFFFFF
+            regs[rd] = (np.int64(regs[rt]) << sa_of(word)) & 0xFFFFFFFF
         elif sem == S_BEQ:
             if regs[rs] == regs[rt]:
-                next_npc = npc + ((((word & 0xFFFF) ^ 0x8000) - 0x8000) << 2)
+                next_npc = branch_target(npc, word)
         elif sem == S_BNE:
             if regs[rs] != regs[rt]:
-                next_npc = npc + ((((word & 0xFFFF) ^ 0x8000) - 0x8000) << 2)
+                next_npc = branch_target(npc, word)
         elif sem == S_LUI:
-            regs[rt] = (word & 0xFFFF) << 16
+            regs[rt] = uimm_of(word) << 16
         elif sem == S_ORI:
-            regs[rt] = np.int64(regs[rs]) | (word & 0xFFFF)
+            regs[rt] = np.int64(regs[rs]) | uimm_of(word)
         elif sem == S_ANDI:
-            regs[rt] = np.int64(regs[rs]) & (word & 0xFFFF)
+            regs[rt] = np.int64(regs[rs]) & uimm_of(word)
         elif sem == S_AND:
             regs[rd] = np.int64(regs[rs]) & np.int64(regs[rt])
         elif sem == S_OR:
@@ -259,16 +247,15 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
         elif sem == S_SLTU:
             regs[rd] = 1 if regs[rs] < regs[rt] else 0
         elif sem == S_SLTI:
-            regs[rt] = 1 if sx32(np.int64(regs[rs])) < (((word & 0xFFFF) ^ 0x8000) - 0x8000) else 0
-        elif sem == S_SLTIU:
-            imm = (((word & 0xFFFF) ^ 0x8000) - 0x8000) & 0xFFFFFFFF
-            regs[rt] = 1 if np.int64(regs[rs]) < imm else 0
+            regs[rt] = 1 if sx32(np.int64(regs[rs])) < imm_of(word) else 0
+        elif sem == S_SLTIU:  # the sign-extended immediate, compared unsigned
+            regs[rt] = 1 if np.int64(regs[rs]) < (imm_of(word) & 0xFFFFFFFF) else 0
         elif sem == S_XORI:
-            regs[rt] = np.int64(regs[rs]) ^ (word & 0xFFFF)
+            regs[rt] = np.int64(regs[rs]) ^ uimm_of(word)
         elif sem == S_SRL:
-            regs[rd] = np.int64(regs[rt]) >> ((word >> 6) & 31)
+            regs[rd] = np.int64(regs[rt]) >> sa_of(word)
         elif sem == S_SRA:
-            regs[rd] = (sx32(np.int64(regs[rt])) >> ((word >> 6) & 31)) & 0xFFFFFFFF
+            regs[rd] = (sx32(np.int64(regs[rt])) >> sa_of(word)) & 0xFFFFFFFF
         elif sem == S_SLLV:
             regs[rd] = (np.int64(regs[rt]) << (np.int64(regs[rs]) & 31)) & 0xFFFFFFFF
         elif sem == S_SRLV:
@@ -276,49 +263,39 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
         elif sem == S_SRAV:
             regs[rd] = (sx32(np.int64(regs[rt])) >> (np.int64(regs[rs]) & 31)) & 0xFFFFFFFF
         elif sem == S_ROTR or sem == S_ROTRV:
-            sa = (word >> 6) & 31 if sem == S_ROTR else np.int64(regs[rs]) & 31
+            sa = sa_of(word) if sem == S_ROTR else np.int64(regs[rs]) & 31
             v = np.int64(regs[rt])
             regs[rd] = ((v >> sa) | (v << (32 - sa))) & 0xFFFFFFFF
         elif sem == S_LB or sem == S_LBU:
-            addr = (np.int64(regs[rs]) + (((word & 0xFFFF) ^ 0x8000) - 0x8000)) & 0xFFFFFFFF
-            o = translate(addr, 1, ram_size)
+            o = translate(addr, 1, ram_size, mapping)
             if o < 0:
                 code, value, extra, event_pc = EV_FAULT, addr, FAULT_LOAD, pc
                 break
             b = np.int64(mem[o])
-            if sem == S_LB:
-                b = ((b ^ 0x80) - 0x80) & 0xFFFFFFFF
-            regs[rt] = b
+            regs[rt] = (((b ^ 0x80) - 0x80) & 0xFFFFFFFF) if sem == S_LB else b
         elif sem == S_LH or sem == S_LHU:
-            addr = (np.int64(regs[rs]) + (((word & 0xFFFF) ^ 0x8000) - 0x8000)) & 0xFFFFFFFF
-            o = translate(addr, 2, ram_size)
+            o = translate(addr, 2, ram_size, mapping)
             if o < 0:
                 code, value, extra, event_pc = EV_FAULT, addr, FAULT_LOAD, pc
                 break
             h = np.int64(mem16[o >> 1])
-            if sem == S_LH:
-                h = ((h ^ 0x8000) - 0x8000) & 0xFFFFFFFF
-            regs[rt] = h
+            regs[rt] = (((h ^ 0x8000) - 0x8000) & 0xFFFFFFFF) if sem == S_LH else h
         elif sem == S_SB:
-            addr = (np.int64(regs[rs]) + (((word & 0xFFFF) ^ 0x8000) - 0x8000)) & 0xFFFFFFFF
-            o = translate(addr, 1, ram_size)
+            o = translate(addr, 1, ram_size, mapping)
             if o < 0:
                 code, value, extra, event_pc = EV_FAULT, addr, FAULT_STORE, pc
                 break
             mem[o] = np.int64(regs[rt]) & 0xFF
         elif sem == S_SH:
-            addr = (np.int64(regs[rs]) + (((word & 0xFFFF) ^ 0x8000) - 0x8000)) & 0xFFFFFFFF
-            o = translate(addr, 2, ram_size)
+            o = translate(addr, 2, ram_size, mapping)
             if o < 0:
                 code, value, extra, event_pc = EV_FAULT, addr, FAULT_STORE, pc
                 break
             mem16[o >> 1] = np.int64(regs[rt]) & 0xFFFF
-        elif sem == S_LWL or sem == S_LWR or sem == S_SWL or sem == S_SWR:
-            addr = (np.int64(regs[rs]) + (((word & 0xFFFF) ^ 0x8000) - 0x8000)) & 0xFFFFFFFF
-            o = translate(addr & ~3, 4, ram_size)
+        elif sem == S_LWL or sem == S_LWR or sem == S_SWL or sem == S_SWR:  # the aligned word holding addr
+            o = translate(addr & ~3, 4, ram_size, mapping)
             if o < 0:
-                is_load = sem == S_LWL or sem == S_LWR
-                code, value, extra, event_pc = EV_FAULT, addr, FAULT_LOAD if is_load else FAULT_STORE, pc
+                code, value, extra, event_pc = EV_FAULT, addr, FAULT_LOAD if sem <= S_LWR else FAULT_STORE, pc
                 break
             m = np.int64(mem32[o >> 2])
             r = np.int64(regs[rt])
@@ -336,91 +313,67 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
                 sh = byte * 8
                 mem32[o >> 2] = ((m & ((1 << sh) - 1)) | (r << sh)) & 0xFFFFFFFF
         elif sem == S_LL:
-            addr = (np.int64(regs[rs]) + (((word & 0xFFFF) ^ 0x8000) - 0x8000)) & 0xFFFFFFFF
-            o = translate(addr, 4, ram_size)
+            o = translate(addr, 4, ram_size, mapping)
             if o < 0:
                 code, value, extra, event_pc = EV_FAULT, addr, FAULT_LOAD, pc
                 break
             regs[rt] = mem32[o >> 2]
             regs[LLBIT] = 1
         elif sem == S_SC:
-            addr = (np.int64(regs[rs]) + (((word & 0xFFFF) ^ 0x8000) - 0x8000)) & 0xFFFFFFFF
-            o = translate(addr, 4, ram_size)
+            o = translate(addr, 4, ram_size, mapping)
             if o < 0:
                 code, value, extra, event_pc = EV_FAULT, addr, FAULT_STORE, pc
                 break
             if regs[LLBIT] != 0:
                 mem32[o >> 2] = regs[rt]
-                regs[rt] = 1
-            else:
-                regs[rt] = 0
+            regs[rt] = 1 if regs[LLBIT] != 0 else 0
             regs[LLBIT] = 0
-        elif sem == S_ADD or sem == S_SUB or sem == S_ADDI:
+        elif sem == S_ADD or sem == S_SUB or sem == S_ADDI:  # trap on signed overflow
             a = sx32(np.int64(regs[rs]))
-            if sem == S_ADD:
-                s = a + sx32(np.int64(regs[rt]))
-                dst = rd
-            elif sem == S_SUB:
-                s = a - sx32(np.int64(regs[rt]))
-                dst = rd
+            if sem == S_ADDI:
+                s, dst = a + imm_of(word), rt
+            elif sem == S_ADD:
+                s, dst = a + sx32(np.int64(regs[rt])), rd
             else:
-                s = a + (((word & 0xFFFF) ^ 0x8000) - 0x8000)
-                dst = rt
+                s, dst = a - sx32(np.int64(regs[rt])), rd
             if s != sx32(s):
                 code, value, extra, event_pc = EV_FAULT, word, FAULT_OVERFLOW, pc
                 break
             regs[dst] = s & 0xFFFFFFFF
         elif sem == S_J:
-            next_npc = (npc & 0xF0000000) | ((word & 0x03FFFFFF) << 2)
+            next_npc = jump_target(npc, word)
         elif sem == S_JAL:
             regs[31] = (npc + 4) & 0xFFFFFFFF
-            next_npc = (npc & 0xF0000000) | ((word & 0x03FFFFFF) << 2)
+            next_npc = jump_target(npc, word)
         elif sem == S_JR:
             next_npc = np.int64(regs[rs])
         elif sem == S_JALR:
             target = np.int64(regs[rs])
             regs[rd] = (npc + 4) & 0xFFFFFFFF
             next_npc = target
-        elif sem == S_BLEZ or sem == S_BGTZ or sem == S_BLTZ or sem == S_BGEZ:
-            v = sx32(np.int64(regs[rs]))
-            if sem == S_BLEZ:
-                taken = v <= 0
-            elif sem == S_BGTZ:
-                taken = v > 0
-            elif sem == S_BLTZ:
-                taken = v < 0
-            else:
-                taken = v >= 0
-            if taken:
-                next_npc = npc + ((((word & 0xFFFF) ^ 0x8000) - 0x8000) << 2)
-        elif sem == S_BLTZAL or sem == S_BGEZAL:
-            v = sx32(np.int64(regs[rs]))
-            taken = v < 0 if sem == S_BLTZAL else v >= 0
-            regs[31] = (npc + 4) & 0xFFFFFFFF
-            if taken:
-                next_npc = npc + ((((word & 0xFFFF) ^ 0x8000) - 0x8000) << 2)
-        elif (sem == S_BEQL or sem == S_BNEL or sem == S_BLEZL or sem == S_BGTZL or sem == S_BLTZL
+        # branches on rs's sign, their -al (link) forms, and the -l (likely) forms of all
+        elif (sem == S_BLEZ or sem == S_BGTZ or sem == S_BLTZ or sem == S_BGEZ or sem == S_BLTZAL or sem == S_BGEZAL
+              or sem == S_BEQL or sem == S_BNEL or sem == S_BLEZL or sem == S_BGTZL or sem == S_BLTZL
               or sem == S_BGEZL or sem == S_BLTZALL or sem == S_BGEZALL):
             v = sx32(np.int64(regs[rs]))
             if sem == S_BEQL:
                 taken = regs[rs] == regs[rt]
             elif sem == S_BNEL:
                 taken = regs[rs] != regs[rt]
-            elif sem == S_BLEZL:
+            elif sem == S_BLEZ or sem == S_BLEZL:
                 taken = v <= 0
-            elif sem == S_BGTZL:
+            elif sem == S_BGTZ or sem == S_BGTZL:
                 taken = v > 0
-            elif sem == S_BLTZL or sem == S_BLTZALL:
+            elif sem == S_BLTZ or sem == S_BLTZL or sem == S_BLTZAL or sem == S_BLTZALL:
                 taken = v < 0
             else:
                 taken = v >= 0
-            if sem == S_BLTZALL or sem == S_BGEZALL:
+            if sem == S_BLTZAL or sem == S_BGEZAL or sem == S_BLTZALL or sem == S_BGEZALL:
                 regs[31] = (npc + 4) & 0xFFFFFFFF
             if taken:
-                next_npc = npc + ((((word & 0xFFFF) ^ 0x8000) - 0x8000) << 2)
-            else:  # likely: the delay slot is annulled
-                next_pc = npc + 4
-                next_npc = npc + 8
+                next_npc = branch_target(npc, word)
+            elif sem >= S_BEQL:  # likely, not taken: the delay slot is annulled
+                next_pc, next_npc = npc + 4, npc + 8
         elif sem == S_MULT:
             p = sx32(np.int64(regs[rs])) * sx32(np.int64(regs[rt]))
             regs[LO] = p & 0xFFFFFFFF
@@ -429,26 +382,19 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
             p = np.int64(regs[rs]) * np.int64(regs[rt])  # wraps in int64: same 64 bits
             regs[LO] = p & 0xFFFFFFFF
             regs[HI] = (p >> 32) & 0xFFFFFFFF
-        elif sem == S_MADD or sem == S_MADDU or sem == S_MSUB or sem == S_MSUBU:
+        elif sem == S_MADD or sem == S_MADDU or sem == S_MSUB or sem == S_MSUBU:  # HI:LO +/- the product
             acc = (np.int64(regs[HI]) << 32) | np.int64(regs[LO])
             if sem == S_MADD or sem == S_MSUB:
                 p = sx32(np.int64(regs[rs])) * sx32(np.int64(regs[rt]))
             else:
                 p = np.int64(regs[rs]) * np.int64(regs[rt])
-            if sem == S_MADD or sem == S_MADDU:
-                acc = acc + p
-            else:
-                acc = acc - p
+            acc = acc + p if sem <= S_MADDU else acc - p
             regs[LO] = acc & 0xFFFFFFFF
             regs[HI] = (acc >> 32) & 0xFFFFFFFF
         elif sem == S_DIV:
-            lo, hi = div_signed(sx32(np.int64(regs[rs])), sx32(np.int64(regs[rt])))
-            regs[LO] = lo
-            regs[HI] = hi
+            regs[LO], regs[HI] = div_signed(sx32(np.int64(regs[rs])), sx32(np.int64(regs[rt])))
         elif sem == S_DIVU:
-            lo, hi = div_unsigned(np.int64(regs[rs]), np.int64(regs[rt]))
-            regs[LO] = lo
-            regs[HI] = hi
+            regs[LO], regs[HI] = div_unsigned(np.int64(regs[rs]), np.int64(regs[rt]))
         elif sem == S_MFHI:
             regs[rd] = regs[HI]
         elif sem == S_MTHI:
@@ -467,21 +413,15 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
             regs[rd] = clz32(np.int64(regs[rs]))
         elif sem == S_CLO:
             regs[rd] = clz32(~np.int64(regs[rs]))
-        elif sem == S_MAX:
+        elif sem == S_MAX or sem == S_MIN:
             a = sx32(np.int64(regs[rs]))
             b = sx32(np.int64(regs[rt]))
-            regs[rd] = (a if a > b else b) & 0xFFFFFFFF
-        elif sem == S_MIN:
-            a = sx32(np.int64(regs[rs]))
-            b = sx32(np.int64(regs[rt]))
-            regs[rd] = (a if a < b else b) & 0xFFFFFFFF
-        elif sem == S_EXT:
-            pos = (word >> 6) & 31
-            size = rd + 1
-            regs[rt] = (np.int64(regs[rs]) >> pos) & ((np.int64(1) << size) - 1)
-        elif sem == S_INS:
-            pos = (word >> 6) & 31
-            size = rd + 1 - pos  # msb field holds pos+size-1
+            regs[rd] = (max(a, b) if sem == S_MAX else min(a, b)) & 0xFFFFFFFF
+        elif sem == S_EXT:  # rd holds size - 1, sa the lowest bit
+            regs[rt] = (np.int64(regs[rs]) >> sa_of(word)) & ((np.int64(1) << (rd + 1)) - 1)
+        elif sem == S_INS:  # rd holds the field's highest bit, sa its lowest
+            pos = sa_of(word)
+            size = rd + 1 - pos
             if size > 0:
                 field = ((np.int64(1) << size) - 1) << pos
                 regs[rt] = ((np.int64(regs[rt]) & ~field) | ((np.int64(regs[rs]) << pos) & field)) & 0xFFFFFFFF
@@ -498,9 +438,9 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
         elif sem == S_BITREV:
             regs[rd] = bitrev32(np.int64(regs[rt]))
         elif sem == S_SYSCALL:
-            code, value, event_pc = EV_SYSCALL, (word >> 6) & 0xFFFFF, pc
+            code, value, event_pc = EV_SYSCALL, code_of(word), pc
         elif sem == S_BREAK:
-            code, value, event_pc = EV_BREAK, (word >> 6) & 0xFFFFF, pc
+            code, value, event_pc = EV_BREAK, code_of(word), pc
         elif sem == S_SYNC or sem == S_CACHE:
             pass  # no architectural effect; the timing model charges them
         elif sem == S_HALT:
@@ -509,14 +449,11 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
             regs[rt] = regs[IC]
         elif sem == S_MTIC:
             regs[IC] = regs[rt]
-        elif (sem == S_TEQ or sem == S_TNE or sem == S_TGE or sem == S_TGEU or sem == S_TLT
-              or sem == S_TLTU or sem == S_TEQI or sem == S_TNEI or sem == S_TGEI or sem == S_TGEIU
-              or sem == S_TLTI or sem == S_TLTIU):
+        # traps: teq..tltu compare rs with rt, teqi..tltiu rs with the immediate
+        elif (sem == S_TEQ or sem == S_TNE or sem == S_TGE or sem == S_TGEU or sem == S_TLT or sem == S_TLTU
+              or sem == S_TEQI or sem == S_TNEI or sem == S_TGEI or sem == S_TGEIU or sem == S_TLTI or sem == S_TLTIU):
             a = np.int64(regs[rs])
-            if sem == S_TEQ or sem == S_TNE or sem == S_TGE or sem == S_TGEU or sem == S_TLT or sem == S_TLTU:
-                b = np.int64(regs[rt])
-            else:
-                b = (((word & 0xFFFF) ^ 0x8000) - 0x8000) & 0xFFFFFFFF
+            b = np.int64(regs[rt]) if sem <= S_TLTU else imm_of(word) & 0xFFFFFFFF
             if sem == S_TEQ or sem == S_TEQI:
                 trap = a == b
             elif sem == S_TNE or sem == S_TNEI:
@@ -534,89 +471,73 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
                 break
         # ---- FPU (single precision) ----
         elif sem == S_LWC1:
-            addr = (np.int64(regs[rs]) + (((word & 0xFFFF) ^ 0x8000) - 0x8000)) & 0xFFFFFFFF
-            o = translate(addr, 4, ram_size)
+            o = translate(addr, 4, ram_size, mapping)
             if o < 0:
                 code, value, extra, event_pc = EV_FAULT, addr, FAULT_LOAD, pc
                 break
-            fpr_bits[rt] = mem32[o >> 2]
+            fpr_bits[ft_of(word)] = mem32[o >> 2]
         elif sem == S_SWC1:
-            addr = (np.int64(regs[rs]) + (((word & 0xFFFF) ^ 0x8000) - 0x8000)) & 0xFFFFFFFF
-            o = translate(addr, 4, ram_size)
+            o = translate(addr, 4, ram_size, mapping)
             if o < 0:
                 code, value, extra, event_pc = EV_FAULT, addr, FAULT_STORE, pc
                 break
-            mem32[o >> 2] = fpr_bits[rt]
-        elif sem == S_ADD_S or sem == S_SUB_S or sem == S_MUL_S or sem == S_DIV_S or sem == S_SQRT_S:
-            r32, f31 = arith(OP_ADD + (sem - S_ADD_S), fpr[rd], fpr[rt], np.int64(fpr_bits[rd]),
-                             np.int64(fpr_bits[rt]), np.int64(regs[FCR31]))
-            fpr[(word >> 6) & 31] = r32
+            mem32[o >> 2] = fpr_bits[ft_of(word)]
+        elif sem == S_ADD_S or sem == S_SUB_S or sem == S_MUL_S or sem == S_DIV_S or sem == S_SQRT_S:  # fpu.OP_ADD...
+            # accessors at each use, no locals: a region's copy then indexes with constants
+            r32, f31 = arith(OP_ADD + (sem - S_ADD_S), fpr[fs_of(word)], fpr[ft_of(word)],
+                             np.int64(fpr_bits[fs_of(word)]), np.int64(fpr_bits[ft_of(word)]), np.int64(regs[FCR31]))
+            fpr[fd_of(word)] = r32
             regs[FCR31] = f31
         elif sem == S_ABS_S:
-            fpr_bits[(word >> 6) & 31] = np.int64(fpr_bits[rd]) & 0x7FFFFFFF
+            fpr_bits[fd_of(word)] = np.int64(fpr_bits[fs_of(word)]) & 0x7FFFFFFF
         elif sem == S_MOV_S:
-            fpr_bits[(word >> 6) & 31] = fpr_bits[rd]
+            fpr_bits[fd_of(word)] = fpr_bits[fs_of(word)]
         elif sem == S_NEG_S:
-            fpr_bits[(word >> 6) & 31] = np.int64(fpr_bits[rd]) ^ 0x80000000
-        elif sem == S_ROUND_W:
-            fpr_bits[(word >> 6) & 31] = float_to_word(fpr[rd], ROUND_NEAREST)
-        elif sem == S_TRUNC_W:
-            fpr_bits[(word >> 6) & 31] = float_to_word(fpr[rd], ROUND_ZERO)
-        elif sem == S_CEIL_W:
-            fpr_bits[(word >> 6) & 31] = float_to_word(fpr[rd], ROUND_UP)
-        elif sem == S_FLOOR_W:
-            fpr_bits[(word >> 6) & 31] = float_to_word(fpr[rd], ROUND_DOWN)
+            fpr_bits[fd_of(word)] = np.int64(fpr_bits[fs_of(word)]) ^ 0x80000000
+        elif sem == S_ROUND_W_S or sem == S_TRUNC_W_S or sem == S_CEIL_W_S or sem == S_FLOOR_W_S:  # ROUND_NEAREST...
+            fpr_bits[fd_of(word)] = float_to_word(fpr[fs_of(word)], ROUND_NEAREST + (sem - S_ROUND_W_S))
         elif sem == S_CVT_W_S:
-            fpr_bits[(word >> 6) & 31] = float_to_word(fpr[rd], np.int64(regs[FCR31]) & 3)
+            fpr_bits[fd_of(word)] = float_to_word(fpr[fs_of(word)], np.int64(regs[FCR31]) & 3)
         elif sem == S_CVT_S_W:
             # an int32 is exact in float64, so this rounds once, in FCR31's direction
-            fpr[(word >> 6) & 31] = round_to_f32(np.float64(sx32(np.int64(fpr_bits[rd]))), 0.0,
-                                                 np.int64(regs[FCR31]) & 3)
-        elif sem == S_C_COND:
-            a = fpr[rd]
-            b = fpr[rt]
-            cond = word & 0xF
+            fpr[fd_of(word)] = round_to_f32(np.float64(sx32(np.int64(fpr_bits[fs_of(word)]))), 0.0,
+                                            np.int64(regs[FCR31]) & 3)
+        elif sem == S_C_COND_S:
+            cond = cond_of(word)
+            a = fpr[fs_of(word)]
+            b = fpr[ft_of(word)]
             unordered = a != a or b != b
             result = (((cond & 1) != 0 and unordered) or ((cond & 2) != 0 and a == b)
                       or ((cond & 4) != 0 and a < b))
             f = np.int64(regs[FCR31])
             if unordered:
-                f = compare_flags(f, cond, np.int64(fpr_bits[rd]), np.int64(fpr_bits[rt]))
+                f = compare_flags(f, cond, np.int64(fpr_bits[fs_of(word)]), np.int64(fpr_bits[ft_of(word)]))
             regs[FCR31] = (f | FCC_BIT) if result else (f & ~FCC_BIT & 0xFFFFFFFF)
         elif sem == S_MFC1:
-            regs[rt] = fpr_bits[rd]
+            regs[rt] = fpr_bits[fs_of(word)]
         elif sem == S_MTC1:
-            fpr_bits[rd] = regs[rt]
-        elif sem == S_CFC1:
-            if rd == 31:
-                regs[rt] = regs[FCR31]
-            elif rd == 0:
-                regs[rt] = regs[FCR0]
-            else:
-                regs[rt] = 0
+            fpr_bits[fs_of(word)] = regs[rt]
+        elif sem == S_CFC1:  # rd: the control register (31 FCR31, 0 FCR0; the rest read 0)
+            regs[rt] = regs[FCR31] if rd == 31 else regs[FCR0] if rd == 0 else 0
         elif sem == S_CTC1:
             if rd == 31:
                 regs[FCR31] = np.int64(regs[rt]) & FCR31_WRITE_MASK
         elif sem == S_BC1F or sem == S_BC1T or sem == S_BC1FL or sem == S_BC1TL:
             cc = (np.int64(regs[FCR31]) >> 23) & 1
-            taken = cc == (1 if (sem == S_BC1T or sem == S_BC1TL) else 0)
-            if taken:
-                next_npc = npc + ((((word & 0xFFFF) ^ 0x8000) - 0x8000) << 2)
-            elif sem == S_BC1FL or sem == S_BC1TL:
-                next_pc = npc + 4
-                next_npc = npc + 8
+            if cc == (1 if (sem == S_BC1T or sem == S_BC1TL) else 0):
+                next_npc = branch_target(npc, word)
+            elif sem >= S_BC1FL:  # likely, not taken: the delay slot is annulled
+                next_pc, next_npc = npc + 4, npc + 8
         # ---- VFPU ----
         elif sem == S_BVF or sem == S_BVT or sem == S_BVFL or sem == S_BVTL:
-            cc = (np.int64(vctrl[VFPU_CC]) >> ((word >> 18) & 7)) & 1
-            taken = cc == (1 if (sem == S_BVT or sem == S_BVTL) else 0)
-            if taken:
-                next_npc = npc + ((((word & 0xFFFF) ^ 0x8000) - 0x8000) << 2)
-            elif sem == S_BVFL or sem == S_BVTL:
-                next_pc = npc + 4
-                next_npc = npc + 8
+            cc = (np.int64(vctrl[VFPU_CC]) >> vcc_of(word)) & 1
+            if cc == (1 if (sem == S_BVT or sem == S_BVTL) else 0):
+                next_npc = branch_target(npc, word)
+            elif sem >= S_BVFL:  # likely, not taken: the delay slot is annulled
+                next_pc, next_npc = npc + 4, npc + 8
         elif sem == S_VFPU:
-            status = cop2.execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event,
-                                  vscratch, vterms)
+            status = cop2.execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, mapping,
+                                  event, vscratch, vterms)
             if status != EV_NONE:
                 code, value, extra, event_pc = status, event[1], event[3], pc
                 if status == EV_FAULT:
@@ -627,22 +548,17 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
         regs[0] = 0
 
         # ---- TIMING SEAM: cost of the instruction that just retired ----------------------
-        # op index = val >> 8 (row of decode.TABLE); maddr: the load/store address (from the
+        # op index = val >> 8 (row of decode.TABLE); addr: the load/store address (from the
         # registers before execution); taken: a branch went to its target.
         taken = next_npc != npc + 4 and next_pc == npc
         if tm[T_ENABLED] == 0:  # the plain count, without a call: calls cost ~6x here
             cycles += 1
         else:
-            cycles = account(tm, counters, prof, val >> 8, word, pc, maddr, taken, cycles)
+            cycles = account(tm, counters, prof, val >> 8, word, pc, addr, taken, cycles)
         # -----------------------------------------------------------------------------------
-        if taken and jit_threshold > 0 and next_npc <= pc:
-            slot = (next_npc >> 2) & jmask
-            if jit_entries[slot] == next_npc:
+        if taken and jit_threshold > 0 and next_npc <= pc:  # a taken backward branch: a loop
+            if loop_turns_hot(jit_hot, jit_entries, jit_threshold, next_npc):
                 enter_at = next_npc
-            else:
-                jit_hot[slot] += 1
-                if jit_hot[slot] == jit_threshold:
-                    enter_at = next_npc
 
         trace[icount & tmask] = pc
         icount += 1

@@ -18,7 +18,7 @@ from allegrex.cpu.events import EV_FAULT, FAULT_VFPU_UNAVAILABLE
 
 
 @njit(cache=True, inline="always")
-def _absent(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, event, scratch, terms):
+def _absent(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, mapping, event, scratch, terms):
     """cop2.execute's contract, for a loop compiled without the VFPU."""
     event[1] = word
     event[3] = FAULT_VFPU_UNAVAILABLE

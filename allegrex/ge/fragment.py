@@ -32,7 +32,7 @@ from numba import njit
 from allegrex.ge import regs
 from allegrex.ge.colors import FMT_5551, FMT_4444, FMT_8888, from16, to16
 from allegrex.ge.colors import FMT_5650 as FMT_565
-from allegrex.memory import translate
+from allegrex.memory import GE_MAPPING, translate
 
 # comparison functions (alpha, stencil, depth: 3 bits; colour test: 2 bits)
 NEVER, ALWAYS, EQUAL, NOTEQUAL, LESS, LEQUAL, GREATER, GEQUAL = range(8)
@@ -258,7 +258,7 @@ def stencil_op(op, fmt, ref, old):
 def pixel_offset(mem, ram_size, frag, x, y):
     """Offset in `mem` of pixel (x, y) of the colour buffer, or -1."""
     bpp = 4 if frag[F_FB_FMT] == FMT_8888 else 2
-    return translate(frag[F_FB_ADDR] + (y * frag[F_FB_STRIDE] + x) * bpp, bpp, ram_size)
+    return translate(frag[F_FB_ADDR] + (y * frag[F_FB_STRIDE] + x) * bpp, bpp, ram_size, GE_MAPPING)
 
 
 @njit(cache=True, inline="always")
@@ -470,7 +470,7 @@ def process_prepared(mem, ram_size, frag, x, y, z, rgba, spec_rgb, fog):
     old_raw = load_raw(mem, off, fmt)
     zoff = -1
     if clear and frag[F_CLEAR_DEPTH] or not clear and (frag[F_DEPTH_FUNC] != ALWAYS or frag[F_DEPTH_WRITE]):
-        zoff = translate(frag[F_Z_ADDR] + (y * frag[F_Z_STRIDE] + x) * 2, 2, ram_size)
+        zoff = translate(frag[F_Z_ADDR] + (y * frag[F_Z_STRIDE] + x) * 2, 2, ram_size, GE_MAPPING)
 
     if clear:
         stencil = a

@@ -27,7 +27,7 @@ from allegrex.ge.state import (ADDR_MASK, EXEC_BBOX_INSIDE, EXEC_DEPTH1, EXEC_DE
                                INT_FINISH, INT_SIGNAL, PROJ, R_CYCLES, R_ERROR, R_ERROR_ADDR, R_ERROR_PC, R_EXEC,
                                R_IADR, R_INTR, R_LISTADDR, R_OADR, R_OADR1, R_OADR2, R_RADR1, R_RADR2,
                                R_STALLADDR, R_VADR, TGEN, VIEW, WORLD, BONES, R_COMMANDS, GeState)
-from allegrex.memory import RAM_SIZE, VRAM_SIZE, translate
+from allegrex.memory import GE_MAPPING, RAM_SIZE, VRAM_SIZE, translate
 from allegrex.ge.regs import (NOP, VADDR, IADDR, PRIM, BEZIER, SPLINE, BOUNDINGBOX, JUMP, BJUMP, CALL, RET,
                              END, SIGNAL, FINISH, BASE, OFFSETADDR, ORIGIN, BONEMATRIXNUMBER, BONEMATRIXDATA,
                              WORLDMATRIXNUMBER, WORLDMATRIXDATA, VIEWMATRIXNUMBER, VIEWMATRIXDATA,
@@ -79,7 +79,7 @@ def _fail(regs, error, pc, addr):
 
 @njit(cache=True, error_model="numpy")
 def _valid(target, ram_size):
-    return translate(target, 4, ram_size) >= 0
+    return translate(target, 4, ram_size, GE_MAPPING) >= 0
 
 
 @njit(cache=True, error_model="numpy")
@@ -107,7 +107,7 @@ def run(mem, ram_size, regs, cmds, mtx, clut, keep, budget, trace):
             return EV_STALL
         if executed >= budget:
             return EV_BUDGET
-        off = translate(pc, 4, ram_size)
+        off = translate(pc, 4, ram_size, GE_MAPPING)
         if off < 0:
             return _fail(regs, ERR_LIST_ADDRESS, pc, pc)
         word = np.int64(mem32[off >> 2])

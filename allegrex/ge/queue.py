@@ -28,6 +28,7 @@ from allegrex.ge.state import (ADDR_MASK, EXEC_DEPTH1, EXEC_DEPTH2, INT_END, INT
                                R_STALLADDR, R_VADR)
 from allegrex.hle import codes, costs, intr, threads
 from allegrex.hle.objects import KernelObject
+from allegrex.memory import EDRAM_TRANSLATIONS
 
 OPS = commands.OPS
 
@@ -56,7 +57,6 @@ ID_MASK = 0x8C6E1400  # the driver's id mask (any value with bit 31 set keeps id
 SCRATCH = 0x08001100  # kernel scratch for the driver's FINISH/END stub list
 CONTEXT_WORDS = 512
 CONTEXT_HEADER = 17  # exec, list, stall, radr1-2, vadr, iadr, oadr0-2, 7 EDRAM/clock words
-BOOT_TRANSLATION = 0x400  # EDRAM address translation width the firmware boots with (gpu/ge/edram)
 INIT_LIST = SCRATCH + 0x100  # where the driver's boot list (every context command reset) runs
 
 # commands sceGeSaveContext stores as they stand (the driver's bitmap of context commands)
@@ -123,7 +123,6 @@ class GeQueue(KernelObject):
         self.waiters: list = []  # (thread, Wait, ready(), after())
         self.in_interrupt = False
         self.pending: list = []  # GE interrupts raised while a handler runs
-        self.edram_translation = BOOT_TRANSLATION
         self.started = False
 
     def start(self) -> None:
@@ -679,7 +678,8 @@ class GeQueue(KernelObject):
             return -1
         st = self.hw.state
         regs, cmds = st.regs, st.cmds
-        edram = (0 if self.edram_translation else 1, self.edram_translation >> 1, 0, 0, 0, 0, 0)
+        translation = self.k.memory.edram_translation
+        edram = (0 if translation else 1, translation >> 1, 0, 0, 0, 0, 0)
         words = [int(regs[R_EXEC]) & ~1 if force else int(regs[R_EXEC]), self.hw.list_address(),
                  int(regs[R_STALLADDR]), int(regs[R_RADR1]), int(regs[R_RADR2]), int(regs[R_VADR]),
                  int(regs[R_IADR]), int(regs[R_OADR]), int(regs[R_OADR1]), int(regs[R_OADR2]), *edram]
@@ -748,9 +748,11 @@ class GeQueue(KernelObject):
         return dl.stack_off
 
     def set_edram_translation(self, width: int) -> int:
-        if width not in (0, 0x200, 0x400, 0x800, 0x1000):
+        """How the CPU sees VRAM mirrors 1 and 3 (allegrex.memory); the previous width."""
+        if width not in EDRAM_TRANSLATIONS:
             return codes.signed(codes.INVALID_VALUE)
-        previous, self.edram_translation = self.edram_translation, width
+        previous = self.k.memory.edram_translation
+        self.k.memory.set_edram_translation(width)
         return previous
 
 

@@ -30,7 +30,7 @@ from numba import njit
 
 from allegrex.ge import regs
 from allegrex.ge.colors import from16
-from allegrex.memory import translate
+from allegrex.memory import GE_MAPPING, translate
 
 # TEXFORMAT values
 TF_5650, TF_5551, TF_4444, TF_8888 = 0, 1, 2, 3
@@ -84,7 +84,7 @@ def load_clut(mem, ram_size, cmds, clut):
     if size > CLUT_BYTES:
         size = CLUT_BYTES
     for i in range(size):
-        off = translate(addr + i, 1, ram_size)
+        off = translate(addr + i, 1, ram_size, GE_MAPPING)
         clut[i] = mem[off] if off >= 0 else 0
 
 
@@ -120,7 +120,7 @@ def decode_palette(clut, clut_fmt, tex):
 def read_le(mem, ram_size, addr, size):
     """Little-endian unsigned value of `size` bytes (1, 2 or 4, aligned) at guest `addr`;
     0 outside guest memory."""
-    off = translate(addr, size, ram_size)
+    off = translate(addr, size, ram_size, GE_MAPPING)
     if off < 0:
         return 0
     if size == 1:

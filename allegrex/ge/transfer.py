@@ -13,7 +13,7 @@ from numba import njit
 
 from allegrex.ge import cost
 from allegrex.ge.state import R_CYCLES, R_LISTADDR, R_WARN, R_WARN_ADDR, R_WARN_PC
-from allegrex.memory import translate
+from allegrex.memory import GE_MAPPING, translate
 from allegrex.ge.regs import (TRANSFERSRC, TRANSFERSRCW, TRANSFERDST, TRANSFERDSTW, TRANSFERSRCPOS,
                              TRANSFERDSTPOS, TRANSFERSIZE)
 
@@ -60,14 +60,14 @@ def block_transfer(mem, ram_size, regs, cmds, bpp32):
         for start in range(0, row_bytes, CHUNK):
             n = min(CHUNK, row_bytes - start)
             for i in range(n):  # read the whole chunk first: a chunk moves like memmove
-                off = translate(_wrap(src_row + start + i), 1, ram_size)
+                off = translate(_wrap(src_row + start + i), 1, ram_size, GE_MAPPING)
                 valid[i] = off >= 0
                 if off < 0:
                     _warn(regs, src_row + start + i)
                 else:
                     chunk[i] = mem[off]
             for i in range(n):
-                off = translate(_wrap(dst_row + start + i), 1, ram_size)
+                off = translate(_wrap(dst_row + start + i), 1, ram_size, GE_MAPPING)
                 if off < 0:
                     _warn(regs, dst_row + start + i)
                 elif valid[i]:

@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from allegrex.ge.state import BONES
-from allegrex.memory import translate
+from allegrex.memory import GE_MAPPING, translate
 from allegrex.ge.regs import MORPHWEIGHT0
 
 V_X, V_Y, V_Z = 0, 1, 2
@@ -160,8 +160,8 @@ def morph_weights(cmds, morphs):
 def decode(mem, ram_size, mtx, vtype, lay, mweights, addr, out):
     """Decode the vertex at guest `addr` into out[V_*]; False if it lies outside memory."""
     tc, col, nrm, pos, wt, _idx, nweights, morphs, through = fields(vtype)
-    base = translate(addr, 1, ram_size)
-    last = translate(addr + lay[L_STRIDE] - 1, 1, ram_size)
+    base = translate(addr, 1, ram_size, GE_MAPPING)
+    last = translate(addr + lay[L_STRIDE] - 1, 1, ram_size, GE_MAPPING)
     if base < 0 or last < 0 or last - base != lay[L_STRIDE] - 1:
         return False
     if through:
@@ -243,7 +243,7 @@ def index_at(mem, ram_size, vtype, iaddr, i):
     if code == 0:
         return i
     size = 1 << (code - 1)
-    off = translate(iaddr + i * size, size, ram_size)
+    off = translate(iaddr + i * size, size, ram_size, GE_MAPPING)
     if off < 0:
         return -1
     if code == 1:

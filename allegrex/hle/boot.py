@@ -48,8 +48,8 @@ def boot(machine, image, options: RunOptions | None = None) -> Kernel:
     kernel.image = image
     main_module = kernel.modules.boot(image) if image.segments else None  # registers the program's own libraries
     # A kernel-mode program (module attribute 0x1000, the 1.50-era layout) may touch kernel
-    # memory: this is where its mode is decided; the CPU's kernel-mode memory map follows it.
-    kernel.kernel_mode = bool(main_module and main_module.kernel_mode)
+    # memory: this is where its mode is decided (the CPU, compiled regions and Memory follow it).
+    memory.set_kernel_mode(bool(main_module and main_module.kernel_mode))  # Machine.set_kernel_mode's state
     kernel.install_imports(image.imports)
     guest_dir, host_dir = program_folder(options, options.program_path)
     kernel.io.set_program_folder(guest_dir, host_dir)

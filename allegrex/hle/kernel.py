@@ -218,7 +218,6 @@ class Kernel:
         self.objects: dict[int, KernelObject] = {}
         self.image = None
         self.sdk_version = 0
-        self.kernel_mode = False  # the program is a kernel-mode module (attribute 0x1000): see boot.py
         self.compiler_version = 0
         self._trampolines: dict[str, int] = {}
         self.interrupts: list = []  # (saved context, thread, on_return) of running handlers
@@ -232,6 +231,12 @@ class Kernel:
         self.exception_handlers: list[int] = []  # default exception handlers, oldest first (kernel_libraries)
         for name, manager in managers.items():
             setattr(self, name, manager(self))
+
+    @property
+    def kernel_mode(self) -> bool:
+        """The program is a kernel-mode module (attribute 0x1000; boot.py decides): the
+        machine's memory map, which lets it reach kernel memory."""
+        return self.memory.kernel_mode
 
     # --- object ids shared by all kernel objects ---
     def new_uid(self, obj) -> int:

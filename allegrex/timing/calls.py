@@ -24,20 +24,28 @@ charge when the next instruction retires (T_CG_HLE_EDGE).
 import numpy as np
 from numba import njit
 
-from allegrex.cpu.decode import TABLE
+from allegrex.cpu.decode import BRANCH, JUMP, LINK, REGISTER_TARGET, TABLE
+from allegrex.cpu.fields import branch_target, imm_of, jump_target, rd_of, rs_of
 from allegrex.timing import counters as C
-from allegrex.timing.classes import F_SYSCALL, OP_FLAGS
 from allegrex.timing.layout import (T_CG_DEPTH, T_CG_EDGE_CAP, T_CG_EDGES, T_CG_HLE_BASE, T_CG_HLE_EDGE, T_CG_KIND,
                                     T_CG_LOG, T_CG_LOG_CAP, T_CG_LOG_LOST, T_CG_LOG_N, T_CG_LOST, T_CG_MAX_DEPTH,
                                     T_CG_SITE, T_CG_STATE, T_CG_TARGET, T_PROF_INSNS, TM_SIZE)
 
 CALL, RETURN = 1, 2  # T_CG_KIND
-# How each decode-table row takes part (OP_CALL_KIND): by the row's mnemonic.
+# How each decode-table row takes part (OP_CALL_KIND): by the row's control-flow flags.
 K_NONE, K_JAL, K_JALR, K_LINK_BRANCH, K_JR = 0, 1, 2, 3, 4
-_KIND_OF = {"jal": K_JAL, "jalr": K_JALR, "bltzal": K_LINK_BRANCH, "bgezal": K_LINK_BRANCH,
-            "bltzall": K_LINK_BRANCH, "bgezall": K_LINK_BRANCH, "jr": K_JR}
-OP_CALL_KIND = np.array([_KIND_OF.get(ins.mnemonic, K_NONE) for ins in TABLE], dtype=np.int64)
-OP_IS_SYSCALL = ((OP_FLAGS & F_SYSCALL) != 0).astype(np.int64)
+
+
+def _call_kind(ins):
+    if ins.flags & BRANCH:
+        return K_LINK_BRANCH if ins.flags & LINK else K_NONE
+    if ins.flags & REGISTER_TARGET:
+        return K_JALR if ins.flags & LINK else K_JR
+    return K_JAL if ins.flags & JUMP and ins.flags & LINK else K_NONE
+
+
+OP_CALL_KIND = np.array([_call_kind(ins) for ins in TABLE], dtype=np.int64)
+OP_IS_SYSCALL = np.array([ins.sem == "syscall" for ins in TABLE], dtype=np.int64)
 
 TRACKED = np.array(C.PROF_TRACKED, dtype=np.int64)
 N_TRACKED = len(C.PROF_TRACKED)
@@ -167,15 +175,15 @@ def _pop(tm, counters, t, slot_is_syscall):
 
 
 @njit(inline="always")
-def track_calls(tm, counters, op, word, pc, maddr, taken, t):
+def track_calls(tm, counters, op, word, pc, addr, taken, t):
     """Follow calls and returns: called after profile_slot for the instruction (op, word)
-    at `pc` that just retired at cycle t (maddr: rs + offset before it ran)."""
+    at `pc` that just retired at cycle t (addr: rs + offset before it ran)."""
     if tm.shape[0] > TM_SIZE:
-        _track(tm, counters, op, word, pc, maddr, taken, t)
+        _track(tm, counters, op, word, pc, addr, taken, t)
 
 
 @njit(_nrt=False)  # a call, made only while tracking calls: the run loop stays small
-def _track(tm, counters, op, word, pc, maddr, taken, t):
+def _track(tm, counters, op, word, pc, addr, taken, t):
     if tm[T_CG_HLE_EDGE] >= 0:  # the stub's syscall was served since: its charge is the edge's
         e = tm[T_CG_HLE_EDGE]
         tm[e + E_SNAP + SNAP_HLE] += counters[C.STALL_SYSCALL] - tm[T_CG_HLE_BASE]
@@ -190,21 +198,20 @@ def _track(tm, counters, op, word, pc, maddr, taken, t):
     kind = OP_CALL_KIND[op]
     if kind == K_NONE:
         return
-    simm = ((word & 0xFFFF) ^ 0x8000) - 0x8000
     if kind == K_JAL:
-        target = ((pc + 4) & 0xF0000000) | ((word & 0x03FFFFFF) << 2)
+        target = jump_target(pc + 4, word)
     elif kind == K_LINK_BRANCH:
         if not taken:
             return
-        target = (pc + 4 + (simm << 2)) & 0xFFFFFFFF
+        target = branch_target(pc + 4, word) & 0xFFFFFFFF
     elif kind == K_JALR:
-        if ((word >> 11) & 31) == 0:  # no link: a plain jump
+        if rd_of(word) == 0:  # no link: a plain jump
             return
-        target = (maddr - simm) & 0xFFFFFFFF
+        target = (addr - imm_of(word)) & 0xFFFFFFFF
     else:
-        if ((word >> 21) & 31) != 31:  # jr through another register: a jump, not a return
+        if rs_of(word) != 31:  # jr through another register: a jump, not a return
             return
-        target = (maddr - simm) & 0xFFFFFFFF
+        target = (addr - imm_of(word)) & 0xFFFFFFFF
     tm[T_CG_STATE] = 1
     tm[T_CG_KIND] = RETURN if kind == K_JR else CALL
     tm[T_CG_SITE] = pc
@@ -212,5 +219,5 @@ def _track(tm, counters, op, word, pc, maddr, taken, t):
 
 
 def needs_register(op: int) -> bool:
-    """Whether track_calls reads `maddr` for this op (its target comes from a register)."""
+    """Whether track_calls reads `addr` for this op (its target comes from a register)."""
     return int(OP_CALL_KIND[op]) in (K_JALR, K_JR)

@@ -8,7 +8,8 @@ whether its figures are MEASURED (shared/reference/allegrex-timing.md, corrected
 the measuring loop's overhead as described in docs/timing.md) or an ESTIMATE.
 
 The decode table names a coarse class per row; `refine` splits it where the hardware
-differs (mfhi vs mthi, mov.s vs mfc1, likely branches).
+differs (mfhi vs mthi, mov.s vs mfc1, likely branches), from the row's roles and flags.
+OP_FLAGS holds each row's decode flags (LOAD, STORE, BRANCH...) for the model.
 """
 
 from dataclasses import dataclass
@@ -35,9 +36,6 @@ U_NONE = -1
 U_DIV = 0  # integer divider (div/divu)
 U_FDIV = 1  # FPU divide / square root unit
 NUNITS = 4
-
-# Op flags.
-F_LOAD, F_STORE, F_BRANCH, F_JUMP, F_LIKELY, F_CACHE, F_VFPU, F_SYSCALL = (1, 2, 4, 8, 16, 32, 64, 128)
 
 FIXED = 99  # operand "shift" meaning: the register is the base itself (HI, LO, $ra, FCC...)
 NONE = -1
@@ -89,116 +87,32 @@ TAKEN_BRANCH_PENALTY = 2  # MEASURED: beq/bvt/bvf/bvtl/bvfl taken 4.07 per branc
 JUMP_PENALTY = 1  # MEASURED: j 3.05, jr 3.06 per jump + delay slot
 ANNULLED_SLOT_PENALTY = 1  # ESTIMATE: a likely branch not taken squashes its fetched delay slot
 
-_LIKELY = {"beql", "bnel", "blezl", "bgtzl", "bltzl", "bgezl", "bltzall", "bgezall",
-           "bc1fl", "bc1tl", "bvfl", "bvtl"}
 
 
 def refine(ins: D.Instr) -> str:
-    """The timing class name of a decode-table row."""
-    m = ins.mnemonic
+    """The timing class name of a decode-table row: its coarse class, split by its roles
+    and flags where the hardware differs (mfhi vs mthi, mov.s vs mfc1, likely branches)."""
     if ins.timing == "hilo":
-        return "hilo_read" if m in ("mfhi", "mflo") else "hilo_write"
-    if ins.timing == "fpu_move" and m in ("mfc1", "mtc1", "cfc1", "ctc1"):
-        return "fpu_xfer"
-    if ins.timing == "branch" and m in _LIKELY:
+        return "hilo_read" if "hi" in ins.reads or "lo" in ins.reads else "hilo_write"
+    if ins.timing == "fpu_move" and any(r in GPR_ROLES for r in ins.reads + ins.writes):
+        return "fpu_xfer"  # between the register files
+    if ins.timing == "branch" and ins.flags & D.LIKELY:
         return "branch_likely"
     return ins.timing
 
 
-# Operand roles per format: sources and destinations as (register base, field shift).
-RS, RT, RD, SA = 21, 16, 11, 6
+# Scoreboard slot of each operand role: (register base, field shift), or FIXED for a
+# register that is the base itself.
+ROLE_SLOTS = {"rs": (R_GPR, 21), "rt": (R_GPR, 16), "rd": (R_GPR, 11), "fs": (R_FPR, 11), "ft": (R_FPR, 16),
+              "fd": (R_FPR, 6), "hi": (R_HI, FIXED), "lo": (R_LO, FIXED), "ra": (R_GPR + 31, FIXED),
+              "fcc": (R_FCC, FIXED), "vcc": (R_VCC_BRANCH, FIXED)}
+GPR_ROLES = ("rs", "rt", "rd", "ra")
 
 
 def operands(ins: D.Instr):
-    """(sources, destinations) of a decode-table row as lists of (base, shift)."""
-    f, m = ins.fmt, ins.mnemonic
-    g = lambda s: (R_GPR, s)  # noqa: E731
-    fp = lambda s: (R_FPR, s)  # noqa: E731
-    fixed = lambda r: (r, FIXED)  # noqa: E731
-    if f in (D.F_RD_RS_RT, D.F_RD_RT_RS):
-        return [g(RS), g(RT)], [g(RD)]
-    if f in (D.F_RD_RT_SA, D.F_RD_RT):
-        return [g(RT)], [g(RD)]
-    if f == D.F_RD_RS:
-        return [g(RS)], [g(RD)]
-    if f == D.F_RS_RT:
-        if ins.timing in ("mul", "div"):
-            return [g(RS), g(RT)], [fixed(R_HI), fixed(R_LO)]
-        if ins.timing == "madd":  # the accumulator forwards: HI/LO are not waited for
-            return [g(RS), g(RT)], [fixed(R_HI), fixed(R_LO)]
-        return [g(RS), g(RT)], []
-    if f == D.F_RD:
-        return [fixed(R_HI if m == "mfhi" else R_LO)], [g(RD)]
-    if f == D.F_RS:
-        if m == "jr":
-            return [g(RS)], []
-        return [g(RS)], [fixed(R_HI if m == "mthi" else R_LO)]
-    if f == D.F_JALR:
-        return [g(RS)], [g(RD)]
-    if f in (D.F_RT_RS_IMM, D.F_RT_RS_UIMM):
-        return [g(RS)], [g(RT)]
-    if f == D.F_RT_UIMM:
-        return [], [g(RT)]
-    if f == D.F_RS_IMM:
-        return [g(RS)], []
-    if f == D.F_MEM:
-        if ins.timing == "load":
-            return ([g(RS), g(RT)] if m in ("lwl", "lwr") else [g(RS)]), [g(RT)]
-        if m == "sc":
-            return [g(RS), g(RT)], [g(RT)]
-        return [g(RS), g(RT)], []
-    if f == D.F_FMEM:
-        return ([g(RS)], [fp(RT)]) if m == "lwc1" else ([g(RS), fp(RT)], [])
-    if f == D.F_CACHE:
-        return [g(RS)], []
-    if f == D.F_BR2:
-        return [g(RS), g(RT)], []
-    if f == D.F_BR1:
-        return [g(RS)], ([fixed(31)] if "al" in m[3:] else [])
-    if f == D.F_BR0:
-        return [fixed(R_FCC)], []
-    if f == D.F_BRV:
-        return [fixed(R_VCC_BRANCH)], []
-    if f == D.F_JUMP:
-        return [], ([fixed(31)] if m == "jal" else [])
-    if f == D.F_EXT:
-        return [g(RS)], [g(RT)]
-    if f == D.F_INS:
-        return [g(RS), g(RT)], [g(RT)]
-    if f == D.F_RT:
-        return ([], [g(RT)]) if m == "mfic" else ([g(RT)], [])
-    if f == D.F_FD_FS_FT:
-        return [fp(RD), fp(RT)], [fp(SA)]
-    if f == D.F_FD_FS:
-        return [fp(RD)], [fp(SA)]
-    if f == D.F_FS_FT:
-        return [fp(RD), fp(RT)], [fixed(R_FCC)]
-    if f == D.F_RT_FS:
-        return ([fp(RD)], [g(RT)]) if m == "mfc1" else ([g(RT)], [fp(RD)])
-    if f == D.F_RT_FCR:
-        return ([fixed(R_FCC)], [g(RT)]) if m == "cfc1" else ([g(RT)], [fixed(R_FCC)])
-    return [], []  # F_NONE, F_CODE, F_VFPU (the VFPU model reads its own operands)
-
-
-def _flags(ins: D.Instr, cls: str) -> int:
-    fl = 0
-    if cls in ("load", "fpu_load") or ins.mnemonic == "ll":
-        fl |= F_LOAD
-    if cls in ("store", "fpu_store"):
-        fl |= F_STORE
-    if cls in ("branch", "branch_likely"):
-        fl |= F_BRANCH
-    if cls == "branch_likely":
-        fl |= F_LIKELY
-    if cls == "jump":
-        fl |= F_JUMP
-    if cls == "cache":
-        fl |= F_CACHE
-    if cls == "vfpu":
-        fl |= F_VFPU
-    if ins.mnemonic == "syscall":
-        fl |= F_SYSCALL
-    return fl
+    """(sources, destinations) of a decode-table row as lists of (base, shift), from its
+    roles (VFPU words have none here: the VFPU model reads its own operands)."""
+    return [ROLE_SLOTS[r] for r in ins.reads], [ROLE_SLOTS[r] for r in ins.writes]
 
 
 def _build():
@@ -214,7 +128,7 @@ def _build():
     for op, ins in enumerate(D.TABLE):
         c = CLASSES[refine(ins)]
         issue[op], lat[op], stall[op], unit[op], busy[op] = c.issue, c.latency, c.stall, c.unit, c.busy
-        flags[op] = _flags(ins, c.name)
+        flags[op] = ins.flags
         s, d = operands(ins)
         for k, (base, shift) in enumerate(s):
             src[op, k] = (base, shift)

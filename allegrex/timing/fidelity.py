@@ -15,9 +15,11 @@ VFPU figures need the vfpu package (they are reported as unavailable without it)
 import numpy as np
 from numba import njit
 
+from allegrex.cpu.asm import NOP, code_bytes, enc
 from allegrex.machine import Machine
 from allegrex.timing import reference
-from allegrex.timing.asm import NOP, enc, venc
+from allegrex.timing.vfpu_classes import vfpu_word
+from vfpu import table as VFPU_TABLE
 
 CODE = 0x08804000
 MEMBUF = 0x08900010  # 16-byte aligned but not 64: see docs/timing.md (the 16 KiB rows)
@@ -30,11 +32,7 @@ FIGURES = list(reference.figures())
 
 
 class Unavailable(Exception):
-    """The figure needs something this build lacks (the VFPU package)."""
-
-
-def _words_bytes(words):
-    return b"".join((w & 0xFFFFFFFF).to_bytes(4, "little") for w in words)
+    """A figure that cannot be measured (benchmarks/timing_fidelity.py: the program did not print it)."""
 
 
 def timed_loop(body, iters, tail=None):
@@ -53,7 +51,7 @@ def simulate(words, setup=None, timing_kwargs=None):
     m.timing.set_clock(CPU_MHZ, BUS_MHZ, 0)
     if setup:
         setup(m)
-    m.load_raw(CODE, _words_bytes(words), entry=CODE)
+    m.load_raw(CODE, code_bytes(words), entry=CODE)
     ev = m.run()
     if ev.kind != "break":
         raise RuntimeError(f"microbenchmark stopped with {ev}")
@@ -109,7 +107,7 @@ def vcmp_bvt_figure(iters):
     body_start = 1
     for u in range(256):
         at = body_start + 3 * u + 1  # index of the bvt
-        words_b = [venc("vcmp.q", s=0, t=0, imm=(5, 0)), enc("bvt", imm=(body_start - (at + 1)) & 0xFFFF), NOP]
+        words_b = [vfpu_word("vcmp.q", s=0, t=0, imm=(5, 0)), enc("bvt", imm=(body_start - (at + 1)) & 0xFFFF), NOP]
         words += words_b
     m = simulate(timed_loop(words, iters), _vfpu_ones)
     return method_cycles(m) / (256 * iters) - 2
@@ -174,21 +172,17 @@ def _vfpu_ones(m):
 
 def vfpu_words(name):
     """The 8 throughput encodings and 8 (instruction, vabs.q) latency pairs of gen-perf-tests."""
-    try:
-        from vfpu import table
-    except ImportError:
-        raise Unavailable("the vfpu package is not available") from None
     text = "vuc2i.s" if name == "vuc2ifs.s" else name
-    row = table.BY_NAME[text]
+    row = VFPU_TABLE.BY_NAME[text]
     imm = IMM_PLACES.get(row.fmt)
     inputs = [k for k in ("s", "t") if getattr(row, k) is not None]
     tput, lat = [], []
     for i in range(8):
         regs = {k: 4 * ((i + 1 + n) % 8) for n, k in enumerate(inputs)}
         d = 4 * (i % 8) if row.d is not None else None
-        w = venc(text, d=d, imm=imm, **regs)
+        w = vfpu_word(text, d=d, imm=imm, **regs)
         tput.append(w)
-        lat.append((w, venc("vabs.q", d=4 * (i % 8), s=4 * (i % 8))))
+        lat.append((w, vfpu_word("vabs.q", d=4 * (i % 8), s=4 * (i % 8))))
     return tput, lat
 
 
@@ -274,11 +268,8 @@ def _stream_tail():
 
 def mem_throughput_figure(kib, vector, iters):
     if vector:
-        try:
-            body = [venc("lv.q", d=0) | ((off + k) & 0xFFFC) | (16 << 21)
-                    for off in range(0, 2048, 512) for k in range(0, 512, 16)]
-        except ImportError:
-            raise Unavailable("the vfpu package is not available") from None
+        body = [vfpu_word("lv.q", d=0) | ((off + k) & 0xFFFC) | (16 << 21)
+                for off in range(0, 2048, 512) for k in range(0, 512, 16)]
         loads = 128
     else:
         body = [enc("lw", rt="v0", rs="s0", imm=off) for off in range(0, 1024, 4)]
@@ -299,7 +290,6 @@ def run_figure(name, iters=None):
     if name in ("bvt", "bvf", "bvtl", "bvfl", "j", "jr", "beq"):
         return branch_figure(name, iters or INST_ITERS)
     if name == "vcmp->bvt":
-        vfpu_words("vcmp.q")  # raises Unavailable without the VFPU
         return vcmp_bvt_figure(iters or INST_ITERS)
     if name.startswith("mem "):
         parts = name.split()

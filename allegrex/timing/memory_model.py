@@ -41,7 +41,10 @@ VRAM_FILL_BUS_CYCLES = 12  # ESTIMATE: VRAM (eDRAM in the graphics chip) fills f
 SCRATCHPAD_CYCLES = 0  # scratchpad: no stall beyond the load latency (on-chip SRAM)
 
 # Address regions (guest view).
-UNCACHED_BIT = 0x40000000
+UNCACHED_BIT = 0x40000000  # the uncached views 0x40000000 and 0xC0000000
+# Bit 29 is set only in kseg1 (0xA0000000, kernel mode) among the addresses translate lets
+# through, and kseg1 is uncached too: one mask test tells a cached access.
+UNCACHED_BITS = UNCACHED_BIT | 0x20000000
 PHYS_MASK = 0x1FFFFFFF
 SCRATCH_LO, SCRATCH_HI = 0x00010000, 0x00014000
 VRAM_LO, VRAM_HI = 0x04000000, 0x04800000  # 2 MiB plus its mirrors
@@ -51,8 +54,14 @@ REG_RAM, REG_SCRATCH, REG_VRAM, REG_UNCACHED = 0, 1, 2, 3
 
 
 @njit(inline="always")
+def uncached(addr):
+    """Whether an access at `addr` (one translate accepted) bypasses the caches."""
+    return (addr & UNCACHED_BITS) != 0
+
+
+@njit(inline="always")
 def region(addr):
-    if addr & UNCACHED_BIT:
+    if uncached(addr):
         phys = addr & PHYS_MASK
         if SCRATCH_LO <= phys < SCRATCH_HI:
             return REG_SCRATCH

@@ -29,11 +29,11 @@ from numba import njit
 # flushed when any timing source changes (interp.flush_stale_cache); a separately
 # cached copy would keep stale constants.
 
+from allegrex.cpu.decode import BRANCH, CACHE_OP, JUMP, LIKELY, LOAD, STORE, VFPU_OP
 from allegrex.timing import counters as C
 from allegrex.timing import memory_model as M
 from allegrex.timing.calls import track_calls
-from allegrex.timing.classes import (ANNULLED_SLOT_PENALTY, F_BRANCH, F_CACHE, F_JUMP, F_LIKELY, F_LOAD,
-                                     F_STORE, F_VFPU, FIXED, JUMP_PENALTY, OP_BUSY, OP_DST, OP_FLAGS,
+from allegrex.timing.classes import (ANNULLED_SLOT_PENALTY, FIXED, JUMP_PENALTY, OP_BUSY, OP_DST, OP_FLAGS,
                                      OP_ISSUE, OP_LATENCY, OP_SRC, OP_STALL, OP_UNIT, R_DUMMY, R_GPR,
                                      R_VCC_BRANCH, R_VCTRL, R_VPR, TAKEN_BRANCH_PENALTY)
 from allegrex.timing.layout import (T_DC_DIRTY, T_DC_LRU, T_DC_TAG, T_DRAM_ROW, T_ENABLED, T_FRAC,
@@ -430,23 +430,23 @@ def account(tm, counters, prof, op, word, pc, maddr, taken, t):
     start = t  # the interrupt's cycles are not this instruction's
     t = fetch_line(tm, counters, t, pc)
     flags = OP_FLAGS[op]
-    if flags & F_VFPU:
+    if flags & VFPU_OP:
         t = vfpu_account(tm, counters, word, pc, maddr, t)
     else:
         t = wait_sources(tm, counters, t, operand_slot(OP_SRC, op, 0, word), operand_slot(OP_SRC, op, 1, word),
                          operand_slot(OP_SRC, op, 2, word))
         if OP_UNIT[op] >= 0:
             t = wait_unit(tm, counters, t, OP_UNIT[op], OP_BUSY[op], OP_STALL[op])
-        if flags & (F_LOAD | F_STORE):
-            t += dcache_access(tm, counters, maddr & 0xFFFFFFFF, (flags & F_STORE) != 0)
+        if flags & (LOAD | STORE):
+            t += dcache_access(tm, counters, maddr & 0xFFFFFFFF, (flags & STORE) != 0)
         produce(tm, t + OP_LATENCY[op], OP_STALL[op], operand_slot(OP_DST, op, 0, word),
                 operand_slot(OP_DST, op, 1, word))
         t += OP_ISSUE[op]
-        if flags & F_JUMP:
+        if flags & JUMP:
             t = jump_cost(counters, t)
-        elif flags & F_BRANCH:
-            t = branch_cost(counters, t, taken, (flags & F_LIKELY) != 0)
-        elif flags & F_CACHE:
+        elif flags & BRANCH:
+            t = branch_cost(counters, t, taken, (flags & LIKELY) != 0)
+        elif flags & CACHE_OP:
             t += cache_op(tm, counters, (word >> 16) & 31, maddr & 0xFFFFFFFF)
     if prof.shape[1] > 0:
         profile_slot(tm, counters, prof, pc, start, t, misses_before)

@@ -3,14 +3,17 @@ the measured reference by allegrex.timing.derive) and each row's operands as ele
 cells, so the scoreboard tracks the 128 VFPU registers element by element.
 
 Decoding uses the one VFPU table (vfpu/table.py) and its register cell tables
-(vfpu/regs.py). Without the vfpu package every VFPU word is timed as a 1-cycle,
-5-cycle-latency operation with no operands (AVAILABLE is False).
+(vfpu/regs.py); `vfpu_word` places register numbers where this model reads them, for
+hand-assembled timing loops.
 """
 
 import csv
 from pathlib import Path
 
 import numpy as np
+
+from vfpu import table as _vt
+from vfpu.regs import MAT_CELLS, VEC_CELLS
 
 CSV = Path(__file__).resolve().parent / "vfpu_timing.csv"
 ALIASES = {"vuc2i.s": "vuc2ifs.s"}  # the reference prints vuc2i.s under this name
@@ -40,15 +43,6 @@ def load_table():
 
 TIMING = load_table()
 
-try:
-    from vfpu import table as _vt
-    from vfpu.regs import MAT_CELLS, VEC_CELLS
-    AVAILABLE = True
-except ImportError:  # the VFPU package has not landed: time VFPU words generically
-    _vt = None
-    AVAILABLE = False
-    VEC_CELLS = np.zeros((5, 128, 4), dtype=np.int32)
-    MAT_CELLS = np.zeros((5, 128, 16), dtype=np.int32)
 
 
 def _perf_estimate(row):
@@ -111,8 +105,8 @@ def _shape(row, which, field):
 
 
 def _build():
-    rows = _vt.ROWS if AVAILABLE else []
-    n = max(len(rows), 1)
+    rows = _vt.ROWS
+    n = len(rows)
     issue_q4 = np.full(n, 4, np.int64)
     latency = np.full(n, 5, np.int64)
     ops = np.zeros((n, 3, 3), np.int64)  # [row, d/s/t] = (kind, count, field)
@@ -128,12 +122,8 @@ def _build():
         ops[r.id, 2] = _shape(r, "t", t)
         extra[r.id] = (gsrc, gdst, csrc, cdst, mem, 1 if r.mnemonic == "vcmp" else 0,
                        1 if r.mnemonic in FRACTION_AFTER_ISSUE else 0)
-    if AVAILABLE:
-        lut_start, lut_rows = _vt.LUT_START.astype(np.int64), _vt.LUT_ROWS.astype(np.int64)
-        mask, match = _vt.ROW_MASK.astype(np.int64), _vt.ROW_MATCH.astype(np.int64)
-    else:
-        lut_start, lut_rows = np.zeros(65537, np.int64), np.zeros(1, np.int64)
-        mask, match = np.zeros(1, np.int64), np.ones(1, np.int64)
+    lut_start, lut_rows = _vt.LUT_START.astype(np.int64), _vt.LUT_ROWS.astype(np.int64)
+    mask, match = _vt.ROW_MASK.astype(np.int64), _vt.ROW_MATCH.astype(np.int64)
     return issue_q4, latency, ops, extra, lut_start, lut_rows, mask, match
 
 
@@ -145,3 +135,17 @@ MAT_CELLS64 = MAT_CELLS.astype(np.int64)
 def table_rows():
     """(instruction, issue, latency, source, note) for every timed VFPU instruction."""
     return [(k, v[0], v[1], v[2], v[3]) for k, v in sorted(TIMING.items())]
+
+
+def vfpu_word(text_name, d=None, s=None, t=None, imm=None):
+    """Word of VFPU instruction `text_name` (e.g. 'vadd.q') with 7-bit register numbers
+    d, s, t placed where this model reads them; imm is None or (value, bit position)."""
+    row = _vt.BY_NAME[text_name]
+    word = row.match
+    if imm is not None:
+        word |= (imm[0] << imm[1]) & ~row.mask & 0xFFFFFFFF
+    shifts = {FLD_VD: 0, FLD_VS: 8, FLD_VT: 16}
+    for value, field in zip((d, s, t), _fields(row)[:3]):
+        if value is not None and field in shifts:
+            word |= (value & 0x7F) << shifts[field]
+    return word & 0xFFFFFFFF

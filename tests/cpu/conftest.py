@@ -1,7 +1,8 @@
 import pytest
 
+from allegrex.cpu.asm import code_bytes
 from allegrex.machine import Machine
-from tests.cpu.mips import BASE, code_bytes, done
+from tests.cpu.program import BASE, done
 
 
 @pytest.fixture(scope="module")

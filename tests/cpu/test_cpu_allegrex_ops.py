@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from allegrex.cpu.asm import enc, gpr
 from allegrex.cpu.state import HI, LO
 from tests.cpu.conftest import run_program
-from tests.cpu.mips import REG, enc
 
-T0, T1, T2 = REG["t0"], REG["t1"], REG["t2"]
+T0, T1, T2 = gpr("t0"), gpr("t1"), gpr("t2")
 ARITHMETIC_VALUES = [0, 1, 2, 0x81, 0x7F, 0x8123, 0x7FFF, 0x7FFFFFFF, 0xFFFFFFFF, 0xFFFFFFFE, 0x80000000]
 
 
@@ -30,7 +30,7 @@ def r_rr(machine, name, x, y):
 def hilo(machine, name, lo, hi, a, b):
     """mtlo/mthi then `name a, b` (madd & co.): the 64-bit HI:LO result."""
     run_program(machine, [enc("mtlo", rs="t0"), enc("mthi", rs="t1"), enc(name, rs="t2", rt="t3")],
-                {T0: lo, T1: hi, T2: a, REG["t3"]: b})
+                {T0: lo, T1: hi, T2: a, gpr("t3"): b})
     return (int(machine.cpu.regs[HI]) << 32) | int(machine.cpu.regs[LO])
 
 

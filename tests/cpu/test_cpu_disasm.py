@@ -7,9 +7,10 @@ from collections import namedtuple
 import capstone
 import pytest
 
+from allegrex.cpu.asm import enc
 from allegrex.cpu.decode import TABLE, decode, lookup
 from allegrex.cpu.disasm import disassemble
-from tests.cpu.mips import BASE, enc
+from tests.cpu.program import BASE
 
 ALLEGREX_ONLY = {"madd", "maddu", "msub", "msubu", "max", "min", "clz", "clo", "halt", "mfic", "mtic",
                  "bvf", "bvt", "bvfl", "bvtl", "bitrev", "wsbw"}

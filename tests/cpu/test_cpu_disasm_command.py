@@ -8,7 +8,8 @@ import pytest
 
 import loader
 from allegrex import cli
-from tests.cpu.mips import BASE, code_bytes, enc
+from allegrex.cpu.asm import code_bytes, enc
+from tests.cpu.program import BASE
 
 
 @dataclass

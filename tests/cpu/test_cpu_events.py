@@ -3,10 +3,11 @@ breakpoints, and resuming after each."""
 
 import numpy as np
 
+from allegrex.cpu.asm import code_bytes, enc, gpr
 from allegrex.cpu.state import NPC, PC
 from allegrex.machine import Machine
 from tests.cpu.conftest import run_program
-from tests.cpu.mips import BASE, REG, SYSCALL_DONE, code_bytes, enc
+from tests.cpu.program import BASE, SYSCALL_DONE
 
 
 def test_straight_line_code_stops_at_syscall_with_pc_past_it(machine):
@@ -15,7 +16,7 @@ def test_straight_line_code_stops_at_syscall_with_pc_past_it(machine):
                                enc("addu", rd="a0", rs="v0", rt="v1")])
     assert ev.kind == "syscall" and ev.code == SYSCALL_DONE
     assert ev.pc == BASE + 12
-    assert machine.cpu.regs[REG["a0"]] == 0xFFFFFFFE
+    assert machine.cpu.regs[gpr("a0")] == 0xFFFFFFFE
     assert machine.cpu.regs[PC] == BASE + 16 and machine.cpu.regs[NPC] == BASE + 20
 
 
@@ -30,9 +31,9 @@ def test_import_stub_shape_jr_ra_with_syscall_in_delay_slot_resumes_at_caller():
     ev = m.step(100)
     assert (ev.kind, ev.code, ev.pc) == ("syscall", 0x2015, stub + 4)
     assert m.cpu.regs[PC] == BASE + 8 and m.cpu.regs[NPC] == BASE + 12
-    m.cpu.regs[REG["v0"]] = 41  # the HLE's return value
+    m.cpu.regs[gpr("v0")] = 41  # the HLE's return value
     ev = m.step(100)
-    assert ev.code == SYSCALL_DONE and m.cpu.regs[REG["s0"]] == 42
+    assert ev.code == SYSCALL_DONE and m.cpu.regs[gpr("s0")] == 42
 
 
 def test_run_passes_syscalls_to_the_handler_until_it_says_stop():
@@ -45,12 +46,12 @@ def test_run_passes_syscalls_to_the_handler_until_it_says_stop():
     def handler(machine, code):
         seen.append(code)
         if code == 1:
-            machine.cpu.regs[REG["v0"]] = 21
+            machine.cpu.regs[gpr("v0")] = 21
             return None
         return Machine.STOP
 
     ev = m.run(syscall_handler=handler)
-    assert seen == [1, 2] and ev.code == 2 and m.cpu.regs[REG["s0"]] == 42
+    assert seen == [1, 2] and ev.code == 2 and m.cpu.regs[gpr("s0")] == 42
 
 
 def test_break_and_halt_are_events():
@@ -78,7 +79,7 @@ def test_budget_counts_instructions_and_resumes_inside_a_loop():
         if ev.kind != "budget":
             break
     assert ev.code == SYSCALL_DONE
-    assert m.cpu.regs[REG["t1"]] == 1000
+    assert m.cpu.regs[gpr("t1")] == 1000
     assert m.instructions == 1 + 3 * 1000 + 1
     # the timing model charges every cycle beyond one per instruction to a stall counter
     from allegrex.timing import counters as C
@@ -93,9 +94,9 @@ def test_breakpoint_stops_before_the_instruction_and_resumes():
     m.load_raw(BASE, code_bytes(prog), entry=BASE)
     m.breakpoints.add(BASE + 4)
     ev = m.run()
-    assert (ev.kind, ev.pc) == ("breakpoint", BASE + 4) and m.cpu.regs[REG["t0"]] == 1
+    assert (ev.kind, ev.pc) == ("breakpoint", BASE + 4) and m.cpu.regs[gpr("t0")] == 1
     ev = m.run()
-    assert ev.kind == "syscall" and m.cpu.regs[REG["t0"]] == 2
+    assert ev.kind == "syscall" and m.cpu.regs[gpr("t0")] == 2
 
 
 def test_patched_code_is_never_run_from_a_stale_decode():
@@ -103,11 +104,11 @@ def test_patched_code_is_never_run_from_a_stale_decode():
     m.load_raw(BASE, code_bytes([enc("addiu", rt="v0", rs="zero", imm=1), enc("syscall", code=1)]),
                entry=BASE)
     m.step(10)
-    assert m.cpu.regs[REG["v0"]] == 1
+    assert m.cpu.regs[gpr("v0")] == 1
     m.memory.write_u32(BASE, enc("addiu", rt="v0", rs="zero", imm=2))  # e.g. an import stub patch
     m.cpu.jump(BASE)
     m.step(10)
-    assert m.cpu.regs[REG["v0"]] == 2
+    assert m.cpu.regs[gpr("v0")] == 2
 
 
 def test_self_modifying_code_sees_its_own_store():
@@ -124,10 +125,10 @@ def test_self_modifying_code_sees_its_own_store():
         m.memory.write_u32(target, enc("addiu", rt="v0", rs="zero", imm=1))
         m.cpu.jump(BASE)
         m.step(100)
-        assert m.cpu.regs[REG["v0"]] == 99
+        assert m.cpu.regs[gpr("v0")] == 99
 
 
 def test_zero_register_stays_zero(machine):
     run_program(machine, [enc("addiu", rt="zero", rs="zero", imm=5), enc("lui", rt="zero", imm=1),
                           enc("addu", rd="t0", rs="zero", rt="zero")])
-    assert machine.cpu.regs[0] == 0 and machine.cpu.regs[REG["t0"]] == 0
+    assert machine.cpu.regs[0] == 0 and machine.cpu.regs[gpr("t0")] == 0

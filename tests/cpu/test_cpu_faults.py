@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from allegrex.cpu.asm import code_bytes, enc, gpr
 from allegrex.cpu.events import (FAULT_FETCH, FAULT_LOAD, FAULT_OVERFLOW, FAULT_RESERVED, FAULT_STORE,
                                  FAULT_VFPU)
 from allegrex.cpu.faults import GuestFault
@@ -16,7 +17,7 @@ from allegrex.cpu.state import PC
 from allegrex.errors import AllegrexError
 from allegrex.machine import Machine
 from allegrex.memory import RAM_SIZE, RAM_START
-from tests.cpu.mips import BASE, REG, code_bytes, enc
+from tests.cpu.program import BASE
 
 Symbol = namedtuple("Symbol", "name addr size")
 
@@ -31,7 +32,7 @@ def fault_of(words, regs=None):
     m = Machine("psp-1000")
     m.symbol_lookup = symbol_at
     for name, value in (regs or {}).items():
-        m.cpu.regs[REG[name]] = value & 0xFFFFFFFF
+        m.cpu.regs[gpr(name)] = value & 0xFFFFFFFF
     m.load_raw(BASE, code_bytes(words), entry=BASE)
     with pytest.raises(GuestFault) as info:
         m.run(max_instructions=1000)

@@ -5,9 +5,9 @@ import struct
 
 import pytest
 
+from allegrex.cpu.asm import enc, gpr
 from allegrex.cpu.state import FCR31
 from tests.cpu.conftest import run_program
-from tests.cpu.mips import REG, enc
 
 NAN, INF = float("nan"), float("inf")
 INT_MAX, INT_MIN = 0x7FFFFFFF, 0x80000000
@@ -72,7 +72,7 @@ def test_all_sixteen_compare_conditions(machine, a, b, expected):
     for cond in CONDS:
         fpu(machine, [enc(f"c.{cond}.s", fs=0, ft=1), enc("bc1t", imm=2), enc("addiu", rt="v0", rs="zero", imm=0),
                       enc("addiu", rt="v0", rs="zero", imm=1)], [a, b])
-        got += "F" if machine.cpu.regs[REG["v0"]] else "T"
+        got += "F" if machine.cpu.regs[gpr("v0")] else "T"
     assert got == expected
 
 
@@ -86,7 +86,7 @@ def test_control_registers(machine):
     def cfc1_after_ctc1(value, reg):
         run_program(machine, [enc("lui", rt="t0", imm=value >> 16), enc("ori", rt="t0", rs="t0", imm=value & 0xFFFF),
                               enc("ctc1", rt="t0", rd=reg), enc("cfc1", rt="v0", rd=reg)])
-        return int(machine.cpu.regs[REG["v0"]])
+        return int(machine.cpu.regs[gpr("v0")])
 
     assert cfc1_after_ctc1(0xDEADBEEF, 0) == 0x3351
     for written, read in [(0x3, 0x3), (0x7C, 0x7C), (0xF80, 0xF80), (0x1F000, 0x1F000), (0x01000000, 0x01000000),
@@ -103,4 +103,4 @@ def test_moves_keep_nan_payloads_and_signs(machine):
     run_program(machine, [enc("mov.s", fd=1, fs=0), enc("neg.s", fd=2, fs=0), enc("abs.s", fd=3, fs=2),
                           enc("mfc1", rt="v0", fs=0)])
     assert list(machine.cpu.fpr_bits[1:4]) == [0x7F800123, 0xFF800123, 0x7F800123]
-    assert machine.cpu.regs[REG["v0"]] == 0x7F800123
+    assert machine.cpu.regs[gpr("v0")] == 0x7F800123

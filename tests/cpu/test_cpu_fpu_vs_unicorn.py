@@ -12,7 +12,7 @@ import struct
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.cpu.mips import enc
+from allegrex.cpu.asm import enc
 from tests.cpu.unicorn_ref import DATA, run_allegrex, run_unicorn
 
 NREG = 8  # f0..f7 are loaded from DATA, worked on, and stored to DATA + 64

@@ -7,7 +7,7 @@ words the Allegrex shares (ext, ins, seb, seh, wsbh, rotr, rotrv)."""
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.cpu.mips import enc
+from allegrex.cpu.asm import enc
 from tests.cpu.unicorn_ref import DATA, DATA_SIZE, run_allegrex, run_unicorn
 
 # Registers random code may write; s7 holds the data base, k0 the loop counter, at is

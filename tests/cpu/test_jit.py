@@ -12,16 +12,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from allegrex.cpu.asm import enc
 from allegrex.cpu.jit import Jit
 from allegrex.machine import Machine
-from tests.cpu.mips import BASE, enc
+from tests.cpu.program import BASE
 from tests.cpu.test_cpu_vs_unicorn import program
 
 DATA = 0x08900000
 
 
-def machine(jit: bool, timing=True, model="psp-2000"):
+def machine(jit: bool, timing=True, model="psp-2000", kernel=False):
     m = Machine(model, timing=timing)
+    m.set_kernel_mode(kernel)
     # compile on the first hot branch (a real run waits for COMPILE_AFTER more)
     m.jit = Jit(m._read_word, threshold=3 if jit else 0, compile_after=0)
     return m
@@ -43,13 +45,13 @@ def same_state(a, b):
     assert a.memory.read(DATA, 4096) == b.memory.read(DATA, 4096)
 
 
-def run_both(words, steps=None, timing=True, profile=False, calls=False, **limits):
+def run_both(words, steps=None, timing=True, profile=False, calls=False, kernel=False, **limits):
     """Run `words` on an interpreting and a compiling machine; returns both and their
     events (one per step; `steps`: a list of instruction budgets, else one run).
     calls=True profiles with call tracking (its stack, edges and log are in tm)."""
     pair = []
     for jit in (False, True):
-        m = machine(jit, timing)
+        m = machine(jit, timing, kernel=kernel)
         load(m, words)
         if profile or calls:
             m.timing.enable_profile(BASE, 4 * len(words), m.cpu.counters, calls=calls, log_entries=64)

@@ -2,8 +2,9 @@
 its entry, with nested loops and called functions, never code that only runs after
 the loop, never an instruction that must reach Python (syscall, break)."""
 
+from allegrex.cpu.asm import enc
 from allegrex.cpu.jit.region import discover
-from tests.cpu.mips import BASE, enc
+from tests.cpu.program import BASE
 
 
 def reader(words):

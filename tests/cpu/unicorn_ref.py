@@ -7,9 +7,10 @@ import numpy as np
 import unicorn
 from unicorn import mips_const as M
 
+from allegrex.cpu.asm import code_bytes, enc
 from allegrex.cpu.state import HI, LO
 from allegrex.machine import Machine
-from tests.cpu.mips import BASE, SYSCALL_DONE, code_bytes, enc
+from tests.cpu.program import BASE, SYSCALL_DONE
 
 DATA = 0x08900000  # data area both sides see at the same address
 DATA_SIZE = 1024

@@ -23,13 +23,43 @@ def test_a_kernel_mode_program_runs_on_the_kernel_libraries_until_a_call_with_no
     program = sdk.build([APP / "main.c"], tmp_path / "EBOOT.PBP", imports=APP / "imports.txt")
     out, err = io.StringIO(), io.StringIO()
     _, kernel = load_program(str(program), "psp-2000", RunOptions(program_path=str(program), stdout=out, stderr=err))
-    assert kernel.kernel_mode  # module attribute 0x1000
+    assert kernel.kernel_mode  # module attribute 0x1000: the machine runs in kernel mode
     stop = kernel.run(max_seconds=10)
     assert out.getvalue() == ("thread: created\nstart: 0\nuser thread: hello\nend: 7\nsampling cycle: 0\n"
-                              "sysclib: 8 kernel\nmodel: 1\n")
+                              "sysclib: 8 kernel\nkseg0: 150\nmodel: 1\n")
     assert stop.kind == "unknown-import"
     assert "SystemCtrlForUser" in stop.message and "sctrlHENGetVersion" in stop.message
     assert "SystemCtrlForUser 0x1090A2E1 (sctrlHENGetVersion)" in err.getvalue()  # listed at load
+
+
+USER_STORE_TO_KSEG0 = r"""
+#include <stdio.h>
+#include <pspsdk.h>
+PSP_MODULE_INFO("UserHello", PSP_MODULE_USER, 1, 0);
+int main(void)
+{
+    static volatile unsigned int word;
+    printf("user\n");
+    *(volatile unsigned int *)(0x80000000u | (unsigned int)&word) = 0x150;
+    printf("not reached\n");
+    return 0;
+}
+"""
+
+
+def test_a_user_mode_program_faults_where_the_kernel_mode_one_stores(tmp_path):
+    """The kernel-mode app's kseg0 store, from a user module: a PSP raises a bus error."""
+    from allegrex import sdk
+    from allegrex.commands.run import load_program
+    (tmp_path / "main.c").write_text(USER_STORE_TO_KSEG0)
+    program = sdk.build([tmp_path / "main.c"], tmp_path / "EBOOT.PBP")
+    out = io.StringIO()
+    _, kernel = load_program(str(program), "psp-2000", RunOptions(program_path=str(program), stdout=out,
+                                                                  stderr=io.StringIO()))
+    assert not kernel.kernel_mode
+    stop = kernel.run(max_seconds=10)
+    assert out.getvalue() == "user\n"
+    assert stop.kind == "fault" and "kernel memory: user-mode code may not touch it" in stop.message
 
 
 def test_each_kernel_twin_answers_every_function_of_its_user_library_by_name():

@@ -1,13 +1,9 @@
 import pytest
 
+from allegrex.cpu.asm import code_bytes
 from allegrex.machine import Machine
-from allegrex.timing.asm import NOP, enc
 
 CODE = 0x08804000
-
-
-def words_bytes(words):
-    return b"".join((w & 0xFFFFFFFF).to_bytes(4, "little") for w in words)
 
 
 def run_words(words, clock=(333, 166), timing=True, setup=None, model="psp-1000"):
@@ -16,7 +12,7 @@ def run_words(words, clock=(333, 166), timing=True, setup=None, model="psp-1000"
     m.timing.set_clock(*clock, 0)
     if setup:
         setup(m)
-    m.load_raw(CODE, words_bytes(words), entry=CODE)
+    m.load_raw(CODE, code_bytes(words), entry=CODE)
     ev = m.run(max_instructions=50_000_000)
     assert ev.kind == "break", ev
     return m
@@ -26,5 +22,3 @@ def run_words(words, clock=(333, 166), timing=True, setup=None, model="psp-1000"
 def run():
     return run_words
 
-
-__all__ = ["NOP", "enc", "CODE"]

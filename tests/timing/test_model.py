@@ -3,9 +3,9 @@ instruction, memory regions, clock ratios, the timing switch."""
 
 import pytest
 
+from allegrex.cpu.asm import NOP, enc
 from allegrex.timing import counters as C
 from allegrex.timing import memstick_cycles, hle_call_cycles
-from tests.timing.conftest import NOP, enc
 
 DATA = 0x08900000
 

@@ -1,9 +1,9 @@
 """Per-function profile rows add up to the total, and attribution lands where the code ran."""
 
-from allegrex.timing.profile import Marks, Profile, format_report, region
-from tests.timing.conftest import CODE, NOP, enc, words_bytes
-
+from allegrex.cpu.asm import NOP, code_bytes, enc
 from allegrex.machine import Machine
+from allegrex.timing.profile import Marks, Profile, format_report, region
+from tests.timing.conftest import CODE
 
 
 def program():
@@ -26,7 +26,7 @@ def program():
 def test_rows_add_up_and_attribution():
     words, symbols = program()
     m = Machine("psp-1000")
-    m.load_raw(CODE, words_bytes(words), entry=CODE)
+    m.load_raw(CODE, code_bytes(words), entry=CODE)
     prof = Profile.start(m, base=CODE, size=4 * len(words), symbols=symbols)
     assert m.run().kind == "break"
     rep = prof.report()
@@ -44,7 +44,7 @@ def test_rows_add_up_and_attribution():
 def test_marks_bracket_a_span():
     words, _ = program()
     m = Machine("psp-1000")
-    m.load_raw(CODE, words_bytes(words), entry=CODE)
+    m.load_raw(CODE, code_bytes(words), entry=CODE)
     marks = Marks(m)
     marks.begin("all")
     m.run()

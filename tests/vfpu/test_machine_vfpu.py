@@ -3,11 +3,12 @@
 import numpy as np
 import pytest
 
+from allegrex.cpu.asm import code_bytes, enc
 from allegrex.cpu.disasm import disassemble as cpu_disassemble
 from allegrex.cpu.events import FAULT_LOAD
 from allegrex.cpu.faults import GuestFault
 from allegrex.machine import Machine
-from tests.cpu.mips import BASE, code_bytes, done, enc
+from tests.cpu.program import BASE, done
 from vfpu.asm import assemble
 
 DATA = 0x08900000

@@ -43,7 +43,7 @@ def run_both(word, bits, prefixes):
             code = execute_rest(np.uint32(word), decode(np.uint32(word)), s.regs, s.vpr, s.vpr_bits, s.vctrl,
                                 event, scratch, terms)
         else:
-            code = execute(word, 0, s.regs, s.vpr, s.vpr_bits, s.vctrl, m.mem, m.mem32, m.memf32, m.ram_size, event)
+            code = execute(word, 0, s.regs, s.vpr, s.vpr_bits, s.vctrl, m.mem, m.mem32, m.memf32, m.ram_size, m.mapping, event)
         assert code == 0
         out.append((s.vpr_bits.copy(), s.vctrl.copy()))
     return out

@@ -13,12 +13,14 @@ in (the interpreter then runs up to the exact end), EV_STALE when its code was
 overwritten (nothing ran), or the event the interpreter would have raised.
 """
 
-from allegrex.cpu.decode import SEM, TABLE
+import ast
+
+from allegrex.cpu.decode import SEM, STORE, TABLE
+from allegrex.cpu.fields import imm_of, rd_of, rs_of, rt_of
 from allegrex.cpu.jit import timing_gen as TG
 from allegrex.cpu.jit.region import BRANCHES, TRANSFERS, Region
 from allegrex.cpu.jit.semantics import specialised
 from allegrex.cpu.jit.vfpu_gen import direct_source
-from allegrex.timing.classes import F_STORE, OP_FLAGS
 
 PHYS_MASK = 0x1FFFFFFF
 STORE_SLACK = 16  # VFPU offsets carry other fields in their low bits: compare a little wide
@@ -27,7 +29,7 @@ VFPU_STORE_OPCODES = (0x3A, 0x3D, 0x3E)  # sv.s, svl.q/svr.q, sv.q
 
 PROLOGUE = """\
 @njit(cache=True, error_model="numpy", _nrt=False)
-def {name}(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, memf32, ram_size,
+def {name}(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, memf32, ram_size, mapping,
         trace, max_instructions, cycle_limit, event, tm, prof, vscratch, vterms):
     pc = np.int64(regs[PC])
     npc = np.int64(regs[NPC])
@@ -47,7 +49,7 @@ def {name}(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem3
         blk = -1  # compiled for another timing mode or entered elsewhere: leave at once
     else:
         for k in range(CODE_PCS.shape[0]):  # the guest may have rewritten its code since
-            o = translate(CODE_PCS[k], 4, ram_size)
+            o = translate(CODE_PCS[k], 4, ram_size, mapping)
             if o < 0 or mem32[o >> 2] != CODE_WORDS[k]:
                 code = EV_STALE
                 blk = -1
@@ -69,14 +71,16 @@ def _indent(lines, depth=1):
     return [pad + line for line in lines]
 
 
-def _simm(word):
-    return ((word & 0xFFFF) ^ 0x8000) - 0x8000
-
-
 def _is_store(ins) -> bool:
-    if int(OP_FLAGS[ins.op]) & F_STORE:
-        return True
-    return ins.sem == S_VFPU and (ins.word >> 26) in VFPU_STORE_OPCODES
+    if ins.sem == S_VFPU:
+        return (ins.word >> 26) in VFPU_STORE_OPCODES
+    return bool(TABLE[ins.op].flags & STORE)
+
+
+def _reads(lines, name) -> bool:
+    """Whether the statements `lines` read the variable `name`."""
+    tree = ast.parse("\n".join(lines))
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(tree))
 
 
 def _exit(pc, npc, retired):
@@ -108,14 +112,14 @@ class _Writer:
         self.stops.append((pc, not npc_text.isdigit(), k))
         L = [f"# {pc:08x}: {name} ({w:08x})"]
         store = _is_store(ins)
-        if store or (self.timed and TG.needs_maddr(ins.op)):
-            L.append(f"maddr = np.int64(regs[{(w >> 21) & 31}]) + {_simm(w)}")
-        if ins.sem in TRANSFERS:
-            L += [f"next_pc = {pc + 4}", f"next_npc = {pc + 8}"]
-        known = dict(word=w, sem=ins.sem, rs=(w >> 21) & 31, rt=(w >> 16) & 31, rd=(w >> 11) & 31, pc=pc)
+        known = dict(word=w, sem=ins.sem, rs=rs_of(w), rt=rt_of(w), rd=rd_of(w), pc=pc)
         if npc_text.isdigit():
             known["npc"] = int(npc_text)
         body = specialised(ins.sem, known, [f"stop = {g}"])
+        if store or (self.timed and TG.needs_addr(ins.op)) or _reads(body, "addr"):
+            L.append(f"addr = (np.int64(regs[{rs_of(w)}]) + {imm_of(w)}) & 0xFFFFFFFF")
+        if ins.sem in TRANSFERS:
+            L += [f"next_pc = {pc + 4}", f"next_npc = {pc + 8}"]
         if ins.sem == S_VFPU:
             direct = direct_source(w, body[0])  # body[0]: `status = cop2.execute(...)`
             if direct:
@@ -137,7 +141,7 @@ class _Writer:
         raised an event (its pc/npc: where execution goes on)."""
         L = []
         if store:
-            L += [f"if {self.code_lo - STORE_SLACK} <= (maddr & {PHYS_MASK}) < {self.code_hi + STORE_SLACK}:"]
+            L += [f"if {self.code_lo - STORE_SLACK} <= (addr & {PHYS_MASK}) < {self.code_hi + STORE_SLACK}:"]
             L += _indent(_exit(pc_text, npc_text, retired))
         if ins.sem == S_VFPU:
             L += ["if code != EV_NONE:"] + _indent(_exit(pc_text, npc_text, retired))

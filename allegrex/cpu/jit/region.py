@@ -11,20 +11,25 @@ before them and the interpreter takes over there.
 
 from dataclasses import dataclass, field
 
-from allegrex.cpu.decode import OP_INVALID, SEM, SEM_OF_OP, decode
+from allegrex.cpu.decode import (BRANCH, DELAY_SLOT, EVENT, JUMP, LINK, OP_INVALID, REGISTER_TARGET, SEM, SEM_OF_OP,
+                                 TABLE, decode)
+from allegrex.cpu.fields import branch_target, jump_target
 
 MAX_INSTRUCTIONS = 96  # bounds compile time (~0.1 s per instruction); inner loops come first
 SCAN_LIMIT = 1024  # instructions looked at to find the loop (only the loop is compiled)
 
-_names = lambda *names: frozenset(SEM[n] for n in names)  # noqa: E731
-BRANCHES = _names("beq", "bne", "blez", "bgtz", "bltz", "bgez", "bltzal", "bgezal", "beql", "bnel", "blezl",
-                  "bgtzl", "bltzl", "bgezl", "bltzall", "bgezall", "bc1f", "bc1t", "bc1fl", "bc1tl",
-                  "bvf", "bvt", "bvfl", "bvtl")
-LINKING = _names("bltzal", "bgezal", "bltzall", "bgezall", "jal", "jalr")
-STATIC_JUMPS = _names("j", "jal")
-REGISTER_JUMPS = _names("jr", "jalr")
-TRANSFERS = BRANCHES | STATIC_JUMPS | REGISTER_JUMPS
-STOPS = _names("invalid", "syscall", "break", "halt")  # the run loop hands these to Python
+
+def _sems(flags, without=0):
+    """Semantic ids of the decode rows that have any of `flags` and none of `without`."""
+    return frozenset(SEM[i.sem] for i in TABLE if i.flags & flags and not i.flags & without)
+
+
+BRANCHES = _sems(BRANCH)
+LINKING = _sems(LINK)
+STATIC_JUMPS = _sems(JUMP, without=REGISTER_TARGET)
+REGISTER_JUMPS = _sems(REGISTER_TARGET)
+TRANSFERS = _sems(DELAY_SLOT)
+STOPS = _sems(EVENT) | {SEM["invalid"]}  # the run loop hands these to Python
 
 
 @dataclass
@@ -40,9 +45,9 @@ class Instruction:
 
     def static_target(self):
         if self.sem in BRANCHES:
-            return (self.pc + 4 + ((((self.word & 0xFFFF) ^ 0x8000) - 0x8000) << 2)) & 0xFFFFFFFF
+            return branch_target(self.pc + 4, self.word) & 0xFFFFFFFF
         if self.sem in STATIC_JUMPS:
-            return ((self.pc + 4) & 0xF0000000) | ((self.word & 0x03FFFFFF) << 2)
+            return jump_target(self.pc + 4, self.word)
         return None
 
 

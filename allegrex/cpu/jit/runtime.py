@@ -57,7 +57,7 @@ def dcache(tm, counters, addr, is_store):
     """model.dcache_access with its most common case first: a hit in cached main RAM
     (small enough for LLVM to inline; the rest is a call)."""
     phys = addr & M.PHYS_MASK
-    if (addr & M.UNCACHED_BIT) == 0 and phys >= M.VRAM_HI:
+    if not M.uncached(addr) and phys >= M.VRAM_HI:
         line = phys >> M.LINE_BITS
         way = M.cache_lookup(tm, T_DC_TAG, T_DC_LRU, line)
         if way >= 0:

@@ -4,13 +4,18 @@ The run loop in allegrex/cpu/interp.py holds the one definition of what every
 instruction does: a chain of `if sem == S_X: ... elif ...` branches. A region compiler
 needs the branch of one semantic id at a time; it reads them from interp.py's syntax
 tree, so the interpreter and compiled code can never disagree on an instruction.
+Specialised to a known word, the branch's field accessors (allegrex.cpu.fields:
+`imm_of(word)`, `branch_target(npc, word)`...) become constants.
 """
 
 import ast
 import inspect
 from functools import lru_cache
 
-from allegrex.cpu import interp
+from allegrex.cpu import fields, interp
+
+# The field accessors, as plain Python: a call with constant operands is folded to its value.
+ACCESSORS = {name: f.py_func for name, f in vars(fields).items() if hasattr(f, "py_func")}
 
 
 def _semantic_chain(run_def: ast.FunctionDef) -> ast.If:
@@ -73,6 +78,14 @@ class _Specialise(ast.NodeTransformer):
         return node
 
     visit_BinOp = visit_UnaryOp = visit_Compare = visit_BoolOp = _fold
+
+    def visit_Call(self, node):
+        node = self.generic_visit(node)
+        if (isinstance(node.func, ast.Name) and node.func.id in ACCESSORS and not node.keywords
+                and all(isinstance(a, ast.Constant) for a in node.args)):
+            value = ACCESSORS[node.func.id](*(a.value for a in node.args))
+            return ast.copy_location(ast.Constant(value), node)
+        return node
 
     def visit_IfExp(self, node):
         node = self.generic_visit(node)

@@ -5,14 +5,15 @@ are known when a region is compiled, every table lookup is a constant, so this w
 out calls to the same steps account is made of (model.wait_sources, produce...) with
 constant operands, only the steps the
 instruction needs. The text updates `cycles` exactly as
-`cycles = account(tm, counters, prof, op, word, pc, maddr, taken, cycles)` would;
+`cycles = account(tm, counters, prof, op, word, pc, addr, taken, cycles)` would;
 tests/cpu/test_jit.py holds the two to the same counters, cycle for cycle.
 """
 
+from allegrex.cpu.fields import rt_of
 from allegrex.timing import calls
 from allegrex.timing import counters as C
-from allegrex.timing.classes import (F_BRANCH, F_CACHE, F_JUMP, F_LIKELY, F_LOAD, F_STORE, F_VFPU,
-                                     OP_BUSY, OP_DST, OP_FLAGS, OP_ISSUE, OP_LATENCY, OP_SRC, OP_STALL, OP_UNIT)
+from allegrex.cpu.decode import BRANCH, CACHE_OP, JUMP, LIKELY, LOAD, STORE, VFPU_OP
+from allegrex.timing.classes import OP_BUSY, OP_DST, OP_FLAGS, OP_ISSUE, OP_LATENCY, OP_SRC, OP_STALL, OP_UNIT
 from allegrex.timing.layout import T_LAST_ILINE
 from allegrex.timing.memory_model import LINE_BITS
 from allegrex.timing.model import operand_slot
@@ -47,18 +48,18 @@ def _scalar(op, word):
     stall = int(OP_STALL[op])
     if int(OP_UNIT[op]) >= 0:
         lines.append(f"cycles = wait_unit(tm, counters, cycles, {int(OP_UNIT[op])}, {int(OP_BUSY[op])}, {stall})")
-    if flags & (F_LOAD | F_STORE):
-        lines.append(f"cycles += dcache(tm, counters, maddr & 0xFFFFFFFF, {bool(flags & F_STORE)})")
+    if flags & (LOAD | STORE):
+        lines.append(f"cycles += dcache(tm, counters, addr, {bool(flags & STORE)})")
     dsts = [_operand(OP_DST, op, k, word) for k in range(2)]
     if dsts[0] >= 0:
         lines.append(f"produce(tm, cycles + {int(OP_LATENCY[op])}, {stall}, {dsts[0]}, {dsts[1]})")
     lines.append(f"cycles += {int(OP_ISSUE[op])}")
-    if flags & F_JUMP:
+    if flags & JUMP:
         lines.append("cycles = jump_cost(counters, cycles)")
-    elif flags & F_BRANCH:
-        lines.append(f"cycles = branch_cost(counters, cycles, taken, {bool(flags & F_LIKELY)})")
-    elif flags & F_CACHE:
-        lines.append(f"cycles += cache_op_call(tm, counters, {(word >> 16) & 31}, maddr & 0xFFFFFFFF)")
+    elif flags & BRANCH:
+        lines.append(f"cycles = branch_cost(counters, cycles, taken, {bool(flags & LIKELY)})")
+    elif flags & CACHE_OP:
+        lines.append(f"cycles += cache_op_call(tm, counters, {rt_of(word)}, addr)")
     return lines
 
 
@@ -69,19 +70,19 @@ def account_source(op: int, word: int, pc: int, iline: int, profile: bool) -> li
     if profile:
         lines.append("start = cycles")
     lines += _iline(pc, iline)
-    if int(OP_FLAGS[op]) & F_VFPU:
-        lines.append(f"cycles = vfpu_account_call(tm, counters, {word}, {pc}, maddr, cycles)")
+    if int(OP_FLAGS[op]) & VFPU_OP:
+        lines.append(f"cycles = vfpu_account_call(tm, counters, {word}, {pc}, addr, cycles)")
     else:
         lines += _scalar(op, word)
     if profile:
         lines.append(f"profile_slot(tm, counters, prof, {pc}, start, cycles, mb)")
-        maddr = "maddr" if calls.needs_register(op) else "0"
-        taken = "taken" if int(OP_FLAGS[op]) & F_BRANCH else "False"
-        lines.append(f"track_calls(tm, counters, {op}, {word}, {pc}, {maddr}, {taken}, cycles)")
+        addr = "addr" if calls.needs_register(op) else "0"
+        taken = "taken" if int(OP_FLAGS[op]) & BRANCH else "False"
+        lines.append(f"track_calls(tm, counters, {op}, {word}, {pc}, {addr}, {taken}, cycles)")
     return lines
 
 
-def needs_maddr(op: int) -> bool:
-    """Whether the timing text reads `maddr` (the address the instruction accesses, or
-    for jr/jalr the register the call tracking reads)."""
-    return bool(int(OP_FLAGS[op]) & (F_LOAD | F_STORE | F_CACHE | F_VFPU)) or calls.needs_register(op)
+def needs_addr(op: int) -> bool:
+    """Whether the timing text reads `addr` (the address the instruction accesses, or
+    for jr/jalr the register the call tracking reads: rs = addr - offset)."""
+    return bool(int(OP_FLAGS[op]) & (LOAD | STORE | CACHE_OP | VFPU_OP)) or calls.needs_register(op)

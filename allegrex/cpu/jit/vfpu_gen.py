@@ -25,7 +25,7 @@ def direct_source(word: int, call: str) -> list[str] | None:
     if row is None:
         return None
     if row.op in LOADS_STORES:
-        return [f"status = vfpu_load_store({row.op}, {word}, regs, vpr_bits, mem32, ram_size, event)"]
+        return [f"status = vfpu_load_store({row.op}, {word}, regs, vpr_bits, mem32, ram_size, mapping, event)"]
     if row.op in PLAIN_OPS:
         return ["if vfpu_identity_prefixes(vctrl):",
                 f"    vfpu_plain_op({row.op}, {row.size}, {word}, vpr, vpr_bits, vscratch, vterms)",

@@ -35,6 +35,10 @@ int main(int argc, char *argv[])
     char copy[16] = {0};
     kernel_memcpy(copy, "kernel", 7);
     printf("sysclib: %d %s\n", kernel_strlen("allegrex"), copy);
+    /* kernel code reaches RAM through kseg0 too (a user-mode program faults there) */
+    static volatile unsigned int word;
+    *(volatile unsigned int *)(0x80000000u | (unsigned int)&word) = 0x150;
+    printf("kseg0: %x\n", word);
     printf("model: %d\n", kuKernelGetModel());
     printf("HEN version: %x\n", sctrlHENGetVersion());
     return 0;

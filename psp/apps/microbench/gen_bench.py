@@ -15,7 +15,8 @@ Bodies are written as .rept groups of .word (VFPU words come from the VFPU table
 from pathlib import Path
 
 from allegrex.timing import fidelity as F
-from allegrex.timing.asm import enc, venc
+from allegrex.cpu.asm import enc
+from allegrex.timing.vfpu_classes import vfpu_word
 
 HERE = Path(__file__).resolve().parent
 
@@ -58,7 +59,7 @@ bench_{idx}:
 
 def set_cc(value):
     # mtvc $t2, $131 (VFPU_CC) with t2 = value: what vzero.q + vcmp.q EQ/NE leave
-    return f"    li $t2, {value}\n{words([venc('mtvc') | (10 << 16) | 3])}\n"
+    return f"    li $t2, {value}\n{words([vfpu_word('mtvc') | (10 << 16) | 3])}\n"
 
 
 def branch_fig(idx, kind):
@@ -78,7 +79,7 @@ def vcmp_bvt_fig(idx):
     # vcmp.q NE, R000, R000; bvt 0, 1b; nop  (x256): the bvt's offset depends on its place
     lines = []
     for u in range(256):
-        lines.append(words([F.venc("vcmp.q", s=0, t=0, imm=(5, 0))]))
+        lines.append(words([vfpu_word("vcmp.q", s=0, t=0, imm=(5, 0))]))
         lines.append("    .word 0x49010000 | (((1b - . - 4) >> 2) & 0xFFFF)  /* bvt 0, 1b */\n    nop")
     return func(idx, "vcmp->bvt", "", "\n".join(lines))
 
@@ -110,7 +111,7 @@ def mem_fig(idx, name, kind):
     if kind == "lw":
         body = "\n".join(f"    lw $v0, {off}($s0)" for off in range(0, 1024, 4))
     else:
-        lvq = F.venc("lv.q", d=0) | (16 << 21)
+        lvq = vfpu_word("lv.q", d=0) | (16 << 21)
         body = words([lvq | ((off + k) & 0xFFFC) for off in range(0, 2048, 512) for k in range(0, 512, 16)])
     pre = "    move $t0, $s0\n"
     movz = enc("movz", rd="s0", rs="t0", rt="v0")  # MIPS IV for the assembler: as a word
@@ -121,7 +122,7 @@ VFPU_ONES = """
     .globl vfpu_ones
     .type vfpu_ones, @function
 vfpu_ones:
-""" + words([venc("vmone.q", d=4 * m) for m in range(8)] + [venc("mtvc") | 3]) + """
+""" + words([vfpu_word("vmone.q", d=4 * m) for m in range(8)] + [vfpu_word("mtvc") | 3]) + """
     jr $ra
     nop
     .size vfpu_ones, .-vfpu_ones
