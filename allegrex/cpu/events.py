@@ -25,6 +25,7 @@ FAULT_STORE = 3  # data store to an unmapped or misaligned address
 FAULT_OVERFLOW = 4  # add/addi/sub signed overflow trap
 FAULT_RESERVED = 5  # a word that is no Allegrex instruction
 FAULT_TRAP = 6  # teq/tne/tge... condition true
+FAULT_VFPU_UNAVAILABLE = 7  # a VFPU word in the loop compiled without the VFPU (cpu/scalar_loop.py)
 FAULT_VFPU = 8  # a VFPU instruction the VFPU implementation rejects (value = word)
 
 FAULT_NAMES = {
@@ -34,6 +35,7 @@ FAULT_NAMES = {
     FAULT_OVERFLOW: "integer overflow trap",
     FAULT_RESERVED: "reserved instruction",
     FAULT_TRAP: "trap instruction",
+    FAULT_VFPU_UNAVAILABLE: "VFPU instruction not available",
     FAULT_VFPU: "VFPU instruction fault",
 }
 

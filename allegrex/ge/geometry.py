@@ -20,7 +20,7 @@ from allegrex.ge.fragment import fog_depth
 from allegrex.ge.lighting import light_vertex_prepared
 from allegrex.ge.state import PROJ, TGEN, VIEW, WORLD
 from allegrex.ge.vertex import V_NX, V_NY, V_NZ, V_R, V_S, V_T, V_X, V_Y, V_Z
-from allegrex.ge.regs import (VERTEXTYPE, LIGHTINGENABLE, FOGENABLE, TEXMAPMODE, TEXSHADELS, TEXSCALEU,
+from allegrex.ge.regs import (LIGHTINGENABLE, FOGENABLE, TEXMAPMODE, TEXSHADELS, TEXSCALEU,
                              TEXSCALEV, TEXOFFSETU, TEXOFFSETV, VIEWPORTXSCALE, VIEWPORTXCENTER, OFFSETX,
                              OFFSETY, DEPTHCLIPENABLE, REVERSENORMAL, MATERIALAMBIENT, MATERIALALPHA, LX0,
                              CLEARMODE)
