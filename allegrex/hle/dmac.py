@@ -7,9 +7,9 @@ from allegrex.cpu.state import V0
 from allegrex.hle import codes
 from allegrex.hle.registry import Ptr, Raw, U32, hle
 from allegrex.hle.threads import Wait
+from allegrex.memory import KERNEL_START
 
 LIB = "sceDmac"
-KERNEL_SPACE = 0x80000000
 WAIT_FROM_BYTES = 272  # measured: 271 bytes return at once, 272 make the caller wait
 BYTES_PER_US = 236  # ~225 MiB/s, measured on hardware (pspautotests dmactest; PPSSPP's figure)
 
@@ -20,7 +20,7 @@ def _refusal(k, dst: int, src: int, size: int) -> int:
         return codes.INVALID_SIZE
     if not (k.memory.is_valid(dst) and k.memory.is_valid(src)):
         return codes.INVALID_POINTER
-    if dst + size >= KERNEL_SPACE or src + size >= KERNEL_SPACE:
+    if dst + size >= KERNEL_START or src + size >= KERNEL_START:
         return codes.PRIV_REQUIRED
     return 0
 

@@ -7,6 +7,7 @@ from allegrex.hle import codes
 from allegrex.hle.registry import Ptr, Raw, U32, hle, alias
 from allegrex.hle.sync import SyncObject, wait_on
 from allegrex.hle import threads
+from allegrex.memory import KERNEL_START
 
 # --- exit ---
 LE = "LoadExecForUser"
@@ -74,13 +75,12 @@ def _writeback_range(k, addr: Ptr, size: int) -> int:
 
 
 CACHE_LINE = 64
-KERNEL_SPACE = 0x80000000
 
 
 def _invalidate_range(k, addr: Ptr, size: int) -> int:
     """Measured (misc/dcache): the range must stay below kernel space, and a non-empty one
     must cover whole 64-byte lines."""
-    if size < 0 or addr + size > KERNEL_SPACE:
+    if size < 0 or addr + size > KERNEL_START:
         return codes.signed(codes.ILLEGAL_ADDR)
     if size and (addr | size) % CACHE_LINE:
         return codes.signed(codes.CACHE_ALIGNMENT)
