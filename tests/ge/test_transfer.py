@@ -53,7 +53,7 @@ def test_a_copy_into_a_swizzled_mirror_reads_back_through_the_cpu(translation, m
     ge.memory.write(VRAM, data)
     transfer(ge, VRAM, mirror + 0x100000)
     assert read(ge, mirror + 0x100000, len(data)) == data
-    # the bytes landed where the CPU's plain view of the same mirror puts them
+    # ... and not in plain order: the GE wrote through the swizzle, not around it
     assert ge.memory.read(MIRROR2 + 0x100000, len(data)) != data
 
 
