@@ -6,7 +6,8 @@ arrays: lv.s/sv.s/lv.q/sv.q run load_store's own steps (load_store_single/_quad,
 with the address offset and cells known, and the prefix-free vadd/vsub/vmul/vscl/vdot/
 vi2f/vc2i call vfpu.plain's plain_op (cached on disk, vfpu.plain.plain_op_called; one
 compiled version per operation and size), guarded by the identity-prefix check (a
-pending vpfx* makes the word call execute_called as before). Other words call
+pending vpfx* makes the word call execute_called as before) unless an earlier word of
+its block leaves the prefixes known to be the identity. Other words call
 execute_called with the word as a plain value (one compiled version for all words).
 """
 
@@ -14,6 +15,7 @@ import re
 
 import numpy as np
 
+from allegrex.cpu.decode import SEM
 from allegrex.cpu.jit.timing_gen import value
 from vfpu.exec import mem_address, mem_quad_reg, single_cell
 from vfpu.plain import OP_VADD, OP_VC2I, OP_VDOT, OP_VI2F, OP_VMUL, OP_VSCL, OP_VSUB
@@ -21,6 +23,7 @@ from vfpu.table import OPS, find
 
 SINGLES = {OPS["lv.s"]: False, OPS["sv.s"]: True}  # op: is a store
 QUADS = {OPS["lv.q"]: False, OPS["sv.q"]: True}
+S_VFPU = SEM["vfpu"]
 PLAIN_OPS = {OP_VADD, OP_VSUB, OP_VMUL, OP_VSCL, OP_VDOT, OP_VI2F, OP_VC2I}
 
 
@@ -31,10 +34,28 @@ def called(call: str) -> str:
                   lambda m: f"cop2.execute({value(m.group(1))}, {value(m.group(2))},", call)
 
 
-def direct_source(word: int, call: str) -> list[str]:
+def prefixes_are_identity(earlier) -> bool:
+    """Whether the prefix registers surely hold the identity after the instructions
+    `earlier` (those before a word in its block, in order): an operation of PLAIN_OPS
+    ran, which consumes them, and after it only words that leave them alone (integer
+    words, lv/sv.s/.q). A block is only entered at its head, and any event leaves it."""
+    for ins in reversed(earlier):
+        if ins.sem != S_VFPU:
+            continue
+        row = find(ins.word)
+        if row is None:
+            return False
+        if row.op in PLAIN_OPS:
+            return True
+        if row.op not in SINGLES and row.op not in QUADS:
+            return False
+    return False
+
+
+def direct_source(word: int, call: str, earlier=()) -> list[str]:
     """Statements setting `status` for `word` (`call`: the interpreter's `status =
     cop2.execute(...)` line, kept as the fallback for words this module does not run
-    directly)."""
+    directly; `earlier`: the instructions before it in its block)."""
     call = called(call.strip())
     row = find(word)
     if row is None:
@@ -49,10 +70,9 @@ def direct_source(word: int, call: str) -> list[str]:
         return [f"status = vfpu_load_store_quad({QUADS[row.op]}, {addr}, {value(mem_quad_reg.py_func(word))}, "
                 "vpr_bits, mem32, ram_size, mapping, event)"]
     if row.op in PLAIN_OPS:
-        return ["if vfpu_identity_prefixes(vctrl):",
-                f"    vfpu_plain_op({row.op}, {row.size}, {value(word)}, vpr, vpr_bits, vscratch, vterms)",
-                "    vfpu_consume_prefixes(vctrl)",
-                "    status = EV_NONE",
-                "else:",
-                "    " + call]
+        plain = [f"vfpu_plain_op({row.op}, {row.size}, {value(word)}, vpr, vpr_bits, vscratch, vterms)",
+                 "vfpu_consume_prefixes(vctrl)", "status = EV_NONE"]
+        if prefixes_are_identity(earlier):
+            return plain
+        return ["if vfpu_identity_prefixes(vctrl):"] + ["    " + line for line in plain] + ["else:", "    " + call]
     return [call]
