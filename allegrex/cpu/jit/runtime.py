@@ -39,12 +39,13 @@ float_to_word = _plain(fpu.float_to_word)
 cop2 = ModuleType("cop2")  # stands in for the module in the interpreter's `cop2.execute(...)`
 cop2.execute = execute_called  # one cached function: a plain copy inlined the VFPU short path into every region
 # The short path's pieces, for the words a region runs directly (jit.vfpu_gen).
-vfpu_plain_op = vfpu_plain.plain_op_called
 vfpu_identity_prefixes, vfpu_consume_prefixes = map(_plain, (vfpu_plain.identity_prefixes, vfpu_exec.consume_prefixes))
-# The loads and stores stay inlined by numba (small: a translate and up to four moves): as
-# calls LLVM kept them opaque, and a VFPU loop ran at half the speed.
-vfpu_load_store_single, vfpu_load_store_quad = (njit(inline="always")(f.py_func) for f in (
-    vfpu_exec.load_store_single, vfpu_exec.load_store_quad))
+# The loads, stores and plain operations stay inlined by numba (each small once its
+# operation is known): as calls LLVM kept them opaque, and a VFPU loop ran 5x slower.
+(vfpu_load_store_single, vfpu_load_store_quad, vfpu_plain_arith, vfpu_plain_dot, vfpu_plain_i2f,
+ vfpu_plain_c2i) = (njit(inline="always")(f.py_func) for f in (
+    vfpu_exec.load_store_single, vfpu_exec.load_store_quad, vfpu_plain.plain_arith, vfpu_plain.plain_dot,
+    vfpu_plain.plain_i2f, vfpu_plain.plain_c2i))
 
 # The steps of model.account, called by regions with constant operands: one call is one
 # statement for numba to type (compiling stays fast).

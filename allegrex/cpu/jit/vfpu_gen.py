@@ -4,10 +4,9 @@ A region knows each VFPU word when it is generated, so the words the run loop's 
 path covers (vfpu.exec.execute_with) need neither decoding nor the call passing a dozen
 arrays: lv.s/sv.s/lv.q/sv.q run load_store's own steps (load_store_single/_quad, inlined)
 with the address offset and cells known, and the prefix-free vadd/vsub/vmul/vscl/vdot/
-vi2f/vc2i call vfpu.plain's plain_op (cached on disk, vfpu.plain.plain_op_called; one
-compiled version per operation and size), guarded by the identity-prefix check (a
-pending vpfx* makes the word call execute_called as before) unless an earlier word of
-its block leaves the prefixes known to be the identity. Other words call
+vi2f/vc2i run plain_op's piece for their operation (vfpu.plain, inlined), guarded by
+the identity-prefix check (a pending vpfx* makes the word call execute_called as
+before) unless an earlier word of its block leaves the prefixes known to be the identity. Other words call
 execute_called with the word as a plain value (one compiled version for all words).
 """
 
@@ -52,6 +51,17 @@ def prefixes_are_identity(earlier) -> bool:
     return False
 
 
+def plain_call(op: int, n: int, word: int) -> str:
+    """The statement plain_op runs for `op` (its piece in vfpu.plain, inlined)."""
+    if op == OP_VDOT:
+        return f"vfpu_plain_dot({n}, {value(word)}, vpr_bits, vterms)"
+    if op == OP_VI2F:
+        return f"vfpu_plain_i2f({n}, {value(word)}, vpr, vpr_bits, vterms)"
+    if op == OP_VC2I:
+        return f"vfpu_plain_c2i({value(word)}, vpr_bits)"
+    return f"vfpu_plain_arith({op}, {n}, {value(word)}, vpr, vpr_bits, vscratch)"
+
+
 def direct_source(word: int, call: str, earlier=()) -> list[str]:
     """Statements setting `status` for `word` (`call`: the interpreter's `status =
     cop2.execute(...)` line, kept as the fallback for words this module does not run
@@ -70,7 +80,7 @@ def direct_source(word: int, call: str, earlier=()) -> list[str]:
         return [f"status = vfpu_load_store_quad({QUADS[row.op]}, {addr}, {value(mem_quad_reg.py_func(word))}, "
                 "vpr_bits, mem32, ram_size, mapping, event)"]
     if row.op in PLAIN_OPS:
-        plain = [f"vfpu_plain_op({row.op}, {row.size}, {value(word)}, vpr, vpr_bits, vscratch, vterms)",
+        plain = [plain_call(row.op, row.size, word),
                  "vfpu_consume_prefixes(vctrl)", "status = EV_NONE"]
         if prefixes_are_identity(earlier):
             return plain
