@@ -208,7 +208,8 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
            "    icache_fetch_call, jump_cost, produce, profile_slot, step_bound, tick, track_calls,",
            "    vfpu_cc, vfpu_fraction, vfpu_issue, vfpu_produce, vfpu_remember, vfpu_wait, wait_sources, wait_unit)",
            "from allegrex.cpu.jit.runtime import (vfpu_consume_prefixes, vfpu_identity_prefixes, vfpu_load_store_quad,",
-           "    vfpu_load_store_single, vfpu_plain_op)  # the VFPU words a region runs directly (jit.vfpu_gen)",
+           "    vfpu_load_store_single, vfpu_plain_arith, vfpu_plain_c2i, vfpu_plain_dot, vfpu_plain_i2f)"
+           "  # the VFPU words a region runs directly (jit.vfpu_gen)",
            "",
            f"HEADS = np.array({region.heads!r}, dtype=np.int64)",
            f"CODE_PCS = np.array({pcs!r}, dtype=np.int64)",
