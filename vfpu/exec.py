@@ -96,34 +96,56 @@ def mem_quad_reg(word):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def load_store(op, word, regs, vpr_bits, mem32, ram_size, mapping, event):
-    base = regs[(word >> 21) & 0x1F]
+def mem_address(word, regs):
+    """Guest address of a VFPU load or store: base register + the word's offset (low 2 bits clear)."""
     off = np.int64(word & 0xFFFC)
     if off >= 0x8000:
         off -= 0x10000
-    addr = (np.int64(base) + off) & 0xFFFFFFFF
+    return (np.int64(regs[(word >> 21) & 0x1F]) + off) & 0xFFFFFFFF
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def load_store_single(is_store, addr, cell, vpr_bits, mem32, ram_size, mapping, event):
+    """lv.s / sv.s of VFPU cell `cell` at `addr`."""
+    o = translate(addr, 4, ram_size, mapping)
+    if o < 0:
+        return mem_fault(event, addr, is_store)
+    if is_store:
+        mem32[o >> 2] = vpr_bits[cell]
+    else:
+        vpr_bits[cell] = mem32[o >> 2]
+    return EV_OK
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def load_store_quad(is_store, addr, reg, vpr_bits, mem32, ram_size, mapping, event):
+    """lv.q / sv.q of quad register `reg` (mem_quad_reg) at `addr`."""
+    o = translate(addr, 16, ram_size, mapping)
+    if o < 0:
+        return mem_fault(event, addr, is_store)
+    for i in range(4):
+        if is_store:
+            mem32[(o >> 2) + i] = vpr_bits[VEC_CELLS[4, reg, i]]
+        else:
+            vpr_bits[VEC_CELLS[4, reg, i]] = mem32[(o >> 2) + i]
+    return EV_OK
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def single_cell(word):
+    """The VFPU cell lv.s / sv.s move."""
+    return VEC_CELLS[1, ((word >> 16) & 0x1F) | ((word & 3) << 5), 0]
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def load_store(op, word, regs, vpr_bits, mem32, ram_size, mapping, event):
+    addr = mem_address(word, regs)
     is_store = op == OP_SV_S or op == OP_SV_Q or op == OP_SVL_Q or op == OP_SVR_Q
     if op == OP_LV_S or op == OP_SV_S:
-        cell = VEC_CELLS[1, ((word >> 16) & 0x1F) | ((word & 3) << 5), 0]
-        o = translate(addr, 4, ram_size, mapping)
-        if o < 0:
-            return mem_fault(event, addr, is_store)
-        if is_store:
-            mem32[o >> 2] = vpr_bits[cell]
-        else:
-            vpr_bits[cell] = mem32[o >> 2]
-        return EV_OK
+        return load_store_single(is_store, addr, single_cell(word), vpr_bits, mem32, ram_size, mapping, event)
     reg = mem_quad_reg(word)
     if op == OP_LV_Q or op == OP_SV_Q:
-        o = translate(addr, 16, ram_size, mapping)
-        if o < 0:
-            return mem_fault(event, addr, is_store)
-        for i in range(4):
-            if is_store:
-                mem32[(o >> 2) + i] = vpr_bits[VEC_CELLS[4, reg, i]]
-            else:
-                vpr_bits[VEC_CELLS[4, reg, i]] = mem32[(o >> 2) + i]
-        return EV_OK
+        return load_store_quad(is_store, addr, reg, vpr_bits, mem32, ram_size, mapping, event)
     # lvl/lvr/svl/svr: the word address's position k in its 16-byte line picks the lanes:
     # left forms move lanes 3-k..3 with the words line[0..k]; right forms lanes 0..3-k
     # with line[k..3] (like lwl/lwr on a little-endian quad).

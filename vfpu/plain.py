@@ -62,47 +62,67 @@ def store_float(vpr, vpr_bits, cell, value, positive_nan):
 def plain_op(op, n, word, vpr, vpr_bits, lanes, terms):
     """Run `op` (size n) when it is one of this module's operations; False otherwise.
     lanes: float32 working storage (>= 8), terms: uint32[8] (the dot unit's staging)."""
-    rd, rs, rt = word & 0x7F, (word >> 8) & 0x7F, (word >> 16) & 0x7F
     if op == OP_VADD or op == OP_VSUB or op == OP_VMUL or op == OP_VSCL:
-        for i in range(n):
-            s = flushed_float(vpr, vpr_bits, VEC_CELLS[n, rs, i])
-            if op == OP_VSCL:
-                t = flushed_float(vpr, vpr_bits, VEC_CELLS[1, rt, 0])
-            else:
-                t = flushed_float(vpr, vpr_bits, VEC_CELLS[n, rt, i])
-            if op == OP_VADD:
-                lanes[i] = s + t
-            elif op == OP_VSUB:
-                lanes[i] = s - t
-            else:
-                lanes[i] = s * t
-        for i in range(n):
-            store_float(vpr, vpr_bits, VEC_CELLS[n, rd, i], lanes[i], op == OP_VADD or op == OP_VSUB)
-        return True
-    if op == OP_VDOT:
-        for i in range(n):
-            terms[i] = flushed_bits(vpr_bits, VEC_CELLS[n, rs, i])
-            terms[4 + i] = flushed_bits(vpr_bits, VEC_CELLS[n, rt, i])
-        x = np.uint32(dot_bits(terms, 0, 4, n))
-        vpr_bits[VEC_CELLS[1, rd, 0]] = x & SIGN_BIT if (x & EXP_BITS) == 0 else x
-        return True
-    if op == OP_VI2F:  # not a float op: raw bits in, the converted value out unflushed
-        scale = 2.0 ** -float((word >> 16) & 0x1F)
-        for i in range(n):
-            terms[i] = vpr_bits[VEC_CELLS[n, rs, i]]
-        for i in range(n):
-            vpr[VEC_CELLS[n, rd, i]] = np.float32(float(np.int32(terms[i])) * scale)
-        return True
-    if op == OP_VC2I:  # one source word (S), four destination lanes (either size)
-        x = np.int64(vpr_bits[VEC_CELLS[1, rs, 0]])
-        for i in range(4):
-            vpr_bits[VEC_CELLS[4, rd, i]] = ((x >> (8 * i)) & 0xFF) << 24
-        return True
-    return False
+        plain_arith(op, n, word, vpr, vpr_bits, lanes)
+    elif op == OP_VDOT:
+        plain_dot(n, word, vpr_bits, terms)
+    elif op == OP_VI2F:
+        plain_i2f(n, word, vpr, vpr_bits, terms)
+    elif op == OP_VC2I:
+        plain_c2i(word, vpr_bits)
+    else:
+        return False
+    return True
 
 
-@njit(cache=True, error_model="numpy")
-def plain_op_called(op, n, word, vpr, vpr_bits, lanes, terms):
-    """plain_op as a cached function of its own: compiled regions call it with constant
-    operands (allegrex.cpu.jit.vfpu_gen), and LLVM inlines and folds it there."""
-    return plain_op(op, n, word, vpr, vpr_bits, lanes, terms)
+@njit(cache=True, inline="always", error_model="numpy")
+def plain_arith(op, n, word, vpr, vpr_bits, lanes):
+    """vadd/vsub/vmul/vscl of size n (every operand read before the first result is written)."""
+    rd, rs, rt = word & 0x7F, (word >> 8) & 0x7F, (word >> 16) & 0x7F
+    for i in range(n):
+        s = flushed_float(vpr, vpr_bits, VEC_CELLS[n, rs, i])
+        if op == OP_VSCL:
+            t = flushed_float(vpr, vpr_bits, VEC_CELLS[1, rt, 0])
+        else:
+            t = flushed_float(vpr, vpr_bits, VEC_CELLS[n, rt, i])
+        if op == OP_VADD:
+            lanes[i] = s + t
+        elif op == OP_VSUB:
+            lanes[i] = s - t
+        else:
+            lanes[i] = s * t
+    for i in range(n):
+        store_float(vpr, vpr_bits, VEC_CELLS[n, rd, i], lanes[i], op == OP_VADD or op == OP_VSUB)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def plain_dot(n, word, vpr_bits, terms):
+    """vdot of size n through the dot unit's bit-exact sum (vfpu.dot)."""
+    rd, rs, rt = word & 0x7F, (word >> 8) & 0x7F, (word >> 16) & 0x7F
+    for i in range(n):
+        terms[i] = flushed_bits(vpr_bits, VEC_CELLS[n, rs, i])
+        terms[4 + i] = flushed_bits(vpr_bits, VEC_CELLS[n, rt, i])
+    x = np.uint32(dot_bits(terms, 0, 4, n))
+    vpr_bits[VEC_CELLS[1, rd, 0]] = x & SIGN_BIT if (x & EXP_BITS) == 0 else x
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def plain_i2f(n, word, vpr, vpr_bits, terms):
+    """vi2f: not a float op: raw bits in, the converted value out unflushed."""
+    rd, rs = word & 0x7F, (word >> 8) & 0x7F
+    scale = 2.0 ** -float((word >> 16) & 0x1F)
+    for i in range(n):
+        terms[i] = vpr_bits[VEC_CELLS[n, rs, i]]
+    for i in range(n):
+        vpr[VEC_CELLS[n, rd, i]] = np.float32(float(np.int32(terms[i])) * scale)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def plain_c2i(word, vpr_bits):
+    """vc2i: one source word (S), four destination lanes (either size)."""
+    rd, rs = word & 0x7F, (word >> 8) & 0x7F
+    x = np.int64(vpr_bits[VEC_CELLS[1, rs, 0]])
+    for i in range(4):
+        vpr_bits[VEC_CELLS[4, rd, i]] = ((x >> (8 * i)) & 0xFF) << 24
+
+

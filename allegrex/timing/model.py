@@ -184,111 +184,185 @@ def vfpu_row(tm, word, pc):
     slot = (pc >> 2) & (VMEMO_SIZE - 1)
     if tm[T_VMEMO_WORD + slot] == word:
         return tm[T_VMEMO_ROW + slot]
-    row = -1
-    top = word >> 16
-    for k in range(LUT_START[top], LUT_START[top + 1]):
-        r = LUT_ROWS[k]
-        if (word & ROW_MASK[r]) == ROW_MATCH[r]:
-            row = r
-            break
-    tm[T_VMEMO_WORD + slot] = word
-    tm[T_VMEMO_ROW + slot] = row
+    row = vfpu_lookup(word)
+    vfpu_remember(tm, pc, word, row)
     return row
 
 
 @njit(inline="always")
-def vfpu_account(tm, counters, word, pc, maddr, t):
-    """Cycle after a VFPU instruction that may start at `t` (I-fetch already charged)."""
-    row = vfpu_row(tm, word, pc)
-    if row < 0:
-        return t + 1
-    ready = t
-    stall_kind = C.STALL_VFPU
-    for k in range(1, 3):  # sources s, t
-        kind = ROW_OPS[row, k, 0]
-        if kind == 0:
-            continue
-        n = ROW_OPS[row, k, 1]
-        reg = vpr_field(word, ROW_OPS[row, k, 2])
-        if kind == KIND_VEC:
-            for i in range(n):
-                r = tm[T_READY + R_VPR + VEC_CELLS64[n, reg, i]]
-                if r > ready:
-                    ready = r
-                    stall_kind = tm[T_KIND + R_VPR + VEC_CELLS64[n, reg, i]]
-        else:
-            for i in range(n * n):
-                r = tm[T_READY + R_VPR + MAT_CELLS64[n, reg, i]]
-                if r > ready:
-                    ready = r
-                    stall_kind = tm[T_KIND + R_VPR + MAT_CELLS64[n, reg, i]]
+def vfpu_lookup(word):
+    """VFPU table row of `word` (-1: not a known row)."""
+    top = word >> 16
+    for k in range(LUT_START[top], LUT_START[top + 1]):
+        r = LUT_ROWS[k]
+        if (word & ROW_MASK[r]) == ROW_MATCH[r]:
+            return r
+    return -1
+
+
+@njit(inline="always")
+def vfpu_remember(tm, pc, word, row):
+    """Keep `row` as the row of `word` at `pc` in the decode memo."""
+    slot = (pc >> 2) & (VMEMO_SIZE - 1)
+    tm[T_VMEMO_WORD + slot] = word
+    tm[T_VMEMO_ROW + slot] = row
+
+
+@njit(inline="always")
+def vfpu_operand(row, k, word):
+    """(kind, count, register) of operand k (0: d, 1: s, 2: t) of `row` in `word`;
+    kind KIND_NONE: no such operand."""
+    kind = ROW_OPS[row, k, 0]
+    if kind == 0:
+        return 0, 0, 0
+    return kind, ROW_OPS[row, k, 1], vpr_field(word, ROW_OPS[row, k, 2])
+
+
+@njit(inline="always")
+def vfpu_gpr_source(row, word):
+    """Scoreboard slot of the GPR a VFPU row reads (mtv, the loads' base), or -1."""
     gsrc = ROW_EXTRA[row, 0]
-    if gsrc >= 0:
-        g = R_GPR + ((word >> gsrc) & 31)
-        if tm[T_READY + g] > ready:
-            ready = tm[T_READY + g]
-            stall_kind = tm[T_KIND + g]
+    return R_GPR + ((word >> gsrc) & 31) if gsrc >= 0 else -1
+
+
+@njit(inline="always")
+def vfpu_ctrl_source(row, word):
+    """Scoreboard slot of the control register a VFPU row reads (mfvc, vmfvc), or -1."""
     csrc = ROW_EXTRA[row, 2]
-    if csrc >= 0 and csrc != 0:
-        cidx = R_VCTRL + ((word & 15) if csrc == CTRL_LOW4 else ((word >> 8) & 15))
-        if tm[T_READY + cidx] > ready:
-            ready = tm[T_READY + cidx]
-            stall_kind = C.STALL_VFPU
+    if csrc <= 0:
+        return -1
+    return R_VCTRL + ((word & 15) if csrc == CTRL_LOW4 else ((word >> 8) & 15))
+
+
+@njit(inline="always")
+def vfpu_gpr_dest(row, word):
+    """Scoreboard slot of the GPR a VFPU row writes (mfv, mfvc), or -1 ($zero: none)."""
+    gdst = ROW_EXTRA[row, 1]
+    if gdst < 0 or ((word >> gdst) & 31) == 0:
+        return -1
+    return R_GPR + ((word >> gdst) & 31)
+
+
+@njit(inline="always")
+def vfpu_ctrl_dest(row, word):
+    """Scoreboard slot of the control register a VFPU row writes (mtvc, vmtvc), or -1."""
+    return R_VCTRL + (word & 15) if ROW_EXTRA[row, 3] > 0 else -1
+
+
+@njit(inline="always")
+def wait_cells(tm, ready, stall_kind, kind, n, reg):
+    """(ready, stall kind) after also waiting for VFPU operand (kind, n, reg)'s cells."""
+    if kind == KIND_VEC:
+        for i in range(n):
+            c = T_READY + R_VPR + VEC_CELLS64[n, reg, i]
+            if tm[c] > ready:
+                ready = tm[c]
+                stall_kind = tm[c + (T_KIND - T_READY)]
+    elif kind != 0:
+        for i in range(n * n):
+            c = T_READY + R_VPR + MAT_CELLS64[n, reg, i]
+            if tm[c] > ready:
+                ready = tm[c]
+                stall_kind = tm[c + (T_KIND - T_READY)]
+    return ready, stall_kind
+
+
+@njit(inline="always")
+def vfpu_wait(tm, counters, t, s_kind, s_n, s_reg, t_kind, t_n, t_reg, gpr, ctrl):
+    """The cycle at which a VFPU op's sources are ready: operands s and t (kind, count,
+    register), the GPR and control register slots gpr, ctrl (-1: none); the wait is
+    charged to the last-arriving producer's stall kind (a control register: STALL_VFPU)."""
+    ready, stall_kind = wait_cells(tm, t, C.STALL_VFPU, s_kind, s_n, s_reg)
+    ready, stall_kind = wait_cells(tm, ready, stall_kind, t_kind, t_n, t_reg)
+    if gpr >= 0 and tm[T_READY + gpr] > ready:
+        ready = tm[T_READY + gpr]
+        stall_kind = tm[T_KIND + gpr]
+    if ctrl >= 0 and tm[T_READY + ctrl] > ready:
+        ready = tm[T_READY + ctrl]
+        stall_kind = C.STALL_VFPU
     if ready > t:
         counters[stall_kind] += ready - t
-        t = ready
-    late = ROW_EXTRA[row, 6] == 1
-    frac = tm[T_FRAC] + (ROW_ISSUE_Q4[row] & 3)
-    if frac >= 4:  # a quarter-cycle issue cost adds up to a whole cycle: the op starts late
+    return ready
+
+
+@njit(inline="always")
+def vfpu_fraction(tm, counters, t, quarters, late):
+    """(t, late cycle) after adding an op's quarter-cycle issue remainder: when the
+    quarters add up to a whole cycle the op starts a cycle late (late: its issue ends a
+    cycle late instead). Nothing changes for quarters == 0 (the sum stays below 4)."""
+    frac = tm[T_FRAC] + quarters
+    late_cycle = 0
+    if frac >= 4:
         frac -= 4
         if late:
             late_cycle = 1
         else:
             t += 1
-            late_cycle = 0
         counters[C.STALL_STRUCTURAL] += 1
-    else:
-        late_cycle = 0
     tm[T_FRAC] = frac
-    mem = ROW_EXTRA[row, 4]
-    is_load = mem == MEM_LOAD
-    if is_load or mem == MEM_STORE:
-        t += dcache_access(tm, counters, maddr & 0xFFFFFFFC, mem == MEM_STORE)
-    lat = ROW_LATENCY[row]
-    done = t + lat
-    dkind = C.STALL_LOAD_USE if is_load else C.STALL_VFPU
-    kind = ROW_OPS[row, 0, 0]
-    if kind != 0:
-        n = ROW_OPS[row, 0, 1]
-        reg = vpr_field(word, ROW_OPS[row, 0, 2])
-        if kind == KIND_VEC:
-            for i in range(n):
-                c = T_READY + R_VPR + VEC_CELLS64[n, reg, i]
-                tm[c] = done
-                tm[c + (T_KIND - T_READY)] = dkind
-        else:
-            for i in range(n * n):
-                c = T_READY + R_VPR + MAT_CELLS64[n, reg, i]
-                tm[c] = done
-                tm[c + (T_KIND - T_READY)] = dkind
-    gdst = ROW_EXTRA[row, 1]
-    if gdst >= 0:
-        g = (word >> gdst) & 31
-        if g != 0:
-            tm[T_READY + R_GPR + g] = done
-            tm[T_KIND + R_GPR + g] = C.STALL_VFPU
-    cdst = ROW_EXTRA[row, 3]
-    if cdst > 0:
-        tm[T_READY + R_VCTRL + (word & 15)] = done
-    if ROW_EXTRA[row, 5] == 1:  # vcmp: the CC as branches and mfvc see it
-        tm[T_READY + R_VCC_BRANCH] = t + VCMP_TO_BRANCH
-        tm[T_KIND + R_VCC_BRANCH] = C.STALL_VFPU
-        tm[T_READY + R_VCTRL + 3] = t + VCMP_TO_MFVC
-    whole = ROW_ISSUE_Q4[row] >> 2
-    t += whole + late_cycle  # (vocp: the extra cycle comes after the result is on its way)
+    return t, late_cycle
+
+
+@njit(inline="always")
+def vfpu_produce(tm, done, stall_kind, kind, n, reg, gpr, ctrl):
+    """Results ready at cycle `done`: operand d's cells (kind, n, reg; their stall kind
+    `stall_kind`), the GPR slot gpr and the control register slot ctrl (-1: none)."""
+    if kind == KIND_VEC:
+        for i in range(n):
+            c = T_READY + R_VPR + VEC_CELLS64[n, reg, i]
+            tm[c] = done
+            tm[c + (T_KIND - T_READY)] = stall_kind
+    elif kind != 0:
+        for i in range(n * n):
+            c = T_READY + R_VPR + MAT_CELLS64[n, reg, i]
+            tm[c] = done
+            tm[c + (T_KIND - T_READY)] = stall_kind
+    if gpr >= 0:
+        tm[T_READY + gpr] = done
+        tm[T_KIND + gpr] = C.STALL_VFPU
+    if ctrl >= 0:
+        tm[T_READY + ctrl] = done
+
+
+@njit(inline="always")
+def vfpu_cc(tm, t):
+    """vcmp issued at t: the CC as branches and mfvc see it."""
+    tm[T_READY + R_VCC_BRANCH] = t + VCMP_TO_BRANCH
+    tm[T_KIND + R_VCC_BRANCH] = C.STALL_VFPU
+    tm[T_READY + R_VCTRL + 3] = t + VCMP_TO_MFVC
+
+
+@njit(inline="always")
+def vfpu_issue(counters, t, whole):
+    """t after the op's whole issue cycles (beyond the first: structural stalls)."""
     if whole > 1:
         counters[C.STALL_STRUCTURAL] += whole - 1
-    return t
+    return t + whole
+
+
+@njit(inline="always")
+def vfpu_account(tm, counters, word, pc, maddr, t):
+    """Cycle after a VFPU instruction that may start at `t` (I-fetch already charged).
+    Written as the steps above, which compiled regions call with the row's operands
+    known in advance (allegrex.cpu.jit.timing_gen)."""
+    row = vfpu_row(tm, word, pc)
+    if row < 0:
+        return t + 1
+    s_kind, s_n, s_reg = vfpu_operand(row, 1, word)
+    t_kind, t_n, t_reg = vfpu_operand(row, 2, word)
+    t = vfpu_wait(tm, counters, t, s_kind, s_n, s_reg, t_kind, t_n, t_reg, vfpu_gpr_source(row, word),
+                  vfpu_ctrl_source(row, word))
+    t, late_cycle = vfpu_fraction(tm, counters, t, ROW_ISSUE_Q4[row] & 3, ROW_EXTRA[row, 6] == 1)
+    mem = ROW_EXTRA[row, 4]
+    if mem == MEM_LOAD or mem == MEM_STORE:
+        t += dcache_access(tm, counters, maddr & 0xFFFFFFFC, mem == MEM_STORE)
+    d_kind, d_n, d_reg = vfpu_operand(row, 0, word)
+    vfpu_produce(tm, t + ROW_LATENCY[row], C.STALL_LOAD_USE if mem == MEM_LOAD else C.STALL_VFPU, d_kind, d_n,
+                 d_reg, vfpu_gpr_dest(row, word), vfpu_ctrl_dest(row, word))
+    if ROW_EXTRA[row, 5] == 1:
+        vfpu_cc(tm, t)
+    # (vocp: the late cycle comes after the result is on its way)
+    return vfpu_issue(counters, t, ROW_ISSUE_Q4[row] >> 2) + late_cycle
 
 
 @njit(inline="always")

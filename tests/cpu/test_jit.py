@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from allegrex.cpu.asm import enc
 from allegrex.cpu.jit import Jit
 from allegrex.machine import Machine
+from allegrex.timing import counters as C
 from tests.cpu.program import BASE
 from tests.cpu.test_cpu_vs_unicorn import program
 
@@ -222,10 +223,11 @@ def test_a_region_that_fails_to_compile_is_interpreted_and_not_tried_again(monke
 
 
 def vfpu_loop(n, body_text, advance=None):
-    """`body_text` (VFPU assembly, `;`-separated) run n times, then `advance` (a word moving a0;
+    """`body_text` (VFPU assembly, `;`-separated, or a list of VFPU lines and words) run n times, then `advance` (a word moving a0;
     default: 32 bytes on); ends in break."""
     from vfpu.asm import assemble
-    body = [assemble(t.strip()) for t in body_text.split(";")]
+    body = [assemble(t.strip()) if isinstance(t, str) else t
+            for t in (body_text.split(";") if isinstance(body_text, str) else body_text)]
     body += [advance or enc("addiu", rt="a0", rs="a0", imm=32), enc("addiu", rt="a2", rs="a2", imm=-1)]
     return ([enc("lui", rt="a0", imm=DATA >> 16), enc("addiu", rt="a2", rs="zero", imm=n)] + body
             + [enc("bne", rs="a2", rt="zero", imm=-(len(body) + 1)), 0, enc("break")])
@@ -245,6 +247,25 @@ def test_vfpu_loop_of_plain_operations_loads_and_stores(timing):
     a, b, events = run_both(vfpu_loop(40, PLAIN_VFPU_BODY), timing=timing)
     assert events[-1].kind == "break" and b.jit.instructions > 0.9 * b.instructions
     assert a.memory.read(DATA + 2048, 16) != bytes(range(16))  # the stores did write
+
+
+# Every step of the VFPU timing as regions write it with constants (model.vfpu_account's):
+# matrix and transposed operands, GPRs and control registers in and out, vcmp's CC,
+# quarter-cycle issues (vzero) and vocp's late cycle, long issues (vmmul), loads and
+# stores, between integer words reading and writing the same registers.
+MIXED_VFPU_BODY = ["lv.q C000, 0(a0)", enc("lw", rt="t1", rs="a0", imm=8), "mtv t1, S010",
+                   "vmmul.q M100, M000, E200", "vcmp.q LT, C000, C010", "mfvc t2, $131",
+                   enc("addu", rd="t3", rs="t2", rt="t1"), "mtvc t3, $131", "vocp.q C300, C000", "vzero.t C310",
+                   "vmzero.p M320", "vmfvc S330, $131", "vmtvc $132, S330", "vtfm4.q C100, M000, C200",
+                   "vrcp.q C110, C200", "mfv t0, S000", enc("addu", rd="t4", rs="t0", rt="t0"),
+                   "sv.q C100, 2048(a0)", "lv.s S020, 4(a0)", "vadd.q C200, C200, C020", "vsin.s S001, S002"]
+
+
+@pytest.mark.parametrize("profile", [False, True])
+def test_vfpu_timing_steps_are_the_models_cycle_for_cycle(profile):
+    a, b, events = run_both(vfpu_loop(40, MIXED_VFPU_BODY), profile=profile)
+    assert events[-1].kind == "break" and b.jit.instructions > 0.9 * b.instructions
+    assert b.cpu.counters[C.STALL_VFPU] > 0 and b.cpu.counters[C.STALL_STRUCTURAL] > 0  # the steps did charge
 
 
 def test_vfpu_loop_budgets_stop_at_the_same_instruction():

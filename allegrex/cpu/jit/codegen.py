@@ -99,6 +99,7 @@ class _Writer:
         self.profile = profile
         self.index = {b.head: k for k, b in enumerate(region.blocks)}
         self.stops = []  # (pc, in a delay slot, instructions of its block retired before it)
+        self.body = []  # the instructions of the block being written
         pcs = sorted(region.words)
         self.code_lo, self.code_hi = pcs[0] & PHYS_MASK, (pcs[-1] + 4) & PHYS_MASK
 
@@ -121,7 +122,7 @@ class _Writer:
         if ins.sem in TRANSFERS:
             L += [f"next_pc = {pc + 4}", f"next_npc = {pc + 8}"]
         if ins.sem == S_VFPU:
-            direct = direct_source(w, body[0])  # body[0]: `status = cop2.execute(...)`
+            direct = direct_source(w, body[0], self.body[:k])  # body[0]: `status = cop2.execute(...)`
             if direct:
                 body = direct + body[1:]
         L += body
@@ -164,7 +165,7 @@ class _Writer:
         return L + ["break"]
 
     def block(self, block):
-        body = block.instructions
+        body = self.body = block.instructions  # (vfpu_gen reads the words before each VFPU word)
         n = len(body)
         # Near the instruction or cycle budget the interpreter runs the block instead and
         # stops exactly where the budget ends; here, no instruction can reach it.
@@ -205,9 +206,10 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
            "from allegrex.timing.layout import T_ENABLED",
            "from allegrex.cpu.jit.runtime import (branch_cost, cache_op_call, dcache, fetch_line, find_block,",
            "    icache_fetch_call, jump_cost, produce, profile_slot, step_bound, tick, track_calls,",
-           "    vfpu_account_call, wait_sources, wait_unit)",
-           "from allegrex.cpu.jit.runtime import (vfpu_consume_prefixes, vfpu_identity_prefixes, vfpu_load_store,",
-           "    vfpu_plain_op)  # the VFPU words a region runs directly (jit.vfpu_gen)",
+           "    vfpu_cc, vfpu_fraction, vfpu_issue, vfpu_produce, vfpu_remember, vfpu_wait, wait_sources, wait_unit)",
+           "from allegrex.cpu.jit.runtime import (vfpu_consume_prefixes, vfpu_identity_prefixes, vfpu_load_store_quad,",
+           "    vfpu_load_store_single, vfpu_plain_arith, vfpu_plain_c2i, vfpu_plain_dot, vfpu_plain_i2f)"
+           "  # the VFPU words a region runs directly (jit.vfpu_gen)",
            "",
            f"HEADS = np.array({region.heads!r}, dtype=np.int64)",
            f"CODE_PCS = np.array({pcs!r}, dtype=np.int64)",

@@ -16,12 +16,26 @@ from allegrex.cpu.decode import BRANCH, CACHE_OP, JUMP, LIKELY, LOAD, STORE, VFP
 from allegrex.timing.classes import OP_BUSY, OP_DST, OP_FLAGS, OP_ISSUE, OP_LATENCY, OP_SRC, OP_STALL, OP_UNIT
 from allegrex.timing.layout import T_LAST_ILINE
 from allegrex.timing.memory_model import LINE_BITS
+from allegrex.timing import model
 from allegrex.timing.model import operand_slot
+from allegrex.timing.vfpu_classes import MEM_LOAD, MEM_STORE, ROW_EXTRA, ROW_ISSUE_Q4, ROW_LATENCY
 
 # How the instruction's I-cache line relates to the previous instruction's:
 ILINE_SAME = 0  # same line, previous instruction known: nothing to do
 ILINE_NEW = 1  # a different line, previous instruction known: always a fetch
 ILINE_UNKNOWN = 2  # entered from elsewhere: compare with the last line fetched
+
+
+def value(x) -> str:
+    """A constant operand as a plain int64 for numba: a bare number is typed as a literal,
+    and each distinct literal compiles the called step once more (compiling is what costs;
+    LLVM still folds the value where it inlines the step). Bare numbers are for operands
+    that choose the step's shape (counts, kinds, flags)."""
+    return f"np.int64({int(x)})"
+
+
+def _values(xs) -> str:
+    return ", ".join(value(x) for x in xs)
 
 
 def _operand(table, op, k, word):
@@ -34,8 +48,8 @@ def _iline(pc, iline):
     if iline == ILINE_SAME:
         return []
     if iline == ILINE_NEW:
-        return [f"tm[{T_LAST_ILINE}] = {line}", f"cycles += icache_fetch_call(tm, counters, {pc})"]
-    return [f"cycles = fetch_line(tm, counters, cycles, {pc})"]
+        return [f"tm[{T_LAST_ILINE}] = {line}", f"cycles += icache_fetch_call(tm, counters, {value(pc)})"]
+    return [f"cycles = fetch_line(tm, counters, cycles, {value(pc)})"]
 
 
 def _scalar(op, word):
@@ -44,15 +58,15 @@ def _scalar(op, word):
     lines = []
     srcs = [_operand(OP_SRC, op, k, word) for k in range(3)]
     if any(s >= 0 for s in srcs):
-        lines.append(f"cycles = wait_sources(tm, counters, cycles, {srcs[0]}, {srcs[1]}, {srcs[2]})")
+        lines.append(f"cycles = wait_sources(tm, counters, cycles, {_values(srcs)})")
     stall = int(OP_STALL[op])
     if int(OP_UNIT[op]) >= 0:
-        lines.append(f"cycles = wait_unit(tm, counters, cycles, {int(OP_UNIT[op])}, {int(OP_BUSY[op])}, {stall})")
+        lines.append(f"cycles = wait_unit(tm, counters, cycles, {_values((OP_UNIT[op], OP_BUSY[op], stall))})")
     if flags & (LOAD | STORE):
         lines.append(f"cycles += dcache(tm, counters, addr, {bool(flags & STORE)})")
     dsts = [_operand(OP_DST, op, k, word) for k in range(2)]
     if dsts[0] >= 0:
-        lines.append(f"produce(tm, cycles + {int(OP_LATENCY[op])}, {stall}, {dsts[0]}, {dsts[1]})")
+        lines.append(f"produce(tm, cycles + {int(OP_LATENCY[op])}, {_values((stall, dsts[0], dsts[1]))})")
     lines.append(f"cycles += {int(OP_ISSUE[op])}")
     if flags & JUMP:
         lines.append("cycles = jump_cost(counters, cycles)")
@@ -63,6 +77,38 @@ def _scalar(op, word):
     return lines
 
 
+def _vfpu(word, pc):
+    """model.vfpu_account's steps for a known VFPU word: its row, operands, issue and
+    latency are constants (each step skipped where it would change nothing)."""
+    row = int(model.vfpu_lookup.py_func(word))
+    lines = [f"vfpu_remember(tm, {_values((pc, word, row))})"]  # the decode memo, as vfpu_row leaves it
+    if row < 0:
+        return lines + ["cycles += 1"]
+    s_op, t_op, d_op = (tuple(int(x) for x in model.vfpu_operand.py_func(row, k, word)) for k in (1, 2, 0))
+    gsrc, csrc = int(model.vfpu_gpr_source.py_func(row, word)), int(model.vfpu_ctrl_source.py_func(row, word))
+    gdst, cdst = int(model.vfpu_gpr_dest.py_func(row, word)), int(model.vfpu_ctrl_dest.py_func(row, word))
+    shape = lambda o: f"{o[0]}, {o[1]}, {value(o[2])}"  # noqa: E731 (kind, count: the step's loops; register)
+    if s_op[0] or t_op[0] or gsrc >= 0 or csrc >= 0:
+        lines.append(f"cycles = vfpu_wait(tm, counters, cycles, {shape(s_op)}, {shape(t_op)}, {_values((gsrc, csrc))})")
+    quarters = int(ROW_ISSUE_Q4[row]) & 3
+    late = "0"
+    if quarters:
+        lines.append(f"cycles, late = vfpu_fraction(tm, counters, cycles, {value(quarters)}, {bool(ROW_EXTRA[row, 6] == 1)})")
+        late = "late"
+    mem = int(ROW_EXTRA[row, 4])
+    if mem in (MEM_LOAD, MEM_STORE):
+        lines.append(f"cycles += dcache(tm, counters, addr & 0xFFFFFFFC, {mem == MEM_STORE})")
+    if d_op[0] or gdst >= 0 or cdst >= 0:
+        kind = C.STALL_LOAD_USE if mem == MEM_LOAD else C.STALL_VFPU
+        lines.append(f"vfpu_produce(tm, cycles + {int(ROW_LATENCY[row])}, {value(kind)}, {shape(d_op)}, "
+                     f"{_values((gdst, cdst))})")
+    if ROW_EXTRA[row, 5] == 1:
+        lines.append("vfpu_cc(tm, cycles)")
+    whole = int(ROW_ISSUE_Q4[row]) >> 2
+    issue = f"vfpu_issue(counters, cycles, {value(whole)})" if whole > 1 else f"cycles + {whole}"
+    return lines + [f"cycles = {issue}" + (f" + {late}" if quarters else "")]
+
+
 def account_source(op: int, word: int, pc: int, iline: int, profile: bool) -> list[str]:
     """Statements that advance `cycles` past the instruction (op, word) at `pc`."""
     lines = [f"mb = counters[{C.DCACHE_MISSES}]"] if profile else []
@@ -71,7 +117,7 @@ def account_source(op: int, word: int, pc: int, iline: int, profile: bool) -> li
         lines.append("start = cycles")
     lines += _iline(pc, iline)
     if int(OP_FLAGS[op]) & VFPU_OP:
-        lines.append(f"cycles = vfpu_account_call(tm, counters, {word}, {pc}, addr, cycles)")
+        lines += _vfpu(word, pc)
     else:
         lines += _scalar(op, word)
     if profile:
