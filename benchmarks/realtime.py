@@ -56,12 +56,11 @@ def build_sdk_app(name: str, folder: Path, sources: list, defines=()) -> Program
 
 
 def build_llama(folder: Path) -> Program:
-    from allegrex.bench.llama import HEAP_KB
     from allegrex.bench.models import bundled_model
     from allegrex.llama.psp import build_eboot, layout_ms0
     model, tokenizer = bundled_model(LLAMA_SHAPE)
     settings = {"prompt": "", "steps": LLAMA_TOKENS, "temperature": 0.0, "topp": 0.9, "seed": 42, "kernel": "vfpu",
-                "context": LLAMA_TOKENS, "heap_kb": HEAP_KB["psp-2000"], "clock": LLAMA_CLOCK}
+                "context": LLAMA_TOKENS, "clock": LLAMA_CLOCK}  # heap: all the PSP gives, as bench llama
     work = folder / "llama2"
     game = layout_ms0(work, settings, model, tokenizer, build_eboot())
     return Program("llama2-vfpu", game / "EBOOT.PBP", ms0=work / "ms0")
