@@ -77,6 +77,18 @@ def bitrev32(v):
 
 
 @njit(cache=True, inline="always")
+def access(addr, size, fault, pc, ram_size, mapping):
+    """A load's or store's (offset, code, value, extra, event_pc): the offset of `size` bytes
+    at addr and no event, or offset -1 and the fault (`fault`: FAULT_LOAD or FAULT_STORE)
+    the instruction at pc raises: `o, code, value, extra, event_pc = access(...)`, then
+    `if o < 0: break`. Nothing but an event has set those names when a branch runs."""
+    o = translate(addr, size, ram_size, mapping)
+    if o < 0:
+        return o, EV_FAULT, addr, fault, pc
+    return o, EV_NONE, 0, 0, pc
+
+
+@njit(cache=True, inline="always")
 def div_signed(a, b):
     """(lo, hi) of the Allegrex `div`: C truncation; b == 0 gives lo = -1 (a >= 0) or 1
     (a < 0) and hi = a; INT_MIN / -1 gives lo = INT_MIN, hi = -1 (PPSSPP's measured rules)."""
@@ -207,15 +219,13 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
         elif sem == S_ADDU:
             regs[rd] = (np.int64(regs[rs]) + np.int64(regs[rt])) & 0xFFFFFFFF
         elif sem == S_LW:
-            o = translate(addr, 4, ram_size, mapping)
+            o, code, value, extra, event_pc = access(addr, 4, FAULT_LOAD, pc, ram_size, mapping)
             if o < 0:
-                code, value, extra, event_pc = EV_FAULT, addr, FAULT_LOAD, pc
                 break
             regs[rt] = mem32[o >> 2]
         elif sem == S_SW:
-            o = translate(addr, 4, ram_size, mapping)
+            o, code, value, extra, event_pc = access(addr, 4, FAULT_STORE, pc, ram_size, mapping)
             if o < 0:
-                code, value, extra, event_pc = EV_FAULT, addr, FAULT_STORE, pc
                 break
             mem32[o >> 2] = regs[rt]
         elif sem == S_SLL:
@@ -267,35 +277,32 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
             v = np.int64(regs[rt])
             regs[rd] = ((v >> sa) | (v << (32 - sa))) & 0xFFFFFFFF
         elif sem == S_LB or sem == S_LBU:
-            o = translate(addr, 1, ram_size, mapping)
+            o, code, value, extra, event_pc = access(addr, 1, FAULT_LOAD, pc, ram_size, mapping)
             if o < 0:
-                code, value, extra, event_pc = EV_FAULT, addr, FAULT_LOAD, pc
                 break
             b = np.int64(mem[o])
             regs[rt] = (((b ^ 0x80) - 0x80) & 0xFFFFFFFF) if sem == S_LB else b
         elif sem == S_LH or sem == S_LHU:
-            o = translate(addr, 2, ram_size, mapping)
+            o, code, value, extra, event_pc = access(addr, 2, FAULT_LOAD, pc, ram_size, mapping)
             if o < 0:
-                code, value, extra, event_pc = EV_FAULT, addr, FAULT_LOAD, pc
                 break
             h = np.int64(mem16[o >> 1])
             regs[rt] = (((h ^ 0x8000) - 0x8000) & 0xFFFFFFFF) if sem == S_LH else h
         elif sem == S_SB:
-            o = translate(addr, 1, ram_size, mapping)
+            o, code, value, extra, event_pc = access(addr, 1, FAULT_STORE, pc, ram_size, mapping)
             if o < 0:
-                code, value, extra, event_pc = EV_FAULT, addr, FAULT_STORE, pc
                 break
             mem[o] = np.int64(regs[rt]) & 0xFF
         elif sem == S_SH:
-            o = translate(addr, 2, ram_size, mapping)
+            o, code, value, extra, event_pc = access(addr, 2, FAULT_STORE, pc, ram_size, mapping)
             if o < 0:
-                code, value, extra, event_pc = EV_FAULT, addr, FAULT_STORE, pc
                 break
             mem16[o >> 1] = np.int64(regs[rt]) & 0xFFFF
         elif sem == S_LWL or sem == S_LWR or sem == S_SWL or sem == S_SWR:  # the aligned word holding addr
-            o = translate(addr & ~3, 4, ram_size, mapping)
+            o, code, value, extra, event_pc = access(addr & ~3, 4, FAULT_LOAD if sem <= S_LWR else FAULT_STORE, pc,
+                                                     ram_size, mapping)
             if o < 0:
-                code, value, extra, event_pc = EV_FAULT, addr, FAULT_LOAD if sem <= S_LWR else FAULT_STORE, pc
+                value = addr  # the address the program gave
                 break
             m = np.int64(mem32[o >> 2])
             r = np.int64(regs[rt])
@@ -313,16 +320,14 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
                 sh = byte * 8
                 mem32[o >> 2] = ((m & ((1 << sh) - 1)) | (r << sh)) & 0xFFFFFFFF
         elif sem == S_LL:
-            o = translate(addr, 4, ram_size, mapping)
+            o, code, value, extra, event_pc = access(addr, 4, FAULT_LOAD, pc, ram_size, mapping)
             if o < 0:
-                code, value, extra, event_pc = EV_FAULT, addr, FAULT_LOAD, pc
                 break
             regs[rt] = mem32[o >> 2]
             regs[LLBIT] = 1
         elif sem == S_SC:
-            o = translate(addr, 4, ram_size, mapping)
+            o, code, value, extra, event_pc = access(addr, 4, FAULT_STORE, pc, ram_size, mapping)
             if o < 0:
-                code, value, extra, event_pc = EV_FAULT, addr, FAULT_STORE, pc
                 break
             if regs[LLBIT] != 0:
                 mem32[o >> 2] = regs[rt]
@@ -471,15 +476,13 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
                 break
         # ---- FPU (single precision) ----
         elif sem == S_LWC1:
-            o = translate(addr, 4, ram_size, mapping)
+            o, code, value, extra, event_pc = access(addr, 4, FAULT_LOAD, pc, ram_size, mapping)
             if o < 0:
-                code, value, extra, event_pc = EV_FAULT, addr, FAULT_LOAD, pc
                 break
             fpr_bits[ft_of(word)] = mem32[o >> 2]
         elif sem == S_SWC1:
-            o = translate(addr, 4, ram_size, mapping)
+            o, code, value, extra, event_pc = access(addr, 4, FAULT_STORE, pc, ram_size, mapping)
             if o < 0:
-                code, value, extra, event_pc = EV_FAULT, addr, FAULT_STORE, pc
                 break
             mem32[o >> 2] = fpr_bits[ft_of(word)]
         elif sem == S_ADD_S or sem == S_SUB_S or sem == S_MUL_S or sem == S_DIV_S or sem == S_SQRT_S:  # fpu.OP_ADD...

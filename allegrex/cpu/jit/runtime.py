@@ -33,8 +33,8 @@ def _plain(helper):
 
 
 translate = _plain(memory.translate)
-sx32, clz32, bitrev32, div_signed, div_unsigned, finish = map(_plain, (
-    interp.sx32, interp.clz32, interp.bitrev32, interp.div_signed, interp.div_unsigned, interp.finish))
+access, sx32, clz32, bitrev32, div_signed, div_unsigned, finish = map(_plain, (
+    interp.access, interp.sx32, interp.clz32, interp.bitrev32, interp.div_signed, interp.div_unsigned, interp.finish))
 float_to_word = _plain(fpu.float_to_word)
 cop2 = ModuleType("cop2")  # stands in for the module in the interpreter's `cop2.execute(...)`
 cop2.execute = execute_called  # one cached function: a plain copy inlined the VFPU short path into every region
