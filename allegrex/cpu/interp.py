@@ -24,6 +24,7 @@ from allegrex.cpu.fields import (branch_target, code_of, cond_of, fd_of, fs_of, 
                                  rs_of, rt_of, sa_of, uimm_of, vcc_of)
 from allegrex.cpu.fpu import OP_ADD, ROUND_NEAREST, arith, compare_flags, float_to_word, round_to_f32
 from allegrex.cpu.state import CYCLES, FCR0, FCR31, HI, IC, INSTRUCTIONS, LLBIT, LO, NPC, PC, VFPU_CC
+from allegrex.hle.pure import answered
 from allegrex.memory import translate
 from allegrex.timing.layout import T_ENABLED
 from allegrex.timing.model import account
@@ -159,7 +160,7 @@ def finish(regs, counters, event, pc, npc, cycles, icount, code, value, extra, e
 @njit(cache=True, error_model="numpy", _nrt=False)
 def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, memf32, ram_size, mapping,
         dc_word, dc_val, breakpoints, trace, max_instructions, cycle_limit, event, tm, prof, vscratch, vterms,
-        jit_hot, jit_entries, jit_threshold):
+        jit_hot, jit_entries, jit_threshold, syscalls):
     """Execute from regs[PC] until an event; returns the event code (also in event[0]).
 
     mapping: what the code may reach (allegrex.memory.mapping: user or kernel mode, VRAM mirrors).
@@ -173,6 +174,7 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
     backward branches are counted per target slot; a target that reaches jit_threshold, or
     that has a compiled region (jit_entries), stops the loop with EV_JIT when execution
     arrives there. jit_threshold 0: never.
+    syscalls: the system calls answered here rather than by Python (allegrex.hle.pure's table).
     """
     pc = np.int64(regs[PC])
     npc = np.int64(regs[NPC])
@@ -569,7 +571,14 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
         pc = next_pc & 0xFFFFFFFF
         npc = next_npc & 0xFFFFFFFF
         if code != EV_NONE:
-            break
+            if code != EV_SYSCALL or nbp > 0:  # (with breakpoints, Python's resume skips the next check)
+                break
+            # a call the loop answers (after its timing step, where the HLE's charge lands)
+            answered_at = answered(value, regs, counters, cycles, syscalls)
+            if answered_at < 0:
+                break
+            cycles = answered_at
+            code, value = EV_NONE, np.int64(0)
 
     return finish(regs, counters, event, pc, npc, cycles, icount, code, value, extra, event_pc)
 
@@ -589,6 +598,7 @@ def _source_fingerprint():
     from pathlib import Path
     root = Path(__file__).resolve().parent.parent.parent
     files = sorted(list((root / "allegrex" / "cpu").glob("*.py")) + [root / "allegrex" / "memory.py"]
+                   + [root / "allegrex" / "hle" / "pure.py"]
                    + list((root / "allegrex" / "timing").glob("*.py")) + list((root / "vfpu").glob("**/*.py"))
                    + list((root / "allegrex" / "timing").glob("*.csv")))
     files = [f for f in files if not f.name.startswith("lab")]  # vfpu/lab*.py: teaching tools, never compiled

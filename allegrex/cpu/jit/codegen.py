@@ -16,7 +16,7 @@ overwritten (nothing ran), or the event the interpreter would have raised.
 import ast
 
 from allegrex.cpu.decode import SEM, STORE, TABLE
-from allegrex.cpu.fields import imm_of, rd_of, rs_of, rt_of
+from allegrex.cpu.fields import code_of, imm_of, rd_of, rs_of, rt_of
 from allegrex.cpu.jit import timing_gen as TG
 from allegrex.cpu.jit.region import BRANCHES, TRANSFERS, Region
 from allegrex.cpu.jit.semantics import specialised
@@ -25,12 +25,13 @@ from allegrex.cpu.jit.vfpu_gen import direct_source
 PHYS_MASK = 0x1FFFFFFF
 STORE_SLACK = 16  # VFPU offsets carry other fields in their low bits: compare a little wide
 S_VFPU = SEM["vfpu"]
+S_SYSCALL = SEM["syscall"]
 VFPU_STORE_OPCODES = (0x3A, 0x3D, 0x3E)  # sv.s, svl.q/svr.q, sv.q
 
 PROLOGUE = """\
 @njit(cache=True, error_model="numpy", _nrt=False)
 def {name}(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, memf32, ram_size, mapping,
-        trace, max_instructions, cycle_limit, event, tm, prof, vscratch, vterms):
+        trace, max_instructions, cycle_limit, event, tm, prof, vscratch, vterms, syscalls):
     pc = np.int64(regs[PC])
     npc = np.int64(regs[NPC])
     cycles = counters[CYCLES]
@@ -136,15 +137,22 @@ class _Writer:
         L.append(f"trace[(icount + {k}) & tmask] = {pc}")
         return L, store
 
-    def _after(self, ins, store, pc_text, npc_text, retired):
-        """Leave after a retired instruction when it wrote our own code or the VFPU
-        raised an event (its pc/npc: where execution goes on)."""
+    def _after(self, ins, store, pc_text, npc_text, retired, left):
+        """Leave after a retired instruction when it wrote our own code, the VFPU raised
+        an event or a system call is not the run loop's to answer (its pc/npc: where
+        execution goes on; left: the block's instructions still to run)."""
         L = []
         if store:
             L += [f"if {self.code_lo - STORE_SLACK} <= (addr & {PHYS_MASK}) < {self.code_hi + STORE_SLACK}:"]
             L += _indent(_exit(pc_text, npc_text, retired))
         if ins.sem == S_VFPU:
             L += ["if code != EV_NONE:"] + _indent(_exit(pc_text, npc_text, retired))
+        if ins.sem == S_SYSCALL:  # the run loop's step after a syscall (interp.run), then the budget
+            L += [f"answered_at = answered({code_of(ins.word)}, regs, counters, cycles, syscalls)",
+                  "if answered_at < 0:"] + _indent(_exit(pc_text, npc_text, retired))
+            L += ["cycles = answered_at", "code, value = EV_NONE, np.int64(0)",
+                  f"if cycles + {left} * bound >= cycle_limit:  # the call's cost may end the budget here"]
+            L += _indent(_exit(pc_text, npc_text, retired))
         return L
 
     def _iline(self, ins, prev):
@@ -174,7 +182,7 @@ class _Writer:
         prev = None
         for k, ins in enumerate(straight):
             lines, store = self.instruction(ins, prev, k, str(ins.pc + 4))
-            L += lines + self._after(ins, store, ins.pc + 4, ins.pc + 8, k + 1)
+            L += lines + self._after(ins, store, ins.pc + 4, ins.pc + 8, k + 1, n - k - 1)
             prev = ins
         if not block.ends_in_transfer:
             nxt = (straight[-1].pc + 4) & 0xFFFFFFFF
@@ -185,7 +193,7 @@ class _Writer:
         L += lines
         slot_lines, store = self.instruction(slot, transfer, k + 1, "next_npc")
         slot_lines += [f"icount += {n}", f"budget -= {n}", "pc = next_npc & 0xFFFFFFFF"]
-        slot_lines += self._after(slot, store, "pc", "pc + 4", 0)
+        slot_lines += self._after(slot, store, "pc", "pc + 4", 0, 0)
         L += [f"if next_pc == {slot.pc}:"] + _indent(slot_lines)
         L += ["else:"] + _indent([f"icount += {n - 1}", f"budget -= {n - 1}", "pc = next_pc & 0xFFFFFFFF"])
         return L + ["npc = pc + 4"] + self.dispatch(block)
@@ -206,6 +214,7 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
            "from allegrex.cpu.jit.runtime import (branch_cost, cache_op_call, dcache, fetch_line, find_block,",
            "    icache_fetch_call, jump_cost, produce, profile_slot, step_bound, tick, track_calls,",
            "    vfpu_account_call, wait_sources, wait_unit)",
+           "from allegrex.cpu.jit.runtime import answered  # system calls the run loop answers (hle.pure)",
            "from allegrex.cpu.jit.runtime import (vfpu_consume_prefixes, vfpu_identity_prefixes, vfpu_load_store,",
            "    vfpu_plain_op)  # the VFPU words a region runs directly (jit.vfpu_gen)",
            "",
