@@ -114,6 +114,9 @@ class RunOptions:
     harness_output: object = None
 
 
+_pure_value = pure.value.py_func  # the run loop's definition of a pure call's result, as Python
+
+
 class Clock:
     """Simulated time from the cycle counter and the CPU clock in force. Changing the
     clock rebases, so time stays continuous. The base and the CPU clock live in `table`
@@ -143,18 +146,21 @@ class Clock:
         return self.counters[CYCLES]
 
     def now_us(self) -> int:
-        return pure.value.py_func(pure.SYSTEM_TIME, self.state, self.counters[CYCLES])
+        return _pure_value(pure.SYSTEM_TIME, self.state, self.counters[CYCLES])
 
     def seconds(self) -> float:
-        return self.base_us / 1e6 + (self.cycles - self.base_cycles) / (self.cpu_mhz * 1e6)
+        s = self.state
+        return s[pure.BASE_US] / 1e6 + (self.counters[CYCLES] - s[pure.BASE_CYCLES]) / (s[pure.CPU_MHZ] * 1e6)
 
     def now_exact(self) -> float:
         """Simulated microseconds to the cycle (a deadline may fall between microseconds)."""
-        return self.base_us + (self.cycles - self.base_cycles) / self.cpu_mhz
+        s = self.state  # (per Kernel.run step: no property calls)
+        return s[pure.BASE_US] + (self.counters[CYCLES] - s[pure.BASE_CYCLES]) / s[pure.CPU_MHZ]
 
     def cycles_at(self, us) -> int:
         """The first cycle count at or after simulated time `us` (which may be fractional)."""
-        return self.base_cycles + math.ceil((us - self.base_us) * self.cpu_mhz)
+        s = self.state
+        return s[pure.BASE_CYCLES] + math.ceil((us - s[pure.BASE_US]) * s[pure.CPU_MHZ])
 
     def set_mhz(self, cpu_mhz: int, bus_mhz: int) -> None:
         now = self.now_us()
