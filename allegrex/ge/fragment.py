@@ -4,8 +4,8 @@ pixel formats, and clear mode.
 
 Entry points (numba; ge-core's rasterizer calls them for every covered pixel):
 - `prepare(cmds) -> int32[FRAG_WORDS]`: the fragment settings decoded once per primitive.
-- `process_prepared(mem, ram_size, frag, x, y, z, rgba, spec_rgb, fog) -> 1 if written`.
-- `process(mem, ram_size, cmds, x, y, z, rgba, spec_rgb, fog)`: the same from `cmds`
+- `process_prepared(mem, ram_size, mapping, frag, x, y, z, rgba, spec_rgb, fog) -> 1 if written`.
+- `process(mem, ram_size, mapping, cmds, x, y, z, rgba, spec_rgb, fog)`: the same from `cmds`
   (decodes the settings on every call: for tests and one-off use).
 
 Arguments: final frame buffer x, y (the raster has applied the offset and scissor); z the
@@ -32,7 +32,7 @@ from numba import njit
 from allegrex.ge import regs
 from allegrex.ge.colors import FMT_5551, FMT_4444, FMT_8888, from16, to16
 from allegrex.ge.colors import FMT_5650 as FMT_565
-from allegrex.memory import GE_MAPPING, translate
+from allegrex.memory import translate
 
 # comparison functions (alpha, stencil, depth: 3 bits; colour test: 2 bits)
 NEVER, ALWAYS, EQUAL, NOTEQUAL, LESS, LEQUAL, GREATER, GEQUAL = range(8)
@@ -255,10 +255,10 @@ def stencil_op(op, fmt, ref, old):
 
 
 @njit(cache=True, inline="always")
-def pixel_offset(mem, ram_size, frag, x, y):
+def pixel_offset(mem, ram_size, mapping, frag, x, y):
     """Offset in `mem` of pixel (x, y) of the colour buffer, or -1."""
     bpp = 4 if frag[F_FB_FMT] == FMT_8888 else 2
-    return translate(frag[F_FB_ADDR] + (y * frag[F_FB_STRIDE] + x) * bpp, bpp, ram_size, GE_MAPPING)
+    return translate(frag[F_FB_ADDR] + (y * frag[F_FB_STRIDE] + x) * bpp, bpp, ram_size, mapping)
 
 
 @njit(cache=True, inline="always")
@@ -425,7 +425,7 @@ def clamp255(c):
 
 
 @njit(cache=True, inline="always")  # inlined into the raster loops: a call per pixel costs more than the work
-def process_prepared(mem, ram_size, frag, x, y, z, rgba, spec_rgb, fog):
+def process_prepared(mem, ram_size, mapping, frag, x, y, z, rgba, spec_rgb, fog):
     """Run one pixel through the fragment stage and store it; 1 if the colour buffer was
     written, 0 if a test rejected it (a failed stencil test may still store its op)."""
     clear = frag[F_CLEAR]
@@ -464,13 +464,13 @@ def process_prepared(mem, ram_size, frag, x, y, z, rgba, spec_rgb, fog):
                 return 0
 
     fmt = frag[F_FB_FMT]
-    off = pixel_offset(mem, ram_size, frag, x, y)
+    off = pixel_offset(mem, ram_size, mapping, frag, x, y)
     if off < 0:
         return 0
     old_raw = load_raw(mem, off, fmt)
     zoff = -1
     if clear and frag[F_CLEAR_DEPTH] or not clear and (frag[F_DEPTH_FUNC] != ALWAYS or frag[F_DEPTH_WRITE]):
-        zoff = translate(frag[F_Z_ADDR] + (y * frag[F_Z_STRIDE] + x) * 2, 2, ram_size, GE_MAPPING)
+        zoff = translate(frag[F_Z_ADDR] + (y * frag[F_Z_STRIDE] + x) * 2, 2, ram_size, mapping)
 
     if clear:
         stencil = a
@@ -527,6 +527,6 @@ def process_prepared(mem, ram_size, frag, x, y, z, rgba, spec_rgb, fog):
 
 
 @njit(cache=True)
-def process(mem, ram_size, cmds, x, y, z, rgba, spec_rgb, fog):
+def process(mem, ram_size, mapping, cmds, x, y, z, rgba, spec_rgb, fog):
     """`process_prepared` straight from `cmds` (decodes the settings on every call)."""
-    return process_prepared(mem, ram_size, prepare(cmds), x, y, z, rgba, spec_rgb, fog)
+    return process_prepared(mem, ram_size, mapping, prepare(cmds), x, y, z, rgba, spec_rgb, fog)

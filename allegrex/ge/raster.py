@@ -86,24 +86,24 @@ def _pack(r, g, b, a):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _write(mem, ram_size, regs, cmds, pix, rs, x, y, z, rgba, spec, fog, s, t, lod):
+def _write(mem, ram_size, mapping, regs, cmds, pix, rs, x, y, z, rgba, spec, fog, s, t, lod):
     """Texture (if on) and hand one pixel to the fragment stage. Inlined into triangles
     and sprites with the texture and fragment stages: as calls they cost 40% of a
     textured frame (benchmarks/ge_speed.py: 30 -> 17 ms)."""
     if rs[RS_DEPTHRANGE] != 0.0 and (z < rs[RS_MINZ] or z > rs[RS_MAXZ]):
         return
     if rs[RS_TEX] != 0.0:
-        rgba = combine(cmds, rgba, sample_prepared(mem, ram_size, pix[0], s, t, lod))
+        rgba = combine(cmds, rgba, sample_prepared(mem, ram_size, mapping, pix[0], s, t, lod))
         regs[R_CYCLES] += cost.PIXEL_TEXTURED
-    if process_prepared(mem, ram_size, pix[1], x, y, z, rgba, spec, fog):
+    if process_prepared(mem, ram_size, mapping, pix[1], x, y, z, rgba, spec, fog):
         regs[R_PIXELS] += 1
 
 
 @njit(cache=True, error_model="numpy")
-def _write_called(mem, ram_size, regs, cmds, pix, rs, x, y, z, rgba, spec, fog, s, t, lod):
+def _write_called(mem, ram_size, mapping, regs, cmds, pix, rs, x, y, z, rgba, spec, fog, s, t, lod):
     """`_write` as a call, for points and lines: one more compiled copy of the pixel
     stages instead of one per primitive kind (each copy adds about 20 s of compiling)."""
-    _write(mem, ram_size, regs, cmds, pix, rs, x, y, z, rgba, spec, fog, s, t, lod)
+    _write(mem, ram_size, mapping, regs, cmds, pix, rs, x, y, z, rgba, spec, fog, s, t, lod)
 
 
 @njit(cache=True, error_model="numpy")
@@ -122,7 +122,7 @@ def _right_or_flat_bottom(vx, vy, ax, ay, bx, by):
 
 
 @njit(cache=True, error_model="numpy")
-def triangle(mem, ram_size, regs, cmds, pix, rs, v0, v1, v2):
+def triangle(mem, ram_size, mapping, regs, cmds, pix, rs, v0, v1, v2):
     """Draw a counter-clockwise triangle (clockwise ones cover no pixel)."""
     x0, y0, x1, y1, x2, y2 = int(v0[S_X]), int(v0[S_Y]), int(v1[S_X]), int(v1[S_Y]), int(v2[S_X]), int(v2[S_Y])
     if (x0 - x1) * (y0 - y2) - (y0 - y1) * (x0 - x2) < 0:
@@ -193,7 +193,7 @@ def triangle(mem, ram_size, regs, cmds, pix, rs, v0, v1, v2):
                     s1, _t1, _w = _st_at(tc, rs, qx + 16, qy)
                     _s2, t2, _w = _st_at(tc, rs, qx, qy + 16)
                     lod = _lod(rs, s1 - s0, t2 - t0, w)
-            _write(mem, ram_size, regs, cmds, pix, rs, px, py, z, rgba, spec, fog, s, t, lod)
+            _write(mem, ram_size, mapping, regs, cmds, pix, rs, px, py, z, rgba, spec, fog, s, t, lod)
 
 
 @njit(cache=True, error_model="numpy")
@@ -254,7 +254,7 @@ def _st_at(tc, rs, sx, sy):
 
 
 @njit(cache=True, error_model="numpy")
-def rectangle(mem, ram_size, regs, cmds, pix, rs, v0, v1):
+def rectangle(mem, ram_size, mapping, regs, cmds, pix, rs, v0, v1):
     """A sprite: the axis-aligned rectangle between two corners, coloured by v1. A pixel
     is drawn when its centre lies in [x1, x2) x [y1, y2) (MEASURED: gpu/filtering
     precision*2d, a sprite from x = -0.5 to 1.5 covers pixel 0 only); texture
@@ -299,11 +299,11 @@ def rectangle(mem, ram_size, regs, cmds, pix, rs, v0, v1):
             fx = (px * 16 + SAMPLE - ex1) / 16.0
             s = s_tl + sxs * fx + sys * fy
             t = t_tl + sxt * fx + syt * fy
-            _write(mem, ram_size, regs, cmds, pix, rs, px, py, z, rgba, spec, fog, s, t, lod)
+            _write(mem, ram_size, mapping, regs, cmds, pix, rs, px, py, z, rgba, spec, fog, s, t, lod)
 
 
 @njit(cache=True, error_model="numpy")
-def point(mem, ram_size, regs, cmds, pix, rs, v0):
+def point(mem, ram_size, mapping, regs, cmds, pix, rs, v0):
     px, py = int(v0[S_X]) >> 4, int(v0[S_Y]) >> 4
     if px < rs[RS_X1] or px > rs[RS_X2] or py < rs[RS_Y1] or py > rs[RS_Y2]:
         return
@@ -313,12 +313,12 @@ def point(mem, ram_size, regs, cmds, pix, rs, v0):
     elif rs[RS_PROJ] != 0.0 and v0[S_Q] != 0.0:
         s, t = s / v0[S_Q], t / v0[S_Q]
     lod = _lod(rs, 0.0, 0.0, v0[S_W]) if rs[RS_TEX] != 0.0 else 0.0
-    _write_called(mem, ram_size, regs, cmds, pix, rs, px, py, int(v0[S_Z]), _pack(v0[S_R], v0[S_G], v0[S_B], v0[S_A]),
+    _write_called(mem, ram_size, mapping, regs, cmds, pix, rs, px, py, int(v0[S_Z]), _pack(v0[S_R], v0[S_G], v0[S_B], v0[S_A]),
            _pack(v0[S_SR], v0[S_SG], v0[S_SB], 0), v0[S_FOG] if rs[RS_FOG] != 0.0 else 1.0, s, t, lod)
 
 
 @njit(cache=True, error_model="numpy")
-def line(mem, ram_size, regs, cmds, pix, rs, v0, v1):
+def line(mem, ram_size, mapping, regs, cmds, pix, rs, v0, v1):
     """A line: along its longer axis, the pixels whose centres lie from v0 up to (not
     including) v1; the other coordinate, colour (Gouraud, else v1's), depth and texture
     coordinates at each centre (MEASURED: gpu/primitives/lines draws 9.375..11.25 as
@@ -356,7 +356,7 @@ def line(mem, ram_size, regs, cmds, pix, rs, v0, v1):
             t1 = t + 16.0 / abs(b - a)
             s1, tt1, _w = _line_st(v0, v1, rs, 1.0 - t1)
             lod = _lod(rs, (s1 - s) if x_major else 0.0, (tt1 - tt) if not x_major else 0.0, w)
-        _write_called(mem, ram_size, regs, cmds, pix, rs, px, py, z, rgba, spec, fog, s, tt, lod)
+        _write_called(mem, ram_size, mapping, regs, cmds, pix, rs, px, py, z, rgba, spec, fog, s, tt, lod)
 
 
 @njit(cache=True, error_model="numpy")

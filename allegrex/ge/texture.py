@@ -3,17 +3,17 @@ nearest/bilinear filtering with the GE's fixed-point weights, the CLUT, and the 
 functions that combine a texel with the primitive's colour.
 
 Entry points (numba; ge-core's rasterizer calls them):
-- `load_clut(mem, ram_size, cmds, clut)`: LOADCLUT.
+- `load_clut(mem, ram_size, mapping, cmds, clut)`: LOADCLUT.
 - `prepare(cmds, clut) -> int32[TEX_WORDS]`: the texture settings decoded once per
   primitive (format, levels with address/buffer width/size, CLUT mode, wrap, filters,
   LOD mode) and, for CLUT formats, the CLUT decoded to RGBA8888 (so prepare after the
   last LOADCLUT before the primitive).
-- `sample_prepared(mem, ram_size, tex, u, v, lod) -> RGBA8888`: one filtered texel.
+- `sample_prepared(mem, ram_size, mapping, tex, u, v, lod) -> RGBA8888`: one filtered texel.
   `u`, `v` are normalized (1.0 = the level-0 width/height). `lod` is the GE's level of
   detail as the raster measures it, in levels: `gelog2` of the larger of |du/dx| and
   |dv/dy| in level-0 texels (TEXLEVEL auto), or `gelog2(2 * w * TEXLODSLOPE)` with the
   pixel's clip w (slope mode); the sampler ignores it in const mode and adds the bias.
-- `sample(mem, ram_size, cmds, clut, u, v, lod)`: the same from `cmds` directly
+- `sample(mem, ram_size, mapping, cmds, clut, u, v, lod)`: the same from `cmds` directly
   (allocates and decodes the packed form on every call: for tests and one-off use).
 - `gelog2(x)`: the GE's log2 (exponent plus 4 mantissa bits, in 1/16 steps).
 - `combine(cmds, prim_rgba, tex_rgba) -> RGBA8888`: TEXFUNC.
@@ -30,7 +30,7 @@ from numba import njit
 
 from allegrex.ge import regs
 from allegrex.ge.colors import from16
-from allegrex.memory import GE_MAPPING, translate
+from allegrex.memory import translate
 
 # TEXFORMAT values
 TF_5650, TF_5551, TF_4444, TF_8888 = 0, 1, 2, 3
@@ -74,7 +74,7 @@ BITS_PER_TEXEL = np.array([16, 16, 16, 32, 4, 8, 16, 32, 4, 8, 8, 0, 0, 0, 0, 0]
 
 
 @njit(cache=True)
-def load_clut(mem, ram_size, cmds, clut):
+def load_clut(mem, ram_size, mapping, cmds, clut):
     """LOADCLUT: copy (argument & 0x3F) blocks of 32 bytes from CLUTADDR (16-byte
     aligned, bits 24-27 from CLUTADDRUPPER) into `clut`, at most its 1024 bytes. Bytes
     outside guest memory load as 0 (pspautotests gpu/clut/address: a CLUT loaded from
@@ -84,7 +84,7 @@ def load_clut(mem, ram_size, cmds, clut):
     if size > CLUT_BYTES:
         size = CLUT_BYTES
     for i in range(size):
-        off = translate(addr + i, 1, ram_size, GE_MAPPING)
+        off = translate(addr + i, 1, ram_size, mapping)
         clut[i] = mem[off] if off >= 0 else 0
 
 
@@ -117,10 +117,10 @@ def decode_palette(clut, clut_fmt, tex):
 
 
 @njit(cache=True, inline="always")
-def read_le(mem, ram_size, addr, size):
+def read_le(mem, ram_size, mapping, addr, size):
     """Little-endian unsigned value of `size` bytes (1, 2 or 4, aligned) at guest `addr`;
     0 outside guest memory."""
-    off = translate(addr, size, ram_size, GE_MAPPING)
+    off = translate(addr, size, ram_size, mapping)
     if off < 0:
         return 0
     if size == 1:
@@ -145,13 +145,13 @@ def texel_byte_offset(u, v, bufw, bits, swizzle):
 
 
 @njit(cache=True, inline="always")
-def dxt_color(mem, ram_size, block, x, y):
+def dxt_color(mem, ram_size, mapping, block, x, y):
     """RGB of texel (x, y) of a DXT colour block (PSP layout: 4 row bytes of 2-bit
     indices, then colour 0 and colour 1 as 565), and whether it is the transparent
     black of a 3-colour block. Channels expand by a plain shift (no bit replication)."""
-    c0 = read_le(mem, ram_size, block + 4, 2)
-    c1 = read_le(mem, ram_size, block + 6, 2)
-    row = read_le(mem, ram_size, block + y, 1)
+    c0 = read_le(mem, ram_size, mapping, block + 4, 2)
+    c1 = read_le(mem, ram_size, mapping, block + 6, 2)
+    row = read_le(mem, ram_size, mapping, block + y, 1)
     index = (row >> (2 * x)) & 3
     r0, g0, b0 = (c0 >> 8) & 0xF8, (c0 >> 3) & 0xFC, (c0 << 3) & 0xF8
     r1, g1, b1 = (c1 >> 8) & 0xF8, (c1 >> 3) & 0xFC, (c1 << 3) & 0xF8
@@ -172,14 +172,14 @@ def dxt_color(mem, ram_size, block, x, y):
 
 
 @njit(cache=True, inline="always")
-def dxt5_alpha(mem, ram_size, block, x, y):
+def dxt5_alpha(mem, ram_size, mapping, block, x, y):
     """Alpha of texel (x, y) of a DXT5 block: 48 bits of 3-bit indices at +8 (low 32
     bits, then high 16), alpha 0 at +14 and alpha 1 at +15; 8-step or 6-step ramps
     rounded in 8.8 fixed point as the GE does."""
-    lo = read_le(mem, ram_size, block + 8, 4)
-    hi = read_le(mem, ram_size, block + 12, 2)
-    a0 = read_le(mem, ram_size, block + 14, 1)
-    a1 = read_le(mem, ram_size, block + 15, 1)
+    lo = read_le(mem, ram_size, mapping, block + 8, 4)
+    hi = read_le(mem, ram_size, mapping, block + 12, 2)
+    a0 = read_le(mem, ram_size, mapping, block + 14, 1)
+    a1 = read_le(mem, ram_size, mapping, block + 15, 1)
     bits = lo | (hi << 32)
     index = (bits >> (y * 12 + x * 3)) & 7
     if index == 0:
@@ -200,7 +200,7 @@ def dxt5_alpha(mem, ram_size, block, x, y):
 
 
 @njit(cache=True)
-def fetch_dxt(mem, ram_size, fmt, addr, bufw, u, v):
+def fetch_dxt(mem, ram_size, mapping, fmt, addr, bufw, u, v):
     """RGBA8888 of texel (u, v) of a DXT1/3/5 texture: 4x4 blocks, bufw / 4 per row."""
     if fmt > TF_DXT5:
         return 0
@@ -208,51 +208,51 @@ def fetch_dxt(mem, ram_size, fmt, addr, bufw, u, v):
     block = addr + ((v >> 2) * (bufw >> 2) + (u >> 2)) * block_bytes
     x = u & 3
     y = v & 3
-    rgb, transparent = dxt_color(mem, ram_size, block, x, y)
+    rgb, transparent = dxt_color(mem, ram_size, mapping, block, x, y)
     if fmt == TF_DXT1:
         return rgb if transparent else rgb | 0xFF000000
     if fmt == TF_DXT3:
-        alpha = (read_le(mem, ram_size, block + 8 + 2 * y, 2) >> (4 * x)) & 0xF
+        alpha = (read_le(mem, ram_size, mapping, block + 8 + 2 * y, 2) >> (4 * x)) & 0xF
         return rgb | (alpha << 28)
-    return rgb | (dxt5_alpha(mem, ram_size, block, x, y) << 24)
+    return rgb | (dxt5_alpha(mem, ram_size, mapping, block, x, y) << 24)
 
 
 @njit(cache=True, inline="always")
-def clut_index(mem, ram_size, fmt, swizzle, addr, bufw, u, v):
+def clut_index(mem, ram_size, mapping, fmt, swizzle, addr, bufw, u, v):
     """The raw palette index of texel (u, v) of a CLUT4/8/16/32 texture."""
     if fmt == TF_CLUT4:
         taddr = addr + texel_byte_offset(u, v, bufw, 4, swizzle)
-        return (read_le(mem, ram_size, taddr, 1) >> ((u & 1) * 4)) & 0xF
+        return (read_le(mem, ram_size, mapping, taddr, 1) >> ((u & 1) * 4)) & 0xF
     if fmt == TF_CLUT8:
-        return read_le(mem, ram_size, addr + texel_byte_offset(u, v, bufw, 8, swizzle), 1)
+        return read_le(mem, ram_size, mapping, addr + texel_byte_offset(u, v, bufw, 8, swizzle), 1)
     if fmt == TF_CLUT16:
-        return read_le(mem, ram_size, addr + texel_byte_offset(u, v, bufw, 16, swizzle), 2)
-    return read_le(mem, ram_size, addr + texel_byte_offset(u, v, bufw, 32, swizzle), 4)
+        return read_le(mem, ram_size, mapping, addr + texel_byte_offset(u, v, bufw, 16, swizzle), 2)
+    return read_le(mem, ram_size, mapping, addr + texel_byte_offset(u, v, bufw, 32, swizzle), 4)
 
 
 @njit(cache=True)
-def fetch_clut(mem, ram_size, tex, level, addr, bufw, u, v):
+def fetch_clut(mem, ram_size, mapping, tex, level, addr, bufw, u, v):
     """RGBA8888 of texel (u, v) of a CLUT4/8/16/32 texture: the index, then the CLUT."""
-    index = clut_index(mem, ram_size, tex[P_FMT], tex[P_SWIZZLE], addr, bufw, u, v)
+    index = clut_index(mem, ram_size, mapping, tex[P_FMT], tex[P_SWIZZLE], addr, bufw, u, v)
     return clut_color(tex, index, level)
 
 
 @njit(cache=True)
-def fetch_clut4(mem, ram_size, tex, level, xa, xb, ya, yb):
+def fetch_clut4(mem, ram_size, mapping, tex, level, xa, xb, ya, yb):
     """The 2x2 texels of a bilinear sample of a CLUT texture (one format dispatch)."""
     fmt = tex[P_FMT]
     swizzle = tex[P_SWIZZLE]
     base = P_LEVELS + level * LEVEL_WORDS
     addr = tex[base + L_ADDR]
     bufw = tex[base + L_BUFW]
-    return (clut_color(tex, clut_index(mem, ram_size, fmt, swizzle, addr, bufw, xa, ya), level),
-            clut_color(tex, clut_index(mem, ram_size, fmt, swizzle, addr, bufw, xb, ya), level),
-            clut_color(tex, clut_index(mem, ram_size, fmt, swizzle, addr, bufw, xa, yb), level),
-            clut_color(tex, clut_index(mem, ram_size, fmt, swizzle, addr, bufw, xb, yb), level))
+    return (clut_color(tex, clut_index(mem, ram_size, mapping, fmt, swizzle, addr, bufw, xa, ya), level),
+            clut_color(tex, clut_index(mem, ram_size, mapping, fmt, swizzle, addr, bufw, xb, ya), level),
+            clut_color(tex, clut_index(mem, ram_size, mapping, fmt, swizzle, addr, bufw, xa, yb), level),
+            clut_color(tex, clut_index(mem, ram_size, mapping, fmt, swizzle, addr, bufw, xb, yb), level))
 
 
 @njit(cache=True, inline="always")
-def fetch(mem, ram_size, tex, level, u, v):
+def fetch(mem, ram_size, mapping, tex, level, u, v):
     """RGBA8888 of texel (u, v) (already wrapped or clamped) of mip `level`. Direct
     colours are decoded here; CLUT and DXT formats in their own functions (kept out of
     line so the common path stays small)."""
@@ -261,12 +261,12 @@ def fetch(mem, ram_size, tex, level, u, v):
     addr = tex[base + L_ADDR]
     bufw = tex[base + L_BUFW]
     if fmt == TF_8888:
-        return read_le(mem, ram_size, addr + texel_byte_offset(u, v, bufw, 32, tex[P_SWIZZLE]), 4)
+        return read_le(mem, ram_size, mapping, addr + texel_byte_offset(u, v, bufw, 32, tex[P_SWIZZLE]), 4)
     if fmt < TF_8888:
-        return from16(fmt, read_le(mem, ram_size, addr + texel_byte_offset(u, v, bufw, 16, tex[P_SWIZZLE]), 2))
+        return from16(fmt, read_le(mem, ram_size, mapping, addr + texel_byte_offset(u, v, bufw, 16, tex[P_SWIZZLE]), 2))
     if fmt <= TF_CLUT32:
-        return fetch_clut(mem, ram_size, tex, level, addr, bufw, u, v)
-    return fetch_dxt(mem, ram_size, fmt, addr, bufw, u, v)
+        return fetch_clut(mem, ram_size, mapping, tex, level, addr, bufw, u, v)
+    return fetch_dxt(mem, ram_size, mapping, fmt, addr, bufw, u, v)
 
 
 # ---------------------------------------------------------------- settings
@@ -396,18 +396,18 @@ def wrap_coord(c, size_shift, clamp):
 
 
 @njit(cache=True)
-def sample_level_nearest(mem, ram_size, tex, level, u, v):
+def sample_level_nearest(mem, ram_size, mapping, tex, level, u, v):
     base = P_LEVELS + level * LEVEL_WORDS
     ws = tex[base + L_WSHIFT]
     hs = tex[base + L_HSHIFT]
     x = texel_fixed8(u, ws) >> 8
     y = texel_fixed8(v, hs) >> 8
-    return fetch(mem, ram_size, tex, level,
+    return fetch(mem, ram_size, mapping, tex, level,
                  wrap_coord(x, ws, tex[P_CLAMP_S]), wrap_coord(y, hs, tex[P_CLAMP_T]))
 
 
 @njit(cache=True)
-def sample_level_linear(mem, ram_size, tex, level, u, v):
+def sample_level_linear(mem, ram_size, mapping, tex, level, u, v):
     """Bilinear: the 2x2 texels around (u, v) - half a texel, each wrapped or clamped on
     its own, weighted in 1/16 steps per axis, truncated: (top*(16-fv) + bottom*fv) >> 8."""
     base = P_LEVELS + level * LEVEL_WORDS
@@ -432,22 +432,22 @@ def sample_level_linear(mem, ram_size, tex, level, u, v):
         bufw = tex[base + L_BUFW]
         swizzle = tex[P_SWIZZLE]
         if fmt == TF_8888:
-            tl = read_le(mem, ram_size, addr + texel_byte_offset(xa, ya, bufw, 32, swizzle), 4)
-            tr = read_le(mem, ram_size, addr + texel_byte_offset(xb, ya, bufw, 32, swizzle), 4)
-            bl = read_le(mem, ram_size, addr + texel_byte_offset(xa, yb, bufw, 32, swizzle), 4)
-            br = read_le(mem, ram_size, addr + texel_byte_offset(xb, yb, bufw, 32, swizzle), 4)
+            tl = read_le(mem, ram_size, mapping, addr + texel_byte_offset(xa, ya, bufw, 32, swizzle), 4)
+            tr = read_le(mem, ram_size, mapping, addr + texel_byte_offset(xb, ya, bufw, 32, swizzle), 4)
+            bl = read_le(mem, ram_size, mapping, addr + texel_byte_offset(xa, yb, bufw, 32, swizzle), 4)
+            br = read_le(mem, ram_size, mapping, addr + texel_byte_offset(xb, yb, bufw, 32, swizzle), 4)
         else:
-            tl = from16(fmt, read_le(mem, ram_size, addr + texel_byte_offset(xa, ya, bufw, 16, swizzle), 2))
-            tr = from16(fmt, read_le(mem, ram_size, addr + texel_byte_offset(xb, ya, bufw, 16, swizzle), 2))
-            bl = from16(fmt, read_le(mem, ram_size, addr + texel_byte_offset(xa, yb, bufw, 16, swizzle), 2))
-            br = from16(fmt, read_le(mem, ram_size, addr + texel_byte_offset(xb, yb, bufw, 16, swizzle), 2))
+            tl = from16(fmt, read_le(mem, ram_size, mapping, addr + texel_byte_offset(xa, ya, bufw, 16, swizzle), 2))
+            tr = from16(fmt, read_le(mem, ram_size, mapping, addr + texel_byte_offset(xb, ya, bufw, 16, swizzle), 2))
+            bl = from16(fmt, read_le(mem, ram_size, mapping, addr + texel_byte_offset(xa, yb, bufw, 16, swizzle), 2))
+            br = from16(fmt, read_le(mem, ram_size, mapping, addr + texel_byte_offset(xb, yb, bufw, 16, swizzle), 2))
     elif fmt <= TF_CLUT32:
-        tl, tr, bl, br = fetch_clut4(mem, ram_size, tex, level, xa, xb, ya, yb)
+        tl, tr, bl, br = fetch_clut4(mem, ram_size, mapping, tex, level, xa, xb, ya, yb)
     else:
-        tl = fetch(mem, ram_size, tex, level, xa, ya)
-        tr = fetch(mem, ram_size, tex, level, xb, ya)
-        bl = fetch(mem, ram_size, tex, level, xa, yb)
-        br = fetch(mem, ram_size, tex, level, xb, yb)
+        tl = fetch(mem, ram_size, mapping, tex, level, xa, ya)
+        tr = fetch(mem, ram_size, mapping, tex, level, xb, ya)
+        bl = fetch(mem, ram_size, mapping, tex, level, xa, yb)
+        br = fetch(mem, ram_size, mapping, tex, level, xb, yb)
     out = 0
     for shift in range(0, 32, 8):
         top = ((tl >> shift) & 0xFF) * (16 - fu) + ((tr >> shift) & 0xFF) * fu
@@ -457,17 +457,17 @@ def sample_level_linear(mem, ram_size, tex, level, u, v):
 
 
 @njit(cache=True, inline="always")
-def sample_level(mem, ram_size, tex, level, u, v, linear):
+def sample_level(mem, ram_size, mapping, tex, level, u, v, linear):
     if linear:
-        return sample_level_linear(mem, ram_size, tex, level, u, v)
-    return sample_level_nearest(mem, ram_size, tex, level, u, v)
+        return sample_level_linear(mem, ram_size, mapping, tex, level, u, v)
+    return sample_level_nearest(mem, ram_size, mapping, tex, level, u, v)
 
 
 @njit(cache=True)
-def sample_between_levels(mem, ram_size, tex, level, frac, u, v, linear):
+def sample_between_levels(mem, ram_size, mapping, tex, level, frac, u, v, linear):
     """Mip-linear: level and level + 1 blended by `frac` sixteenths, truncated."""
-    c = sample_level(mem, ram_size, tex, level, u, v, linear)
-    c1 = sample_level(mem, ram_size, tex, level + 1, u, v, linear)
+    c = sample_level(mem, ram_size, mapping, tex, level, u, v, linear)
+    c1 = sample_level(mem, ram_size, mapping, tex, level + 1, u, v, linear)
     out = 0
     for shift in range(0, 32, 8):
         mixed = (((c1 >> shift) & 0xFF) * frac + ((c >> shift) & 0xFF) * (16 - frac)) >> 4
@@ -476,7 +476,7 @@ def sample_between_levels(mem, ram_size, tex, level, frac, u, v, linear):
 
 
 @njit(cache=True, inline="always")  # inlined into the raster loops: a call per pixel costs more than the work
-def sample_prepared(mem, ram_size, tex, u, v, lod):
+def sample_prepared(mem, ram_size, mapping, tex, u, v, lod):
     """The filtered texel (RGBA8888) at normalized (u, v); see the module docstring.
     Levels: detail <= 0 or no mipmaps -> level 0 with the magnify filter; otherwise
     the minify filter at level detail/16 (clamped to the max level), rounded to the
@@ -498,14 +498,14 @@ def sample_prepared(mem, ram_size, tex, u, v, lod):
             level = level16 >> 4
         linear = tex[P_MIN_LINEAR] if detail > 0 else tex[P_MAG_LINEAR]
     if frac:
-        return np.uint32(sample_between_levels(mem, ram_size, tex, level, frac, u, v, linear))
-    return np.uint32(sample_level(mem, ram_size, tex, level, u, v, linear))
+        return np.uint32(sample_between_levels(mem, ram_size, mapping, tex, level, frac, u, v, linear))
+    return np.uint32(sample_level(mem, ram_size, mapping, tex, level, u, v, linear))
 
 
 @njit(cache=True)
-def sample(mem, ram_size, cmds, clut, u, v, lod):
+def sample(mem, ram_size, mapping, cmds, clut, u, v, lod):
     """`sample_prepared` straight from `cmds` (decodes the settings on every call)."""
-    return sample_prepared(mem, ram_size, prepare(cmds, clut), u, v, lod)
+    return sample_prepared(mem, ram_size, mapping, prepare(cmds, clut), u, v, lod)
 
 
 # ---------------------------------------------------------------- texture function
