@@ -22,6 +22,7 @@ from allegrex.cpu.jit import Jit
 from allegrex.cpu.faults import GuestFault
 from allegrex.cpu.state import CYCLES, INSTRUCTIONS, CpuState
 from allegrex.errors import GuestMemoryError
+from allegrex.hle import pure
 from allegrex.memory import Memory
 from allegrex.timing import Timing
 from vfpu.exec import new_scratch
@@ -89,6 +90,9 @@ class Machine:
         self._trace = np.zeros(interp.TRACE_SIZE, dtype=np.uint32)
         self._event = np.zeros(EVENT_FIELDS, dtype=np.int64)
         self._vscratch, self._vterms = new_scratch()  # VFPU working storage, reused by every VFPU op
+        # system calls the run loop answers itself, and the clock they read (allegrex.hle.pure;
+        # a Kernel fills it in; empty, every syscall stops the loop)
+        self.syscall_table = pure.new_table()
         self.jit = Jit(self._read_word)
 
     # --- loading ---
@@ -139,7 +143,7 @@ class Machine:
         state, timing = self._arrays()
         while True:
             args = (*state, self._dc_word, self._dc_val, bps, self._trace, end - counters.item(INSTRUCTIONS),
-                    limit, self._event, *timing, self.jit.hot, self.jit.entries, threshold)
+                    limit, self._event, *timing, self.jit.hot, self.jit.entries, threshold, self.syscall_table)
             if self._run_loop is None:
                 self._run_loop = compiled_entry(interp.run if self.vfpu_loop else scalar_loop.run, args, self.notice)
             code = self._run_loop(*args)
@@ -198,7 +202,7 @@ class Machine:
         before = counters.item(INSTRUCTIONS)
         state, timing = self._arrays()
         try:  # the first call compiles; a region that cannot compile runs nothing
-            code = fn(*state, self._trace, end - before, limit, self._event, *timing)
+            code = fn(*state, self._trace, end - before, limit, self._event, *timing, self.syscall_table)
         except Exception as e:  # noqa: BLE001 (numba's compile errors have no common base)
             self.jit.compile_failed(pc, timed, profiled, e)
             return EV_NONE

@@ -126,17 +126,34 @@ def kernel_segment(addr, size, ram_size, mapping):
     return physical(addr & PHYS_MASK, size, ram_size, mapping)
 
 
-@njit(cache=True, inline="always")
-def translate(addr, size, ram_size, mapping):
-    """Offset into the backing array of `size` bytes at guest `addr`, or -1 when the
-    access is misaligned (size must be a power of two), in a segment `mapping` does not
-    reach, or outside every region."""
-    addr = addr & 0xFFFFFFFF
+@njit(cache=True)  # a call: every address but the common ones in translate
+def translate_other(addr, size, ram_size, mapping):
+    """translate for any address: alignment, the segment `mapping` reaches, then the region."""
     if addr & (size - 1):
         return -1
     if addr & PRIVILEGED_BITS:
         return kernel_segment(addr, size, ram_size, mapping)
     return physical(addr & PHYS_MASK, size, ram_size, mapping)
+
+
+@njit(cache=True, inline="always")
+def translate(addr, size, ram_size, mapping):
+    """Offset into the backing array of `size` bytes at guest `addr`, or -1 when the
+    access is misaligned (size must be a power of two), in a segment `mapping` does not
+    reach, or outside every region.
+
+    Inlined into every load and store: only aligned accesses to main RAM and VRAM through
+    the 0x00000000 segment (reachable in every mode) are answered here, in two range tests;
+    the rest is a call. A larger inlined body slowed the run loop and compiled regions."""
+    addr = addr & 0xFFFFFFFF
+    if (addr & (size - 1)) == 0:
+        off = addr - RAM_START
+        if 0 <= off <= ram_size - size:
+            return off
+        off = addr - VRAM_START
+        if 0 <= off <= VRAM_SIZE - size:
+            return ram_size + off
+    return translate_other(addr, size, ram_size, mapping)
 
 
 class Memory:

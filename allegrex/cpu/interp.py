@@ -24,6 +24,7 @@ from allegrex.cpu.fields import (branch_target, code_of, cond_of, fd_of, fs_of, 
                                  rs_of, rt_of, sa_of, uimm_of, vcc_of)
 from allegrex.cpu.fpu import OP_ADD, ROUND_NEAREST, arith, compare_flags, float_to_word, round_to_f32
 from allegrex.cpu.state import CYCLES, FCR0, FCR31, HI, IC, INSTRUCTIONS, LLBIT, LO, NPC, PC, VFPU_CC
+from allegrex.hle.pure import answered
 from allegrex.memory import translate
 from allegrex.timing.layout import T_ENABLED
 from allegrex.timing.model import account
@@ -74,6 +75,18 @@ def bitrev32(v):
     v = ((v >> 4) & 0x0F0F0F0F) | ((v & 0x0F0F0F0F) << 4)
     v = ((v >> 8) & 0x00FF00FF) | ((v & 0x00FF00FF) << 8)
     return ((v >> 16) | (v << 16)) & 0xFFFFFFFF
+
+
+@njit(cache=True, inline="always")
+def access(addr, size, fault, pc, ram_size, mapping):
+    """A load's or store's (offset, code, value, extra, event_pc): the offset of `size` bytes
+    at addr and no event, or offset -1 and the fault (`fault`: FAULT_LOAD or FAULT_STORE)
+    the instruction at pc raises: `o, code, value, extra, event_pc = access(...)`, then
+    `if o < 0: break`. Nothing but an event has set those names when a branch runs."""
+    o = translate(addr, size, ram_size, mapping)
+    if o < 0:
+        return o, EV_FAULT, addr, fault, pc
+    return o, EV_NONE, 0, 0, pc
 
 
 @njit(cache=True, inline="always")
@@ -147,7 +160,7 @@ def finish(regs, counters, event, pc, npc, cycles, icount, code, value, extra, e
 @njit(cache=True, error_model="numpy", _nrt=False)
 def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, memf32, ram_size, mapping,
         dc_word, dc_val, breakpoints, trace, max_instructions, cycle_limit, event, tm, prof, vscratch, vterms,
-        jit_hot, jit_entries, jit_threshold):
+        jit_hot, jit_entries, jit_threshold, syscalls):
     """Execute from regs[PC] until an event; returns the event code (also in event[0]).
 
     mapping: what the code may reach (allegrex.memory.mapping: user or kernel mode, VRAM mirrors).
@@ -161,6 +174,7 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
     backward branches are counted per target slot; a target that reaches jit_threshold, or
     that has a compiled region (jit_entries), stops the loop with EV_JIT when execution
     arrives there. jit_threshold 0: never.
+    syscalls: the system calls answered here rather than by Python (allegrex.hle.pure's table).
     """
     pc = np.int64(regs[PC])
     npc = np.int64(regs[NPC])
@@ -207,15 +221,13 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
         elif sem == S_ADDU:
             regs[rd] = (np.int64(regs[rs]) + np.int64(regs[rt])) & 0xFFFFFFFF
         elif sem == S_LW:
-            o = translate(addr, 4, ram_size, mapping)
+            o, code, value, extra, event_pc = access(addr, 4, FAULT_LOAD, pc, ram_size, mapping)
             if o < 0:
-                code, value, extra, event_pc = EV_FAULT, addr, FAULT_LOAD, pc
                 break
             regs[rt] = mem32[o >> 2]
         elif sem == S_SW:
-            o = translate(addr, 4, ram_size, mapping)
+            o, code, value, extra, event_pc = access(addr, 4, FAULT_STORE, pc, ram_size, mapping)
             if o < 0:
-                code, value, extra, event_pc = EV_FAULT, addr, FAULT_STORE, pc
                 break
             mem32[o >> 2] = regs[rt]
         elif sem == S_SLL:
@@ -267,35 +279,32 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
             v = np.int64(regs[rt])
             regs[rd] = ((v >> sa) | (v << (32 - sa))) & 0xFFFFFFFF
         elif sem == S_LB or sem == S_LBU:
-            o = translate(addr, 1, ram_size, mapping)
+            o, code, value, extra, event_pc = access(addr, 1, FAULT_LOAD, pc, ram_size, mapping)
             if o < 0:
-                code, value, extra, event_pc = EV_FAULT, addr, FAULT_LOAD, pc
                 break
             b = np.int64(mem[o])
             regs[rt] = (((b ^ 0x80) - 0x80) & 0xFFFFFFFF) if sem == S_LB else b
         elif sem == S_LH or sem == S_LHU:
-            o = translate(addr, 2, ram_size, mapping)
+            o, code, value, extra, event_pc = access(addr, 2, FAULT_LOAD, pc, ram_size, mapping)
             if o < 0:
-                code, value, extra, event_pc = EV_FAULT, addr, FAULT_LOAD, pc
                 break
             h = np.int64(mem16[o >> 1])
             regs[rt] = (((h ^ 0x8000) - 0x8000) & 0xFFFFFFFF) if sem == S_LH else h
         elif sem == S_SB:
-            o = translate(addr, 1, ram_size, mapping)
+            o, code, value, extra, event_pc = access(addr, 1, FAULT_STORE, pc, ram_size, mapping)
             if o < 0:
-                code, value, extra, event_pc = EV_FAULT, addr, FAULT_STORE, pc
                 break
             mem[o] = np.int64(regs[rt]) & 0xFF
         elif sem == S_SH:
-            o = translate(addr, 2, ram_size, mapping)
+            o, code, value, extra, event_pc = access(addr, 2, FAULT_STORE, pc, ram_size, mapping)
             if o < 0:
-                code, value, extra, event_pc = EV_FAULT, addr, FAULT_STORE, pc
                 break
             mem16[o >> 1] = np.int64(regs[rt]) & 0xFFFF
         elif sem == S_LWL or sem == S_LWR or sem == S_SWL or sem == S_SWR:  # the aligned word holding addr
-            o = translate(addr & ~3, 4, ram_size, mapping)
+            o, code, value, extra, event_pc = access(addr & ~3, 4, FAULT_LOAD if sem <= S_LWR else FAULT_STORE, pc,
+                                                     ram_size, mapping)
             if o < 0:
-                code, value, extra, event_pc = EV_FAULT, addr, FAULT_LOAD if sem <= S_LWR else FAULT_STORE, pc
+                value = addr  # the address the program gave
                 break
             m = np.int64(mem32[o >> 2])
             r = np.int64(regs[rt])
@@ -313,16 +322,14 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
                 sh = byte * 8
                 mem32[o >> 2] = ((m & ((1 << sh) - 1)) | (r << sh)) & 0xFFFFFFFF
         elif sem == S_LL:
-            o = translate(addr, 4, ram_size, mapping)
+            o, code, value, extra, event_pc = access(addr, 4, FAULT_LOAD, pc, ram_size, mapping)
             if o < 0:
-                code, value, extra, event_pc = EV_FAULT, addr, FAULT_LOAD, pc
                 break
             regs[rt] = mem32[o >> 2]
             regs[LLBIT] = 1
         elif sem == S_SC:
-            o = translate(addr, 4, ram_size, mapping)
+            o, code, value, extra, event_pc = access(addr, 4, FAULT_STORE, pc, ram_size, mapping)
             if o < 0:
-                code, value, extra, event_pc = EV_FAULT, addr, FAULT_STORE, pc
                 break
             if regs[LLBIT] != 0:
                 mem32[o >> 2] = regs[rt]
@@ -471,15 +478,13 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
                 break
         # ---- FPU (single precision) ----
         elif sem == S_LWC1:
-            o = translate(addr, 4, ram_size, mapping)
+            o, code, value, extra, event_pc = access(addr, 4, FAULT_LOAD, pc, ram_size, mapping)
             if o < 0:
-                code, value, extra, event_pc = EV_FAULT, addr, FAULT_LOAD, pc
                 break
             fpr_bits[ft_of(word)] = mem32[o >> 2]
         elif sem == S_SWC1:
-            o = translate(addr, 4, ram_size, mapping)
+            o, code, value, extra, event_pc = access(addr, 4, FAULT_STORE, pc, ram_size, mapping)
             if o < 0:
-                code, value, extra, event_pc = EV_FAULT, addr, FAULT_STORE, pc
                 break
             mem32[o >> 2] = fpr_bits[ft_of(word)]
         elif sem == S_ADD_S or sem == S_SUB_S or sem == S_MUL_S or sem == S_DIV_S or sem == S_SQRT_S:  # fpu.OP_ADD...
@@ -566,7 +571,14 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
         pc = next_pc & 0xFFFFFFFF
         npc = next_npc & 0xFFFFFFFF
         if code != EV_NONE:
-            break
+            if code != EV_SYSCALL or nbp > 0:  # (with breakpoints, Python's resume skips the next check)
+                break
+            # a call the loop answers (after its timing step, where the HLE's charge lands)
+            answered_at = answered(value, regs, counters, cycles, syscalls)
+            if answered_at < 0:
+                break
+            cycles = answered_at
+            code, value = EV_NONE, np.int64(0)
 
     return finish(regs, counters, event, pc, npc, cycles, icount, code, value, extra, event_pc)
 
@@ -586,6 +598,7 @@ def _source_fingerprint():
     from pathlib import Path
     root = Path(__file__).resolve().parent.parent.parent
     files = sorted(list((root / "allegrex" / "cpu").glob("*.py")) + [root / "allegrex" / "memory.py"]
+                   + [root / "allegrex" / "hle" / "pure.py"]
                    + list((root / "allegrex" / "timing").glob("*.py")) + list((root / "vfpu").glob("**/*.py"))
                    + list((root / "allegrex" / "timing").glob("*.csv")))
     files = [f for f in files if not f.name.startswith("lab")]  # vfpu/lab*.py: teaching tools, never compiled

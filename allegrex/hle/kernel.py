@@ -14,18 +14,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from allegrex.cpu.events import EV_BUDGET, EV_SYSCALL
-from allegrex.cpu.state import A0, AT, CYCLES, GP, GPR_NAMES, HI, INSTRUCTIONS, LO, NPC, PC, RA, SP, T7, T8, T9, V0
+from allegrex.cpu.state import A0, CYCLES, GP, GPR_NAMES, INSTRUCTIONS, NPC, PC, RA, SP, V0
 from allegrex.errors import AllegrexError, GuestMemoryError
 from loader.module import stub_owners
 
-from allegrex.hle import codes, costs, registry
+from allegrex.hle import codes, costs, pure, registry
 from allegrex.hle.linker import (LIBRARY_IS_NOT_LINKED, MEDIA_LIBRARIES, Linker, ModuleStub, exported_elsewhere,
                                  is_firmware_library)
 from allegrex.hle.objects import KernelObject
 from allegrex.limits import check_seconds
 from allegrex.timing import charge_hle, counters as timing_counters
 
-SYSCALL_BASE = 0x1000  # first syscall code we hand out; codes are 20-bit fields
+SYSCALL_BASE = pure.SYSCALL_BASE  # first syscall code we hand out; codes are 20-bit fields
 JR_RA = 0x03E00008
 NOP = 0
 TRAMPOLINE_ADDR = 0x08000100  # kernel partition: internal return stubs (thread exit, callback return)
@@ -40,12 +40,9 @@ def syscall_word(code: int) -> int:
     return ((code & 0xFFFFF) << 6) | 0x0C
 
 
-# A syscall returns with the caller-saved registers it did not answer in set to 0xDEADBEEF:
-# at, a0-a3, t0-t9, hi and lo (measured: pspautotests misc/deadbeef; v0/v1 carry results,
-# s0-s7, gp, sp, fp, ra and the FPU registers survive).
-DEADBEEF = 0xDEADBEEF
+DEADBEEF = pure.DEADBEEF  # what a syscall leaves in the caller-saved registers (pure.py says which)
 INTERNAL_LIBRARY = "allegrex"  # the kernel's own return stubs (thread exit, callback and handler returns)
-SYSCALL_CLOBBERED = np.array([AT, *range(A0, T7 + 1), T8, T9, HI, LO])
+SYSCALL_CLOBBERED = pure.SYSCALL_CLOBBERED
 INTERRUPT_STACK_TOP = 0x08010000  # kernel partition: stack for interrupt handlers (64 KiB below)
 # With a wall-clock limit, each step of the CPU is sized to take about this long at the
 # speed measured so far, so the limit is checked that often (the first step is small).
@@ -117,39 +114,58 @@ class RunOptions:
     harness_output: object = None
 
 
+_pure_value = pure.value.py_func  # the run loop's definition of a pure call's result, as Python
+
+
 class Clock:
     """Simulated time from the cycle counter and the CPU clock in force. Changing the
-    clock rebases, so time stays continuous."""
+    clock rebases, so time stays continuous. The base and the CPU clock live in `table`
+    (the machine's allegrex.hle.pure table), where the run loop reads them too."""
 
-    def __init__(self, counters):
+    def __init__(self, counters, table):
         self.counters = counters  # the CPU's counters (a memoryview of them: read per call)
-        self.cpu_mhz = BOOT_CPU_MHZ
+        self.state = memoryview(table)  # pure.BASE_CYCLES, BASE_US, CPU_MHZ (a view: cheap from Python)
+        self.state[pure.BASE_CYCLES] = self.state[pure.BASE_US] = 0
+        self.state[pure.CPU_MHZ] = BOOT_CPU_MHZ
         self.bus_mhz = BOOT_BUS_MHZ
-        self.base_cycles = 0
-        self.base_us = 0
+
+    @property
+    def cpu_mhz(self) -> int:
+        return self.state[pure.CPU_MHZ]
+
+    @property
+    def base_cycles(self) -> int:
+        return self.state[pure.BASE_CYCLES]
+
+    @property
+    def base_us(self) -> int:
+        return self.state[pure.BASE_US]
 
     @property
     def cycles(self) -> int:
         return self.counters[CYCLES]
 
     def now_us(self) -> int:
-        return self.base_us + (self.cycles - self.base_cycles) // self.cpu_mhz
+        return _pure_value(pure.SYSTEM_TIME, self.state, self.counters[CYCLES])
 
     def seconds(self) -> float:
-        return self.base_us / 1e6 + (self.cycles - self.base_cycles) / (self.cpu_mhz * 1e6)
+        s = self.state
+        return s[pure.BASE_US] / 1e6 + (self.counters[CYCLES] - s[pure.BASE_CYCLES]) / (s[pure.CPU_MHZ] * 1e6)
 
     def now_exact(self) -> float:
         """Simulated microseconds to the cycle (a deadline may fall between microseconds)."""
-        return self.base_us + (self.cycles - self.base_cycles) / self.cpu_mhz
+        s = self.state  # (per Kernel.run step: no property calls)
+        return s[pure.BASE_US] + (self.counters[CYCLES] - s[pure.BASE_CYCLES]) / s[pure.CPU_MHZ]
 
     def cycles_at(self, us) -> int:
         """The first cycle count at or after simulated time `us` (which may be fractional)."""
-        return self.base_cycles + math.ceil((us - self.base_us) * self.cpu_mhz)
+        s = self.state
+        return s[pure.BASE_CYCLES] + math.ceil((us - s[pure.BASE_US]) * s[pure.CPU_MHZ])
 
     def set_mhz(self, cpu_mhz: int, bus_mhz: int) -> None:
         now = self.now_us()
-        self.base_cycles, self.base_us = self.cycles, now
-        self.cpu_mhz, self.bus_mhz = cpu_mhz, bus_mhz
+        self.state[pure.BASE_CYCLES], self.state[pure.BASE_US] = self.cycles, now
+        self.state[pure.CPU_MHZ], self.bus_mhz = cpu_mhz, bus_mhz
 
     def advance_to(self, us: int) -> int:
         """Jump the cycle counter so that now_us() == us (idle time); returns cycles added."""
@@ -203,13 +219,16 @@ class Kernel:
         self.options = options or RunOptions()
         self.stdout = self.options.stdout or sys.stdout
         self.stderr = self.options.stderr or sys.stderr
-        self.clock = Clock(self.cpu.counters_view)
+        self.syscall_table = machine.syscall_table  # the calls the run loop answers (allegrex.hle.pure)
+        self.syscall_table[pure.HEADER:] = 0
+        self.syscall_table[pure.CHARGED_CYCLES] = 0
+        self.clock = Clock(self.cpu.counters_view, self.syscall_table)
         self.timers = Timers()
         self.stop: Stop | None = None
         self.syscalls: list = []
         self.unknown_imports: list[UnknownImport] = []
-        self.call_counts: dict[str, int] = {}
-        self.hle_cycles = 0
+        self.call_counts: dict[str, int] = {}  # calls Python answered (calls_made() adds the run loop's)
+        self._hle_cycles = 0  # charged by Python (hle_cycles adds the run loop's)
         self.idle_cycles = 0
         self.memstick_cycles = 0  # the memory stick's driver copying: the CPU is busy, no thread runs
         self.reported: set = set()
@@ -231,6 +250,24 @@ class Kernel:
         self.exception_handlers: list[int] = []  # default exception handlers, oldest first (kernel_libraries)
         for name, manager in managers.items():
             setattr(self, name, manager(self))
+
+    @property
+    def hle_cycles(self) -> int:
+        """Cycles charged for HLE calls, by Python and by the run loop (allegrex.hle.pure)."""
+        return self._hle_cycles + int(self.syscall_table[pure.CHARGED_CYCLES])
+
+    @hle_cycles.setter
+    def hle_cycles(self, value: int) -> None:
+        self._hle_cycles = value - int(self.syscall_table[pure.CHARGED_CYCLES])
+
+    def calls_made(self) -> dict:
+        """HLE function name -> calls, whoever answered them."""
+        counts = dict(self.call_counts)
+        table = self.syscall_table
+        for i in np.flatnonzero(table[pure.COUNT:pure.COUNT + min(len(self.syscalls), pure.CODES)]):
+            name = self.syscalls[i].name
+            counts[name] = counts.get(name, 0) + int(table[pure.COUNT + i])
+        return counts
 
     @property
     def kernel_mode(self) -> bool:
@@ -282,7 +319,11 @@ class Kernel:
 
     def _add_syscall(self, entry) -> int:
         self.syscalls.append(entry)
-        return SYSCALL_BASE + len(self.syscalls) - 1
+        index = len(self.syscalls) - 1
+        if type(entry) is registry.HleFunction and entry.in_loop and index < pure.CODES:  # the run loop answers it
+            self.syscall_table[pure.KIND + index] = entry.in_loop
+            self.syscall_table[pure.COST + index] = entry.cost
+        return SYSCALL_BASE + index
 
     def install_imports(self, imports) -> None:
         """Link every import stub as the module loader does (allegrex.hle.linker): HLE
@@ -390,7 +431,7 @@ class Kernel:
         """Cycles of kernel work for one call: the cycle counter, the timing model's
         'syscalls' stall row and call count (allegrex.timing.charge_hle)."""
         charge_hle(self.machine, cycles)
-        self.hle_cycles += cycles
+        self._hle_cycles += cycles
 
     def set_clock(self, cpu_mhz: int, bus_mhz: int) -> None:
         """scePower changed the clocks: time runs at the new rate from now on, and the
@@ -568,7 +609,7 @@ class Kernel:
             "simulated_seconds": round(self.clock.seconds(), 6),
             "cpu_mhz": self.clock.cpu_mhz,
             "bus_mhz": self.clock.bus_mhz,
-            "hle_calls": dict(sorted(self.call_counts.items(), key=lambda kv: -kv[1])),
+            "hle_calls": dict(sorted(self.calls_made().items(), key=lambda kv: -kv[1])),
             "unknown_imports": [u.describe() for u in self.unknown_imports],
             "sandbox_refusals": list(self.sandbox_refusals),
             "frames_written": self.display.frames_written,

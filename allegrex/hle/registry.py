@@ -87,6 +87,7 @@ class HleFunction:
     cost: int
     params: list = field(default_factory=list)  # (kind, gpr or fpr index)
     result: str = "s32"
+    in_loop: int = 0  # the allegrex.hle.pure kind the run loop answers this call as (0: Python does)
 
     def read_args(self, cpu, memory):
         out = []
@@ -185,14 +186,16 @@ def layout(func: Callable) -> tuple[list, str]:
     return out, result
 
 
-def hle(library: str, name: str | None = None, nid: int | None = None, cost: int = costs.SYSCALL):
-    """Register `func` as `library`'s function `name` (default: the Python name)."""
+def hle(library: str, name: str | None = None, nid: int | None = None, cost: int = costs.SYSCALL, in_loop: int = 0):
+    """Register `func` as `library`'s function `name` (default: the Python name). in_loop: the
+    run loop answers the call itself as this allegrex.hle.pure kind (func must return
+    pure.answer(k, kind), the same definition)."""
 
     def register(func):
         fname = name or func.__name__
         params, result = layout(func)
         entry = HleFunction(library, fname, nid if nid is not None else default_nid(library, fname), func, cost,
-                            params, result)
+                            params, result, in_loop)
         FUNCTIONS[(library, entry.nid)] = entry
         BY_NAME[(library, fname)] = entry
         LIBRARIES.add(library)
@@ -206,7 +209,7 @@ def alias(library: str, name: str, target: Callable, nid: int | None = None, cos
     duplicates of ThreadManForUser calls)."""
     src = next(f for f in FUNCTIONS.values() if f.func is target)
     entry = HleFunction(library, name, nid if nid is not None else default_nid(library, name), target,
-                        src.cost if cost is None else cost, src.params, src.result)
+                        src.cost if cost is None else cost, src.params, src.result, src.in_loop)
     FUNCTIONS[(library, entry.nid)] = entry
     BY_NAME[(library, name)] = entry
     LIBRARIES.add(library)

@@ -8,7 +8,7 @@ a microsecond since 0001-01-01 00:00:00 UTC.
 import calendar
 import re
 
-from allegrex.hle import codes, reg
+from allegrex.hle import codes, pure, reg
 from allegrex.hle.registry import Ptr, S64, U32, U64, hle, read64, write64
 
 TICKS_PER_SECOND = 1_000_000
@@ -91,14 +91,14 @@ def write_psptime(k, addr, tick: int) -> None:
 TM = "ThreadManForUser"
 
 
-@hle(TM)
+@hle(TM, in_loop=pure.SYSTEM_TIME)
 def sceKernelGetSystemTimeWide(k) -> U64:
-    return k.now_us()
+    return pure.answer(k, pure.SYSTEM_TIME)
 
 
-@hle(TM)
+@hle(TM, in_loop=pure.SYSTEM_TIME_LOW)
 def sceKernelGetSystemTimeLow(k) -> U32:
-    return k.now_us() & 0xFFFFFFFF
+    return pure.answer(k, pure.SYSTEM_TIME_LOW)
 
 
 @hle(TM)

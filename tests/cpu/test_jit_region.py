@@ -1,6 +1,7 @@
 """Which code a compiled region holds (allegrex.cpu.jit.region.discover): the loop at
 its entry, with nested loops and called functions, never code that only runs after
-the loop, never an instruction that must reach Python (syscall, break)."""
+the loop, never an instruction that must reach Python (break; a syscall stays, see
+allegrex.hle.pure)."""
 
 from allegrex.cpu.asm import enc
 from allegrex.cpu.jit.region import discover
@@ -43,11 +44,12 @@ def test_nested_loops_and_a_called_function_are_included():
     assert region.entry == BASE + 8
 
 
-def test_a_syscall_ends_the_region_before_it():
+def test_a_syscall_stays_in_the_region_and_a_break_ends_it_before_it():
     words = [enc("addiu", rt="v0", rs="v0", imm=1), enc("syscall", code=5),
              enc("bne", rs="v0", rt="zero", imm=-3), 0]
-    region = discover(BASE, reader(words))
-    assert pcs(region) == [0]
+    assert pcs(discover(BASE, reader(words))) == [0, 1, 2, 3]  # answered in the region or left at
+    words[1] = enc("break")
+    assert pcs(discover(BASE, reader(words))) == [0]
 
 
 def test_an_entry_that_cannot_be_compiled_gives_no_region():

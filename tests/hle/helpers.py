@@ -4,7 +4,7 @@ way a guest does, through a patched import stub and the syscall it holds."""
 from types import SimpleNamespace
 
 from allegrex.cpu.state import CpuState
-from allegrex.hle import registry
+from allegrex.hle import pure, registry
 from allegrex.hle.boot import new_kernel
 from allegrex.hle.kernel import Kernel, RunOptions, SYSCALL_BASE
 from allegrex.memory import Memory
@@ -21,6 +21,7 @@ class BareMachine:
         self.memory = Memory(model)
         self.cpu = CpuState()
         self.timing = Timing()  # the clock API scePower calls
+        self.syscall_table = pure.new_table()  # the Kernel's clock lives here
 
     def step(self, budget, max_cycles=None):
         raise AssertionError("no interpreter in HLE unit tests")

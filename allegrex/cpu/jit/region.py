@@ -5,8 +5,9 @@ Followed: fall-through, branch targets, `j`, calls (`jal`: the callee and the re
 point, reached back through `jr ra`). Not followed: jumps through registers (compiled
 code looks their target up among the region's blocks at run time and leaves the region
 when it is not one). A region never holds an instruction that must reach Python
-(syscall, break, halt, a reserved word) or a control transfer in a delay slot: it ends
-before them and the interpreter takes over there.
+(break, halt, a reserved word) or a control transfer in a delay slot: it ends before
+them and the interpreter takes over there. It holds system calls (which it leaves at
+unless the run loop's table answers them, allegrex.hle.pure).
 """
 
 from dataclasses import dataclass, field
@@ -29,7 +30,9 @@ LINKING = _sems(LINK)
 STATIC_JUMPS = _sems(JUMP, without=REGISTER_TARGET)
 REGISTER_JUMPS = _sems(REGISTER_TARGET)
 TRANSFERS = _sems(DELAY_SLOT)
-STOPS = _sems(EVENT) | {SEM["invalid"]}  # the run loop hands these to Python
+# The run loop hands these to Python. A syscall stays: a region answers the calls the run
+# loop answers (allegrex.hle.pure) and leaves with the event for the others.
+STOPS = (_sems(EVENT) - {SEM["syscall"]}) | {SEM["invalid"]}
 
 
 @dataclass

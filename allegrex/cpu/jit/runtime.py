@@ -12,6 +12,7 @@ from numba import njit
 
 from allegrex import memory
 from allegrex.cpu import fpu, interp
+from allegrex.hle import pure
 from allegrex.timing import counters as C
 from allegrex.timing import memory_model as M
 from allegrex.timing import model
@@ -33,9 +34,10 @@ def _plain(helper):
 
 
 translate = _plain(memory.translate)
-sx32, clz32, bitrev32, div_signed, div_unsigned, finish = map(_plain, (
-    interp.sx32, interp.clz32, interp.bitrev32, interp.div_signed, interp.div_unsigned, interp.finish))
+access, sx32, clz32, bitrev32, div_signed, div_unsigned, finish = map(_plain, (
+    interp.access, interp.sx32, interp.clz32, interp.bitrev32, interp.div_signed, interp.div_unsigned, interp.finish))
 float_to_word = _plain(fpu.float_to_word)
+answered = _plain(pure.answered)
 cop2 = ModuleType("cop2")  # stands in for the module in the interpreter's `cop2.execute(...)`
 cop2.execute = execute_called  # one cached function: a plain copy inlined the VFPU short path into every region
 # The short path's pieces, for the words a region runs directly (jit.vfpu_gen).
