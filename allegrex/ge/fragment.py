@@ -4,7 +4,10 @@ pixel formats, and clear mode.
 
 Entry points (numba; ge-core's rasterizer calls them for every covered pixel):
 - `prepare(cmds) -> int32[FRAG_WORDS]`: the fragment settings decoded once per primitive.
-- `process_prepared(mem, ram_size, frag, x, y, z, rgba, spec_rgb, fog) -> 1 if written`.
+- `process_prepared(mem, ram_size, frag, x, y, z, rgba, spec_rgb, fog) -> 1 if written`;
+  `process_at` is the same with the pixel's colour and depth offsets in `mem` given
+  (the raster's spans compute them a row at a time), `clear_store` its clear-mode form
+  without dithering (`clear_keep` the bits it keeps).
 - `process(mem, ram_size, cmds, x, y, z, rgba, spec_rgb, fog)`: the same from `cmds`
   (decodes the settings on every call: for tests and one-off use).
 
@@ -424,10 +427,33 @@ def clamp255(c):
     return c if c < 255 else 255
 
 
-@njit(cache=True, inline="always")  # inlined into the raster loops: a call per pixel costs more than the work
+@njit(cache=True, inline="always")
+def uses_depth(frag):
+    """Does a pixel read or write the depth buffer?"""
+    if frag[F_CLEAR]:
+        return frag[F_CLEAR_DEPTH] != 0
+    return frag[F_DEPTH_FUNC] != ALWAYS or frag[F_DEPTH_WRITE] != 0
+
+
+@njit(cache=True, inline="always")
+def depth_offset(ram_size, frag, x, y):
+    """Offset in `mem` of pixel (x, y) of the depth buffer, or -1."""
+    return translate(frag[F_Z_ADDR] + (y * frag[F_Z_STRIDE] + x) * 2, 2, ram_size, GE_MAPPING)
+
+
+@njit(cache=True, inline="always")
 def process_prepared(mem, ram_size, frag, x, y, z, rgba, spec_rgb, fog):
     """Run one pixel through the fragment stage and store it; 1 if the colour buffer was
     written, 0 if a test rejected it (a failed stencil test may still store its op)."""
+    off = pixel_offset(mem, ram_size, frag, x, y)
+    zoff = depth_offset(ram_size, frag, x, y) if uses_depth(frag) else -1
+    return process_at(mem, frag, x, y, z, rgba, spec_rgb, fog, off, zoff)
+
+
+@njit(cache=True, inline="always")  # inlined into the raster's span loop: a call per pixel costs more than the work
+def process_at(mem, frag, x, y, z, rgba, spec_rgb, fog, off, zoff):
+    """`process_prepared` with the pixel's offsets in `mem` (colour `off`, depth `zoff`:
+    -1 outside memory, and `zoff` -1 too when `uses_depth` is false)."""
     clear = frag[F_CLEAR]
     c = np.int64(rgba)
     r = c & 0xFF
@@ -464,13 +490,9 @@ def process_prepared(mem, ram_size, frag, x, y, z, rgba, spec_rgb, fog):
                 return 0
 
     fmt = frag[F_FB_FMT]
-    off = pixel_offset(mem, ram_size, frag, x, y)
     if off < 0:
         return 0
     old_raw = load_raw(mem, off, fmt)
-    zoff = -1
-    if clear and frag[F_CLEAR_DEPTH] or not clear and (frag[F_DEPTH_FUNC] != ALWAYS or frag[F_DEPTH_WRITE]):
-        zoff = translate(frag[F_Z_ADDR] + (y * frag[F_Z_STRIDE] + x) * 2, 2, ram_size, GE_MAPPING)
 
     if clear:
         stencil = a
@@ -524,6 +546,31 @@ def process_prepared(mem, ram_size, frag, x, y, z, rgba, spec_rgb, fog):
         new = to16(fmt, new)
     store_raw(mem, off, fmt, (new & ~keep) | (old_raw & keep))
     return 1
+
+
+@njit(cache=True)
+def clear_keep(frag):
+    """The stored bits a clear-mode pixel keeps: the write masks', the colour without
+    CLEARMODE's colour bit, the stencil without its stencil bit (F_KEEP_MASK has it)."""
+    fmt = frag[F_FB_FMT]
+    keep = np.int64(frag[F_KEEP_MASK]) & 0xFFFFFFFF
+    if not frag[F_CLEAR_COLOR]:
+        keep |= 0x00FFFFFF if fmt == FMT_8888 else to16(fmt, 0x00FFFFFF)
+    return keep
+
+
+@njit(cache=True, inline="always")
+def clear_store(mem, fmt, off, zoff, z, rgba, keep):
+    """A clear-mode pixel without dithering at offsets `off` (colour) and `zoff` (depth,
+    -1 when CLEARMODE does not clear it): the primitive colour with its alpha as the
+    stencil, through `keep` (clear_keep), as process_at stores it."""
+    new = np.int64(rgba) & 0xFFFFFFFF
+    if fmt != FMT_8888:
+        new = to16(fmt, new)
+    store_raw(mem, off, fmt, (new & ~keep) | (load_raw(mem, off, fmt) & keep))
+    if zoff >= 0:
+        mem[zoff] = z & 0xFF
+        mem[zoff + 1] = (z >> 8) & 0xFF
 
 
 @njit(cache=True)

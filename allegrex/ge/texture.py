@@ -4,10 +4,11 @@ functions that combine a texel with the primitive's colour.
 
 Entry points (numba; ge-core's rasterizer calls them):
 - `load_clut(mem, ram_size, cmds, clut)`: LOADCLUT.
-- `prepare(cmds, clut) -> int32[TEX_WORDS]`: the texture settings decoded once per
-  primitive (format, levels with address/buffer width/size, CLUT mode, wrap, filters,
-  LOD mode) and, for CLUT formats, the CLUT decoded to RGBA8888 (so prepare after the
-  last LOADCLUT before the primitive).
+- `prepare(cmds, clut, ram_size) -> int32[TEX_WORDS]`: the texture settings decoded once
+  per primitive (format, levels with address/buffer width/size and, when a level lies in
+  plain memory, its offset there, CLUT mode, wrap, filters, LOD mode) and, for CLUT
+  formats, the CLUT decoded to RGBA8888 (so prepare after the last LOADCLUT before the
+  primitive).
 - `sample_prepared(mem, ram_size, tex, u, v, lod) -> RGBA8888`: one filtered texel.
   `u`, `v` are normalized (1.0 = the level-0 width/height). `lod` is the GE's level of
   detail as the raster measures it, in levels: `gelog2` of the larger of |du/dx| and
@@ -30,6 +31,7 @@ from numba import njit
 
 from allegrex.ge import regs
 from allegrex.ge.colors import from16
+from allegrex.ge.direct import plain_offset
 from allegrex.memory import GE_MAPPING, translate
 
 # TEXFORMAT values
@@ -63,7 +65,8 @@ P_LOD_MODE = 13
 P_LOD_BIAS = 14  # signed, 4 fraction bits
 P_LEVELS = 16
 L_ADDR, L_BUFW, L_WSHIFT, L_HSHIFT = 0, 1, 2, 3
-LEVEL_WORDS = 4
+L_DIRECT = 4  # the level's offset in `mem` when every texel it can reach is in plain memory, else -1
+LEVEL_WORDS = 5
 P_PALETTE = P_LEVELS + 8 * LEVEL_WORDS  # the CLUT decoded to RGBA8888 (512 entries)
 TEX_WORDS = P_PALETTE + 512
 
@@ -128,6 +131,21 @@ def read_le(mem, ram_size, addr, size):
     if size == 2:
         return np.int64(mem[off]) | (np.int64(mem[off + 1]) << 8)
     return np.int64(mem[off]) | (np.int64(mem[off + 1]) << 8) | (np.int64(mem[off + 2]) << 16) | (np.int64(mem[off + 3]) << 24)
+
+
+@njit(cache=True, inline="always")
+def read_texel(mem, ram_size, direct, addr, offset, size):
+    """`read_le` of the `size` bytes at `offset` in a level at `addr`: straight from `mem`
+    when the level lies in plain memory (`direct` >= 0, its offset there)."""
+    if direct >= 0:
+        off = direct + offset
+        if size == 1:
+            return np.int64(mem[off])
+        if size == 2:
+            return np.int64(mem[off]) | (np.int64(mem[off + 1]) << 8)
+        return (np.int64(mem[off]) | (np.int64(mem[off + 1]) << 8) | (np.int64(mem[off + 2]) << 16)
+                | (np.int64(mem[off + 3]) << 24))
+    return read_le(mem, ram_size, addr + offset, size)
 
 
 @njit(cache=True, inline="always")
@@ -218,22 +236,22 @@ def fetch_dxt(mem, ram_size, fmt, addr, bufw, u, v):
 
 
 @njit(cache=True, inline="always")
-def clut_index(mem, ram_size, fmt, swizzle, addr, bufw, u, v):
+def clut_index(mem, ram_size, fmt, swizzle, direct, addr, bufw, u, v):
     """The raw palette index of texel (u, v) of a CLUT4/8/16/32 texture."""
     if fmt == TF_CLUT4:
-        taddr = addr + texel_byte_offset(u, v, bufw, 4, swizzle)
-        return (read_le(mem, ram_size, taddr, 1) >> ((u & 1) * 4)) & 0xF
+        byte = read_texel(mem, ram_size, direct, addr, texel_byte_offset(u, v, bufw, 4, swizzle), 1)
+        return (byte >> ((u & 1) * 4)) & 0xF
     if fmt == TF_CLUT8:
-        return read_le(mem, ram_size, addr + texel_byte_offset(u, v, bufw, 8, swizzle), 1)
+        return read_texel(mem, ram_size, direct, addr, texel_byte_offset(u, v, bufw, 8, swizzle), 1)
     if fmt == TF_CLUT16:
-        return read_le(mem, ram_size, addr + texel_byte_offset(u, v, bufw, 16, swizzle), 2)
-    return read_le(mem, ram_size, addr + texel_byte_offset(u, v, bufw, 32, swizzle), 4)
+        return read_texel(mem, ram_size, direct, addr, texel_byte_offset(u, v, bufw, 16, swizzle), 2)
+    return read_texel(mem, ram_size, direct, addr, texel_byte_offset(u, v, bufw, 32, swizzle), 4)
 
 
 @njit(cache=True)
-def fetch_clut(mem, ram_size, tex, level, addr, bufw, u, v):
+def fetch_clut(mem, ram_size, tex, level, direct, addr, bufw, u, v):
     """RGBA8888 of texel (u, v) of a CLUT4/8/16/32 texture: the index, then the CLUT."""
-    index = clut_index(mem, ram_size, tex[P_FMT], tex[P_SWIZZLE], addr, bufw, u, v)
+    index = clut_index(mem, ram_size, tex[P_FMT], tex[P_SWIZZLE], direct, addr, bufw, u, v)
     return clut_color(tex, index, level)
 
 
@@ -245,10 +263,11 @@ def fetch_clut4(mem, ram_size, tex, level, xa, xb, ya, yb):
     base = P_LEVELS + level * LEVEL_WORDS
     addr = tex[base + L_ADDR]
     bufw = tex[base + L_BUFW]
-    return (clut_color(tex, clut_index(mem, ram_size, fmt, swizzle, addr, bufw, xa, ya), level),
-            clut_color(tex, clut_index(mem, ram_size, fmt, swizzle, addr, bufw, xb, ya), level),
-            clut_color(tex, clut_index(mem, ram_size, fmt, swizzle, addr, bufw, xa, yb), level),
-            clut_color(tex, clut_index(mem, ram_size, fmt, swizzle, addr, bufw, xb, yb), level))
+    d = tex[base + L_DIRECT]
+    return (clut_color(tex, clut_index(mem, ram_size, fmt, swizzle, d, addr, bufw, xa, ya), level),
+            clut_color(tex, clut_index(mem, ram_size, fmt, swizzle, d, addr, bufw, xb, ya), level),
+            clut_color(tex, clut_index(mem, ram_size, fmt, swizzle, d, addr, bufw, xa, yb), level),
+            clut_color(tex, clut_index(mem, ram_size, fmt, swizzle, d, addr, bufw, xb, yb), level))
 
 
 @njit(cache=True, inline="always")
@@ -260,12 +279,13 @@ def fetch(mem, ram_size, tex, level, u, v):
     base = P_LEVELS + level * LEVEL_WORDS
     addr = tex[base + L_ADDR]
     bufw = tex[base + L_BUFW]
+    direct = tex[base + L_DIRECT]
     if fmt == TF_8888:
-        return read_le(mem, ram_size, addr + texel_byte_offset(u, v, bufw, 32, tex[P_SWIZZLE]), 4)
+        return read_texel(mem, ram_size, direct, addr, texel_byte_offset(u, v, bufw, 32, tex[P_SWIZZLE]), 4)
     if fmt < TF_8888:
-        return from16(fmt, read_le(mem, ram_size, addr + texel_byte_offset(u, v, bufw, 16, tex[P_SWIZZLE]), 2))
+        return from16(fmt, read_texel(mem, ram_size, direct, addr, texel_byte_offset(u, v, bufw, 16, tex[P_SWIZZLE]), 2))
     if fmt <= TF_CLUT32:
-        return fetch_clut(mem, ram_size, tex, level, addr, bufw, u, v)
+        return fetch_clut(mem, ram_size, tex, level, direct, addr, bufw, u, v)
     return fetch_dxt(mem, ram_size, fmt, addr, bufw, u, v)
 
 
@@ -273,7 +293,18 @@ def fetch(mem, ram_size, tex, level, u, v):
 
 
 @njit(cache=True)
-def prepare_into(cmds, clut, tex):
+def level_direct(addr, bufw, wshift, hshift, bits, swizzle, ram_size):
+    """The level's offset in `mem` when all texels wrapping or clamping can reach (up to
+    512 x 512) are in plain memory (direct.plain_offset), else -1. Offsets grow with u
+    and v in both layouts, so the last texel bounds the range."""
+    last_u = min(1 << wshift, 512) - 1
+    last_v = min(1 << hshift, 512) - 1
+    end = texel_byte_offset(last_u, last_v, bufw, bits, swizzle) + max(bits >> 3, 1)
+    return plain_offset(addr, end, ram_size)
+
+
+@njit(cache=True)
+def prepare_into(cmds, clut, tex, ram_size):
     """Fill `tex` (int32[TEX_WORDS]) with the texture settings of `cmds` and, for CLUT
     formats, the palette in `clut` decoded."""
     fmt = np.int64(cmds[regs.TEXFORMAT]) & 0xF
@@ -319,13 +350,15 @@ def prepare_into(cmds, clut, tex):
         size = np.int64(cmds[regs.TEXSIZE0 + level])
         tex[base + L_WSHIFT] = size & 0xF
         tex[base + L_HSHIFT] = (size >> 8) & 0xF
+        tex[base + L_DIRECT] = level_direct(tex[base + L_ADDR], bufw, size & 0xF, (size >> 8) & 0xF, bits,
+                                            texmode & 1, ram_size) if bits and fmt < TF_DXT1 else -1
 
 
 @njit(cache=True)
-def prepare(cmds, clut):
+def prepare(cmds, clut, ram_size):
     """The packed texture settings (int32[TEX_WORDS]) for one primitive."""
     tex = np.zeros(TEX_WORDS, dtype=np.int32)
-    prepare_into(cmds, clut, tex)
+    prepare_into(cmds, clut, tex, ram_size)
     return tex
 
 
@@ -430,17 +463,18 @@ def sample_level_linear(mem, ram_size, tex, level, u, v):
         base = P_LEVELS + level * LEVEL_WORDS
         addr = tex[base + L_ADDR]
         bufw = tex[base + L_BUFW]
+        d = tex[base + L_DIRECT]
         swizzle = tex[P_SWIZZLE]
         if fmt == TF_8888:
-            tl = read_le(mem, ram_size, addr + texel_byte_offset(xa, ya, bufw, 32, swizzle), 4)
-            tr = read_le(mem, ram_size, addr + texel_byte_offset(xb, ya, bufw, 32, swizzle), 4)
-            bl = read_le(mem, ram_size, addr + texel_byte_offset(xa, yb, bufw, 32, swizzle), 4)
-            br = read_le(mem, ram_size, addr + texel_byte_offset(xb, yb, bufw, 32, swizzle), 4)
+            tl = read_texel(mem, ram_size, d, addr, texel_byte_offset(xa, ya, bufw, 32, swizzle), 4)
+            tr = read_texel(mem, ram_size, d, addr, texel_byte_offset(xb, ya, bufw, 32, swizzle), 4)
+            bl = read_texel(mem, ram_size, d, addr, texel_byte_offset(xa, yb, bufw, 32, swizzle), 4)
+            br = read_texel(mem, ram_size, d, addr, texel_byte_offset(xb, yb, bufw, 32, swizzle), 4)
         else:
-            tl = from16(fmt, read_le(mem, ram_size, addr + texel_byte_offset(xa, ya, bufw, 16, swizzle), 2))
-            tr = from16(fmt, read_le(mem, ram_size, addr + texel_byte_offset(xb, ya, bufw, 16, swizzle), 2))
-            bl = from16(fmt, read_le(mem, ram_size, addr + texel_byte_offset(xa, yb, bufw, 16, swizzle), 2))
-            br = from16(fmt, read_le(mem, ram_size, addr + texel_byte_offset(xb, yb, bufw, 16, swizzle), 2))
+            tl = from16(fmt, read_texel(mem, ram_size, d, addr, texel_byte_offset(xa, ya, bufw, 16, swizzle), 2))
+            tr = from16(fmt, read_texel(mem, ram_size, d, addr, texel_byte_offset(xb, ya, bufw, 16, swizzle), 2))
+            bl = from16(fmt, read_texel(mem, ram_size, d, addr, texel_byte_offset(xa, yb, bufw, 16, swizzle), 2))
+            br = from16(fmt, read_texel(mem, ram_size, d, addr, texel_byte_offset(xb, yb, bufw, 16, swizzle), 2))
     elif fmt <= TF_CLUT32:
         tl, tr, bl, br = fetch_clut4(mem, ram_size, tex, level, xa, xb, ya, yb)
     else:
@@ -505,7 +539,7 @@ def sample_prepared(mem, ram_size, tex, u, v, lod):
 @njit(cache=True)
 def sample(mem, ram_size, cmds, clut, u, v, lod):
     """`sample_prepared` straight from `cmds` (decodes the settings on every call)."""
-    return sample_prepared(mem, ram_size, prepare(cmds, clut), u, v, lod)
+    return sample_prepared(mem, ram_size, prepare(cmds, clut, ram_size), u, v, lod)
 
 
 # ---------------------------------------------------------------- texture function
