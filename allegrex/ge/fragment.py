@@ -7,7 +7,8 @@ Entry points (numba; ge-core's rasterizer calls them for every covered pixel):
 - `process_prepared(mem, ram_size, frag, x, y, z, rgba, spec_rgb, fog) -> 1 if written`;
   `process_at` is the same with the pixel's colour and depth offsets in `mem` given
   (the raster's spans compute them a row at a time), `clear_store` its clear-mode form
-  without dithering (`clear_keep` the bits it keeps).
+  without dithering (`clear_keep` the bits it keeps), `plain_span` a span's pixels when
+  prepare found only the depth test, depth write, blending and the store at work.
 - `process(mem, ram_size, cmds, x, y, z, rgba, spec_rgb, fog)`: the same from `cmds`
   (decodes the settings on every call: for tests and one-off use).
 
@@ -93,7 +94,8 @@ F_FB_STRIDE = 35
 F_Z_ADDR = 36
 F_Z_STRIDE = 37
 F_DITHER_MATRIX = 38  # 16 signed values, row-major (y * 4 + x)
-FRAG_WORDS = F_DITHER_MATRIX + 16
+F_PLAIN = F_DITHER_MATRIX + 16  # 1: no clear mode, alpha/colour/stencil test, fog, dithering or logic op
+FRAG_WORDS = F_PLAIN + 1
 
 VRAM_BASE = 0x04000000
 
@@ -171,6 +173,9 @@ def prepare_into(cmds, frag):
     frag[F_FB_STRIDE] = np.int64(cmds[regs.FRAMEBUFWIDTH]) & 0x7FC
     frag[F_Z_ADDR] = VRAM_BASE | (np.int64(cmds[regs.ZBUFPTR]) & 0x1FFFF0)
     frag[F_Z_STRIDE] = np.int64(cmds[regs.ZBUFWIDTH]) & 0x7FC
+    frag[F_PLAIN] = 1 if (not clear and frag[F_ALPHA_FUNC] == ALWAYS and not frag[F_FOG]
+                          and frag[F_COLOR_FUNC] == ALWAYS and not frag[F_STENCIL] and not frag[F_DITHER]
+                          and frag[F_LOGIC_OP] == LOGIC_COPY) else 0
 
 
 @njit(cache=True)
@@ -571,6 +576,59 @@ def clear_store(mem, fmt, off, zoff, z, rgba, keep):
     if zoff >= 0:
         mem[zoff] = z & 0xFF
         mem[zoff + 1] = (z >> 8) & 0xFF
+
+
+@njit(cache=True)
+def plain_span(mem, frag, row, zrow, n, rgbas, specs, zs, check_range):
+    """process_at for the n pixels of a span whose colour (from `row`) and depth (from
+    `zrow`, -1 when uses_depth is false) are contiguous in `mem`, when frag[F_PLAIN]:
+    the secondary colour sum, the MINZ..MAXZ range (check_range), the depth test and
+    write, blending and the store, in process_at's order and arithmetic. Returns the
+    number of pixels written."""
+    fmt = frag[F_FB_FMT]
+    bpp = 4 if fmt == FMT_8888 else 2
+    keep = np.int64(frag[F_KEEP_MASK]) & 0xFFFFFFFF
+    zfunc = frag[F_DEPTH_FUNC]
+    zwrite = frag[F_DEPTH_WRITE] != 0 and zrow >= 0
+    blend = frag[F_BLEND] != 0
+    minz, maxz = frag[F_MINZ], frag[F_MAXZ]
+    written = 0
+    for i in range(n):
+        z = zs[i]
+        if check_range and (z < minz or z > maxz):
+            continue
+        zoff = zrow + 2 * i
+        if zfunc != ALWAYS:
+            stored = np.int64(mem[zoff]) | (np.int64(mem[zoff + 1]) << 8) if zrow >= 0 else 0
+            if not compare(zfunc, z, stored):
+                continue
+        if zwrite:
+            mem[zoff] = z & 0xFF
+            mem[zoff + 1] = (z >> 8) & 0xFF
+        c = rgbas[i]
+        r = c & 0xFF
+        g = (c >> 8) & 0xFF
+        b = (c >> 16) & 0xFF
+        a = (c >> 24) & 0xFF
+        sp = specs[i]
+        if sp:  # a zero secondary colour adds nothing
+            r = min(r + (sp & 0xFF), 255)
+            g = min(g + ((sp >> 8) & 0xFF), 255)
+            b = min(b + ((sp >> 16) & 0xFF), 255)
+        off = row + i * bpp
+        old_raw = load_raw(mem, off, fmt)
+        if blend:
+            old = raw_to_rgba(fmt, old_raw)
+            src = r | (g << 8) | (b << 16) | (a << 24)
+            r = clamp255(blend_channel(frag, 0, src, old))
+            g = clamp255(blend_channel(frag, 8, src, old))
+            b = clamp255(blend_channel(frag, 16, src, old))
+        new = r | (g << 8) | (b << 16) | ((raw_stencil(fmt, old_raw) & 0xFF) << 24)
+        if fmt != FMT_8888:
+            new = to16(fmt, new)
+        store_raw(mem, off, fmt, (new & ~keep) | (old_raw & keep))
+        written += 1
+    return written
 
 
 @njit(cache=True)

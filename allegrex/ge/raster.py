@@ -31,7 +31,8 @@ from allegrex.ge.direct import plain_offset
 from allegrex.ge.geometry import (S_A, S_B, S_FOG, S_G, S_Q, S_R, S_S, S_SB, S_SG, S_SR, S_T, S_W, S_X, S_Y,
                                   S_Z, f24)
 from allegrex.ge.fragment import prepare as fragment_prepare
-from allegrex.ge.texture import combine, gelog2, sample_prepared
+from allegrex.ge.texture import (P_READ_END, P_READ_FIRST, combine, combine_span, gelog2, one_level,
+                                  sample_prepared)
 from allegrex.ge.texture import prepare as texture_prepare
 from allegrex.ge.state import R_CYCLES, R_PIXELS
 from allegrex.ge.regs import (SCISSOR1, SCISSOR2, REGION2, MINZ, MAXZ, TEXTUREMAPENABLE, TEXSIZE0, TEXMAPMODE,
@@ -100,8 +101,10 @@ def _pack(r, g, b, a):
 def shade_span(mem, ram_size, regs, cmds, pix, rs, y, x0, n):
     """Texture (if on) and hand the span's n pixels from (x0, y) to the fragment stage;
     their attributes are in the span buffers. Pixels outside MINZ..MAXZ (transform
-    mode) are skipped before texturing. A clear-mode span without dithering in plain
-    memory is a fill (fragment.clear_store)."""
+    mode) are skipped before texturing. In plain memory: a clear-mode span without
+    dithering is a fill (fragment.clear_store); a span whose texels are not in the rows
+    it writes is textured first, then goes through fragment.plain_span when the draw's
+    fragment settings allow; otherwise each pixel is textured and stored in turn."""
     tex, frag, si, sf = pix
     fmt = frag[fragment.F_FB_FMT]
     bpp = 4 if fmt == FMT_8888 else 2
@@ -110,10 +113,11 @@ def shade_span(mem, ram_size, regs, cmds, pix, rs, y, x0, n):
     zrow = -1
     if depth:
         zrow = plain_offset(frag[fragment.F_Z_ADDR] + (y * frag[fragment.F_Z_STRIDE] + x0) * 2, n * 2, ram_size)
+    rows_plain = row >= 0 and (zrow >= 0 or not depth)
     check_range = rs[RS_DEPTHRANGE] != 0.0
     minz, maxz = rs[RS_MINZ], rs[RS_MAXZ]
     written = 0
-    if frag[fragment.F_CLEAR] and not frag[fragment.F_DITHER] and row >= 0 and (zrow >= 0 or not depth):
+    if frag[fragment.F_CLEAR] and not frag[fragment.F_DITHER] and rows_plain:
         keep = fragment.clear_keep(frag)
         for i in range(n):
             z = si[SI_Z, i]
@@ -124,23 +128,54 @@ def shade_span(mem, ram_size, regs, cmds, pix, rs, y, x0, n):
         regs[R_PIXELS] += written
         return
     textured = rs[RS_TEX] != 0.0
+    first, end = tex[P_READ_FIRST], tex[P_READ_END]
+    ahead = (textured and rows_plain and first >= 0 and _apart(first, end, row, row + n * bpp)
+             and (not depth or _apart(first, end, zrow, zrow + 2 * n)))
     cycles = 0
-    for i in range(n):
+    if ahead:
+        cycles = _texture_span(mem, ram_size, cmds, tex, si, sf, 0, n, check_range, minz, maxz)
+    if (ahead or not textured) and rows_plain and frag[fragment.F_PLAIN]:
+        written = fragment.plain_span(mem, frag, row, zrow, n, si[SI_RGBA], si[SI_SPEC], si[SI_Z], check_range)
+    else:
+        for i in range(n):
+            z = si[SI_Z, i]
+            if check_range and (z < minz or z > maxz):
+                continue
+            if textured and not ahead:
+                cycles += _texture_span(mem, ram_size, cmds, tex, si, sf, i, i + 1, check_range, minz, maxz)
+            x = x0 + i
+            off = row + i * bpp if row >= 0 else fragment.pixel_offset(mem, ram_size, frag, x, y)
+            zoff = -1
+            if depth:
+                zoff = zrow + 2 * i if zrow >= 0 else fragment.depth_offset(ram_size, frag, x, y)
+            written += fragment.process_at(mem, frag, x, y, z, si[SI_RGBA, i], si[SI_SPEC, i], sf[SF_FOG, i], off,
+                                           zoff)
+    regs[R_CYCLES] += cycles * cost.PIXEL_TEXTURED
+    regs[R_PIXELS] += written
+
+
+@njit(cache=True, error_model="numpy")
+def _apart(a0, a1, b0, b1):
+    """Do the byte ranges [a0, a1) and [b0, b1) not overlap?"""
+    return a1 <= b0 or b1 <= a0
+
+
+@njit(cache=True, error_model="numpy")
+def _texture_span(mem, ram_size, cmds, tex, si, sf, start, end, check_range, minz, maxz):
+    """Replace the colours of span pixels start..end-1 (those inside MINZ..MAXZ when
+    check_range) by texture.combine of them and their texel; returns how many."""
+    if one_level(tex):  # the level of detail changes nothing: texture.combine_span's loop
+        return combine_span(mem, ram_size, cmds, tex, si[SI_RGBA], sf[SF_S], sf[SF_T], si[SI_Z], start, end,
+                            check_range, minz, maxz)
+    count = 0
+    for i in range(start, end):
         z = si[SI_Z, i]
         if check_range and (z < minz or z > maxz):
             continue
-        rgba = si[SI_RGBA, i]
-        if textured:
-            rgba = combine(cmds, rgba, sample_prepared(mem, ram_size, tex, sf[SF_S, i], sf[SF_T, i], sf[SF_LOD, i]))
-            cycles += cost.PIXEL_TEXTURED
-        x = x0 + i
-        off = row + i * bpp if row >= 0 else fragment.pixel_offset(mem, ram_size, frag, x, y)
-        zoff = -1
-        if depth:
-            zoff = zrow + 2 * i if zrow >= 0 else fragment.depth_offset(ram_size, frag, x, y)
-        written += fragment.process_at(mem, frag, x, y, z, rgba, si[SI_SPEC, i], sf[SF_FOG, i], off, zoff)
-    regs[R_CYCLES] += cycles
-    regs[R_PIXELS] += written
+        si[SI_RGBA, i] = combine(cmds, si[SI_RGBA, i],
+                                 sample_prepared(mem, ram_size, tex, sf[SF_S, i], sf[SF_T, i], sf[SF_LOD, i]))
+        count += 1
+    return count
 
 
 @njit(cache=True, error_model="numpy")
@@ -208,6 +243,8 @@ def triangle(mem, ram_size, regs, cmds, pix, rs, v0, v1, v2):
     df0, df1 = v0[S_FOG] - v2[S_FOG], v1[S_FOG] - v2[S_FOG]
     flat_rgba = _pack(v2[S_R], v2[S_G], v2[S_B], v2[S_A])
     flat_spec = _pack(v2[S_SR], v2[S_SG], v2[S_SB], 0)
+    # a secondary colour the same at every vertex interpolates to itself: pack it once
+    spec_varies = dc[4, 0] != 0.0 or dc[4, 1] != 0.0 or dc[5, 0] != 0.0 or dc[5, 1] != 0.0 or dc[6, 0] != 0.0 or dc[6, 1] != 0.0
     # texture coordinates: s = Ns / Nq with Ns, Nq linear in the weights (perspective-correct)
     tc = _texture_planes(v0, v1, v2, rs)
     si, sf = pix[2], pix[3]
@@ -229,8 +266,10 @@ def triangle(mem, ram_size, regs, cmds, pix, rs, v0, v1, v2):
             if gouraud:
                 rgba = _pack(v2[S_R] + dc[0, 0] * f0 + dc[0, 1] * f1, v2[S_G] + dc[1, 0] * f0 + dc[1, 1] * f1,
                              v2[S_B] + dc[2, 0] * f0 + dc[2, 1] * f1, v2[S_A] + dc[3, 0] * f0 + dc[3, 1] * f1)
-                spec = _pack(v2[S_SR] + dc[4, 0] * f0 + dc[4, 1] * f1, v2[S_SG] + dc[5, 0] * f0 + dc[5, 1] * f1,
-                             v2[S_SB] + dc[6, 0] * f0 + dc[6, 1] * f1, 0)
+                spec = flat_spec
+                if spec_varies:
+                    spec = _pack(v2[S_SR] + dc[4, 0] * f0 + dc[4, 1] * f1, v2[S_SG] + dc[5, 0] * f0 + dc[5, 1] * f1,
+                                 v2[S_SB] + dc[6, 0] * f0 + dc[6, 1] * f1, 0)
             else:
                 rgba, spec = flat_rgba, flat_spec
             si[SI_Z, i], si[SI_RGBA, i], si[SI_SPEC, i] = z, rgba, spec

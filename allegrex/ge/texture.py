@@ -63,7 +63,8 @@ P_MIP_LINEAR = 11
 P_MAG_LINEAR = 12
 P_LOD_MODE = 13
 P_LOD_BIAS = 14  # signed, 4 fraction bits
-P_LEVELS = 16
+P_READ_FIRST, P_READ_END = 15, 16  # the offsets in `mem` every texel read lies between, or -1 (some level not direct)
+P_LEVELS = 17
 L_ADDR, L_BUFW, L_WSHIFT, L_HSHIFT = 0, 1, 2, 3
 L_DIRECT = 4  # the level's offset in `mem` when every texel it can reach is in plain memory, else -1
 LEVEL_WORDS = 5
@@ -126,6 +127,12 @@ def read_le(mem, ram_size, addr, size):
     off = translate(addr, size, ram_size, GE_MAPPING)
     if off < 0:
         return 0
+    return le_bytes(mem, off, size)
+
+
+@njit(cache=True, inline="always")
+def le_bytes(mem, off, size):
+    """Little-endian unsigned value of the `size` bytes (1, 2 or 4) at mem[off]."""
     if size == 1:
         return np.int64(mem[off])
     if size == 2:
@@ -138,14 +145,17 @@ def read_texel(mem, ram_size, direct, addr, offset, size):
     """`read_le` of the `size` bytes at `offset` in a level at `addr`: straight from `mem`
     when the level lies in plain memory (`direct` >= 0, its offset there)."""
     if direct >= 0:
-        off = direct + offset
-        if size == 1:
-            return np.int64(mem[off])
-        if size == 2:
-            return np.int64(mem[off]) | (np.int64(mem[off + 1]) << 8)
-        return (np.int64(mem[off]) | (np.int64(mem[off + 1]) << 8) | (np.int64(mem[off + 2]) << 16)
-                | (np.int64(mem[off + 3]) << 24))
+        return le_bytes(mem, direct + offset, size)
     return read_le(mem, ram_size, addr + offset, size)
+
+
+@njit(cache=True, inline="always")
+def color_texel(mem, fmt, direct, bufw, swizzle, u, v):
+    """RGBA8888 of texel (u, v) of a direct-colour (5650/5551/4444/8888) level at
+    offset `direct` of `mem` (in plain memory)."""
+    if fmt == TF_8888:
+        return le_bytes(mem, direct + texel_byte_offset(u, v, bufw, 32, swizzle), 4)
+    return from16(fmt, le_bytes(mem, direct + texel_byte_offset(u, v, bufw, 16, swizzle), 2))
 
 
 @njit(cache=True, inline="always")
@@ -293,14 +303,12 @@ def fetch(mem, ram_size, tex, level, u, v):
 
 
 @njit(cache=True)
-def level_direct(addr, bufw, wshift, hshift, bits, swizzle, ram_size):
-    """The level's offset in `mem` when all texels wrapping or clamping can reach (up to
-    512 x 512) are in plain memory (direct.plain_offset), else -1. Offsets grow with u
-    and v in both layouts, so the last texel bounds the range."""
+def level_extent(bufw, wshift, hshift, bits, swizzle):
+    """Bytes from a level's address to the end of the last texel wrapping or clamping
+    can reach (up to 512 x 512): offsets grow with u and v in both layouts."""
     last_u = min(1 << wshift, 512) - 1
     last_v = min(1 << hshift, 512) - 1
-    end = texel_byte_offset(last_u, last_v, bufw, bits, swizzle) + max(bits >> 3, 1)
-    return plain_offset(addr, end, ram_size)
+    return texel_byte_offset(last_u, last_v, bufw, bits, swizzle) + max(bits >> 3, 1)
 
 
 @njit(cache=True)
@@ -350,8 +358,23 @@ def prepare_into(cmds, clut, tex, ram_size):
         size = np.int64(cmds[regs.TEXSIZE0 + level])
         tex[base + L_WSHIFT] = size & 0xF
         tex[base + L_HSHIFT] = (size >> 8) & 0xF
-        tex[base + L_DIRECT] = level_direct(tex[base + L_ADDR], bufw, size & 0xF, (size >> 8) & 0xF, bits,
-                                            texmode & 1, ram_size) if bits and fmt < TF_DXT1 else -1
+        tex[base + L_DIRECT] = -1
+        if bits and fmt < TF_DXT1:
+            tex[base + L_DIRECT] = plain_offset(tex[base + L_ADDR], level_extent(bufw, size & 0xF, (size >> 8) & 0xF,
+                                                                                 bits, texmode & 1), ram_size)
+    first = end = -1
+    for level in range(maxlevel + 1):  # the levels sampling reads
+        base = P_LEVELS + level * LEVEL_WORDS
+        direct = tex[base + L_DIRECT]
+        if direct < 0:
+            first = end = -1
+            break
+        level_end = direct + level_extent(tex[base + L_BUFW], tex[base + L_WSHIFT], tex[base + L_HSHIFT], bits,
+                                          texmode & 1)
+        first = direct if first < 0 else min(first, direct)
+        end = max(end, level_end)
+    tex[P_READ_FIRST] = first
+    tex[P_READ_END] = end
 
 
 @njit(cache=True)
@@ -444,20 +467,8 @@ def sample_level_linear(mem, ram_size, tex, level, u, v):
     """Bilinear: the 2x2 texels around (u, v) - half a texel, each wrapped or clamped on
     its own, weighted in 1/16 steps per axis, truncated: (top*(16-fv) + bottom*fv) >> 8."""
     base = P_LEVELS + level * LEVEL_WORDS
-    ws = tex[base + L_WSHIFT]
-    hs = tex[base + L_HSHIFT]
-    bu = texel_fixed8(u, ws) - 128
-    bv = texel_fixed8(v, hs) - 128
-    fu = (bu >> 4) & 15
-    fv = (bv >> 4) & 15
-    x0 = bu >> 8
-    y0 = bv >> 8
-    cs = tex[P_CLAMP_S]
-    ct = tex[P_CLAMP_T]
-    xa = wrap_coord(x0, ws, cs)
-    xb = wrap_coord(x0 + 1, ws, cs)
-    ya = wrap_coord(y0, hs, ct)
-    yb = wrap_coord(y0 + 1, hs, ct)
+    xa, xb, ya, yb, fu, fv = linear_taps(u, v, tex[base + L_WSHIFT], tex[base + L_HSHIFT], tex[P_CLAMP_S],
+                                         tex[P_CLAMP_T])
     fmt = tex[P_FMT]
     if fmt <= TF_8888:  # direct colours: one dispatch for the four texels
         base = P_LEVELS + level * LEVEL_WORDS
@@ -482,6 +493,24 @@ def sample_level_linear(mem, ram_size, tex, level, u, v):
         tr = fetch(mem, ram_size, tex, level, xb, ya)
         bl = fetch(mem, ram_size, tex, level, xa, yb)
         br = fetch(mem, ram_size, tex, level, xb, yb)
+    return bilinear(tl, tr, bl, br, fu, fv)
+
+
+@njit(cache=True, inline="always")
+def linear_taps(u, v, ws, hs, clamp_s, clamp_t):
+    """The bilinear filter's texels around (u, v) - half a texel (columns xa, xb, rows
+    ya, yb, each wrapped or clamped on its own) and its weights fu, fv in 1/16."""
+    bu = texel_fixed8(u, ws) - 128
+    bv = texel_fixed8(v, hs) - 128
+    x0 = bu >> 8
+    y0 = bv >> 8
+    return (wrap_coord(x0, ws, clamp_s), wrap_coord(x0 + 1, ws, clamp_s), wrap_coord(y0, hs, clamp_t),
+            wrap_coord(y0 + 1, hs, clamp_t), (bu >> 4) & 15, (bv >> 4) & 15)
+
+
+@njit(cache=True, inline="always")
+def bilinear(tl, tr, bl, br, fu, fv):
+    """Four texels weighted per channel, truncated: (top*(16-fv) + bottom*fv) >> 8."""
     out = 0
     for shift in range(0, 32, 8):
         top = ((tl >> shift) & 0xFF) * (16 - fu) + ((tr >> shift) & 0xFF) * fu
@@ -534,6 +563,53 @@ def sample_prepared(mem, ram_size, tex, u, v, lod):
     if frac:
         return np.uint32(sample_between_levels(mem, ram_size, tex, level, frac, u, v, linear))
     return np.uint32(sample_level(mem, ram_size, tex, level, u, v, linear))
+
+
+@njit(cache=True)
+def one_level(tex):
+    """Does sampling ignore the level of detail (one level, the same filter both ways)?"""
+    return tex[P_MAXLEVEL] == 0 and tex[P_MIN_LINEAR] == tex[P_MAG_LINEAR]
+
+
+@njit(cache=True)
+def combine_span(mem, ram_size, cmds, tex, rgbas, us, vs, zs, start, end, check_range, minz, maxz):
+    """rgbas[i] = combine(cmds, rgbas[i], sample_prepared(..., us[i], vs[i], lod)) for
+    i in start..end-1 when `one_level(tex)` (lod then changes nothing), skipping the
+    pixels whose zs[i] is outside minz..maxz when check_range; the level's settings read
+    once, nearest texels fetched in the loop. Returns how many pixels were textured."""
+    ws = tex[P_LEVELS + L_WSHIFT]
+    hs = tex[P_LEVELS + L_HSHIFT]
+    cs = tex[P_CLAMP_S]
+    ct = tex[P_CLAMP_T]
+    linear = tex[P_MAG_LINEAR]
+    fmt = tex[P_FMT]
+    direct = tex[P_LEVELS + L_DIRECT]
+    bufw = tex[P_LEVELS + L_BUFW]
+    swizzle = tex[P_SWIZZLE]
+    plain_color = direct >= 0 and fmt <= TF_8888  # texels read straight from mem
+    count = 0
+    for i in range(start, end):
+        z = zs[i]
+        if check_range and (z < minz or z > maxz):
+            continue
+        if plain_color and linear:
+            xa, xb, ya, yb, fu, fv = linear_taps(us[i], vs[i], ws, hs, cs, ct)
+            texel = bilinear(color_texel(mem, fmt, direct, bufw, swizzle, xa, ya),
+                             color_texel(mem, fmt, direct, bufw, swizzle, xb, ya),
+                             color_texel(mem, fmt, direct, bufw, swizzle, xa, yb),
+                             color_texel(mem, fmt, direct, bufw, swizzle, xb, yb), fu, fv)
+        elif plain_color:
+            texel = color_texel(mem, fmt, direct, bufw, swizzle, wrap_coord(texel_fixed8(us[i], ws) >> 8, ws, cs),
+                                wrap_coord(texel_fixed8(vs[i], hs) >> 8, hs, ct))
+        elif linear:
+            texel = sample_level_linear(mem, ram_size, tex, 0, us[i], vs[i])
+        else:
+            x = wrap_coord(texel_fixed8(us[i], ws) >> 8, ws, cs)
+            y = wrap_coord(texel_fixed8(vs[i], hs) >> 8, hs, ct)
+            texel = fetch(mem, ram_size, tex, 0, x, y)
+        rgbas[i] = combine(cmds, rgbas[i], np.uint32(texel))
+        count += 1
+    return count
 
 
 @njit(cache=True)
