@@ -100,7 +100,8 @@ def _pack(r, g, b, a):
 @njit(cache=True, error_model="numpy")
 def shade_span(mem, ram_size, regs, cmds, pix, rs, y, x0, n):
     """Texture (if on) and hand the span's n pixels from (x0, y) to the fragment stage;
-    their attributes are in the span buffers. Pixels outside MINZ..MAXZ (transform
+    their attributes are in the span buffers (texturing replaces the colours there: a
+    caller fills them again for its next span). Pixels outside MINZ..MAXZ (transform
     mode) are skipped before texturing. In plain memory: a clear-mode span without
     dithering is a fill (fragment.clear_store); a span whose texels are not in the rows
     it writes is textured first, then goes through fragment.plain_span when the draw's
@@ -386,16 +387,16 @@ def rectangle(mem, ram_size, regs, cmds, pix, rs, v0, v1):
     lod = _lod(rs, sxs, syt, v1[S_W]) if tex else 0.0
     si, sf = pix[2], pix[3]
     n = maxx - minx + 1
-    for i in range(n):
-        si[SI_Z, i], si[SI_RGBA, i], si[SI_SPEC, i] = z, rgba, spec
-        sf[SF_FOG, i], sf[SF_LOD, i] = fog, lod
     for py in range(miny, maxy + 1):
         fy = (py * 16 + SAMPLE - ey1) / 16.0
-        if tex:
-            for px in range(minx, maxx + 1):
+        for px in range(minx, maxx + 1):  # every row: shading a span textures its colours in place
+            i = px - minx
+            si[SI_Z, i], si[SI_RGBA, i], si[SI_SPEC, i] = z, rgba, spec
+            sf[SF_FOG, i], sf[SF_LOD, i] = fog, lod
+            if tex:
                 fx = (px * 16 + SAMPLE - ex1) / 16.0
-                sf[SF_S, px - minx] = s_tl + sxs * fx + sys * fy
-                sf[SF_T, px - minx] = t_tl + sxt * fx + syt * fy
+                sf[SF_S, i] = s_tl + sxs * fx + sys * fy
+                sf[SF_T, i] = t_tl + sxt * fx + syt * fy
         shade_span(mem, ram_size, regs, cmds, pix, rs, py, minx, n)
 
 

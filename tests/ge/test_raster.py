@@ -180,3 +180,29 @@ def test_span_paths_store_what_the_per_pixel_rules_store(case):
     assert changed.size == 0, f"{changed.size} bytes differ, first at offset 0x{changed[0]:x}"
     assert counters[R_PIXELS] == written_pixels > 0
     assert counters[R_CYCLES] == textured_pixels * cost.PIXEL_TEXTURED
+
+
+def test_every_row_of_a_textured_sprite_modulates_its_own_texels():
+    """Nearest texels under the pixel centres, times the sprite colour: (p + 1) * t >> 8
+    per channel (TEXFUNC modulate); the frame buffer keeps its alpha (no stencil)."""
+    rng = np.random.default_rng(7)
+    texels = rng.integers(0, 256, (16, 16, 4), dtype=np.uint8)
+    tex_addr = 0x08A80000
+    ge = Ge()
+    ge.memory.write(tex_addr, texels.tobytes())
+    ge.memory.write(VERTS, struct.pack("<ffIfff", 0.0, 0.0, 0xFF8040C0, 0.0, 0.0, 0.0)
+                    + struct.pack("<ffIfff", 16.0, 8.0, 0xFF8040C0, 16.0, 8.0, 0.0))
+    ge.memory.write(VRAM, bytes(512 * 272 * 4))
+    vtype = (1 << 23) | 3 | (7 << 2) | (3 << 7)  # through, float texture coordinates, 8888 colour, float position
+    ge.load(frame_words() + [cmd("TEXTUREMAPENABLE", 1), cmd("TEXADDR0", tex_addr & 0xFFFFFF),
+                             cmd("TEXBUFWIDTH0", ((tex_addr >> 8) & 0xF0000) | 16), cmd("TEXSIZE0", (4 << 8) | 4),
+                             cmd("TEXFORMAT", 3), cmd("TEXFILTER", 0), cmd("TEXFUNC", 0x100),
+                             cmd("VERTEXTYPE", vtype), cmd("VADDR", VERTS & 0xFFFFFF), cmd("PRIM", (6 << 16) | 2),
+                             cmd("FINISH"), cmd("END")])
+    ge.run()
+    off = ge.memory.span(VRAM, 512 * 8 * 4)
+    drawn = ge.memory.mem[off:off + 512 * 8 * 4].reshape(8, 512, 4)[:, :16]
+    prim = np.array([0xC0, 0x40, 0x80], dtype=np.int64)
+    expected = ((prim + 1) * texels[:8, :, :3].astype(np.int64)) >> 8
+    assert np.array_equal(drawn[:, :, :3], expected)
+    assert not drawn[:, :, 3].any()
