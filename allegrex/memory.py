@@ -22,7 +22,9 @@ What the CPU sees (physical address = the low 29 bits):
   gpu/ge/edramswizzle.cpp states each order, and real hardware matched it.
 
 `mapping` (an int: `mapping(kernel_mode, edram_translation)`) carries the mode and the
-translation value, so the run loop, compiled regions and Memory check alike.
+translation value, so the run loop, compiled regions and Memory check alike. The GE
+translates its (physical) addresses with the machine's `mapping` too: it sees the mirrors
+in the translation current when it runs (pspautotests gpu/transfer/mirrors).
 """
 
 import numpy as np
@@ -62,9 +64,6 @@ def mapping(kernel_mode: bool = False, edram_translation: int = EDRAM_TRANSLATIO
 
 
 USER_MAPPING = mapping()
-# The GE's accesses: physical addresses (below 0x10000000, so the mode does not matter),
-# VRAM mirrors in the boot order (the GE does not follow a changed translation here).
-GE_MAPPING = USER_MAPPING
 
 
 def _mirror_blocks():

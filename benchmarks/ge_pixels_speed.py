@@ -25,13 +25,13 @@ W, H = 480, 272
 
 
 @njit(cache=True)
-def frame(mem, ram_size, cmds, tex, frag):
+def frame(mem, ram_size, mapping, cmds, tex, frag):
     written = 0
     for y in range(H):
         for x in range(W):
-            texel = texture.sample_prepared(mem, ram_size, tex, x / 480.0, y / 272.0, -1.0)
+            texel = texture.sample_prepared(mem, ram_size, mapping, tex, x / 480.0, y / 272.0, -1.0)
             color = texture.combine(cmds, 0xC08080FF, texel)
-            written += fragment.process_prepared(mem, ram_size, frag, x, y, 1000 + x, color, 0, 1.0)
+            written += fragment.process_prepared(mem, ram_size, mapping, frag, x, y, 1000 + x, color, 0, 1.0)
     return written
 
 
@@ -74,8 +74,8 @@ def main():
             memory, cmds, clut = setup(fmt, filt)
             tex = texture.prepare(cmds, clut, memory.ram_size)
             frag = fragment.prepare(cmds)
-            frame(memory.mem, memory.ram_size, cmds, tex, frag)
-            best = min(timed(frame, memory.mem, memory.ram_size, cmds, tex, frag) for _ in range(args.repeat))
+            frame(memory.mem, memory.ram_size, memory.mapping, cmds, tex, frag)
+            best = min(timed(frame, memory.mem, memory.ram_size, memory.mapping, cmds, tex, frag) for _ in range(args.repeat))
             print(f"{name:6s} {filt_name:9s} {best * 1000:6.1f} ms CPU per frame ({best * 1e9 / (W * H):.0f} ns per pixel)")
 
 

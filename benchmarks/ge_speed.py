@@ -95,7 +95,7 @@ def main(argv=None) -> int:
     def frame():
         ge.regs[:] = 0
         ge.regs[R_LISTADDR] = LIST
-        return processor.run(memory.mem, memory.ram_size, ge.regs, ge.cmds, ge.mtx, ge.clut, ge.keep, 10**6, trace)
+        return processor.run(memory.mem, memory.ram_size, memory.mapping, ge.regs, ge.cmds, ge.mtx, ge.clut, ge.keep, 10**6, trace)
 
     t, c = time.perf_counter(), time.process_time()
     frame()  # compiles (or loads the numba cache)

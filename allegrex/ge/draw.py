@@ -80,7 +80,7 @@ def _consume(regs, vtype, lay, count):
 
 
 @njit(cache=True, error_model="numpy")
-def primitive(mem, ram_size, regs, cmds, mtx, clut, keep, count, ptype):
+def primitive(mem, ram_size, mapping, regs, cmds, mtx, clut, keep, count, ptype):
     """PRIM: decode, transform and draw `count` vertices as primitives of `ptype`."""
     vtype = cmds[VERTEXTYPE] & 0xFFFFFF
     lay = vertex.layout(vtype)
@@ -101,14 +101,14 @@ def primitive(mem, ram_size, regs, cmds, mtx, clut, keep, count, ptype):
     dv = np.zeros(vertex.V_SIZE, dtype=np.float64)
     verts = np.zeros((count, S_SIZE), dtype=np.float64)
     for i in range(count):
-        n = vertex.index_at(mem, ram_size, vtype, iaddr, i)
-        if n < 0 or not vertex.decode(mem, ram_size, mtx, vtype, lay, mw, vaddr + n * lay[vertex.L_STRIDE], dv):
+        n = vertex.index_at(mem, ram_size, mapping, vtype, iaddr, i)
+        if n < 0 or not vertex.decode(mem, ram_size, mapping, mtx, vtype, lay, mw, vaddr + n * lay[vertex.L_STRIDE], dv):
             _warn(regs, WARN_VERTICES, iaddr + i if n < 0 else vaddr + n * lay[vertex.L_STRIDE])
             return
         _carry_attributes(vtype, dv, keep[KEEP_LAST])
         geometry.transform(cmds, mtx, xf, lp, vtype, dv, verts[i])
     pix = raster.prepare_pixels(cmds, clut, ram_size)
-    assemble(mem, ram_size, regs, cmds, pix, keep, xf, rs, verts, count, ptype, False)
+    assemble(mem, ram_size, mapping, regs, cmds, pix, keep, xf, rs, verts, count, ptype, False)
 
 
 @njit(cache=True, error_model="numpy")
@@ -128,27 +128,27 @@ def _carry_attributes(vtype, dv, last):
 
 
 @njit(cache=True, error_model="numpy")
-def assemble(mem, ram_size, regs, cmds, pix, keep, xf, rs, verts, count, ptype, immediate):
+def assemble(mem, ram_size, mapping, regs, cmds, pix, keep, xf, rs, verts, count, ptype, immediate):
     """Turn screen vertices into primitives, continuing the kept ones (keep, R_KEEP_COUNT)."""
     cull = _cull_type(cmds)
     k = regs[R_KEEP_COUNT]
     if ptype == POINTS:
         for i in range(k):
-            _point(mem, ram_size, regs, cmds, pix, rs, keep[i])
+            _point(mem, ram_size, mapping, regs, cmds, pix, rs, keep[i])
         k = 0
         for i in range(count):
-            _point(mem, ram_size, regs, cmds, pix, rs, verts[i])
+            _point(mem, ram_size, mapping, regs, cmds, pix, rs, verts[i])
     elif ptype == LINES:
         i = 0
         while i + 1 < k:
-            _line(mem, ram_size, regs, cmds, pix, xf, rs, keep[i], keep[i + 1])
+            _line(mem, ram_size, mapping, regs, cmds, pix, xf, rs, keep[i], keep[i + 1])
             i += 2
         k &= 1
         for i in range(count):
             keep[k] = verts[i]
             k += 1
             if k == 2:
-                _line(mem, ram_size, regs, cmds, pix, xf, rs, keep[0], keep[1])
+                _line(mem, ram_size, mapping, regs, cmds, pix, xf, rs, keep[0], keep[1])
                 k = 0
     elif ptype == TRIANGLES:
         for i in range(count):
@@ -156,19 +156,19 @@ def assemble(mem, ram_size, regs, cmds, pix, keep, xf, rs, verts, count, ptype, 
             k += 1
             if k == 3:
                 k = 0
-                _send_triangle(mem, ram_size, regs, cmds, pix, xf, rs, cull, keep[0], keep[1], keep[2], 2)
+                _send_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, cull, keep[0], keep[1], keep[2], 2)
         if k >= 3:
-            _send_triangle(mem, ram_size, regs, cmds, pix, xf, rs, cull, keep[0], keep[1], keep[2], 2)
+            _send_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, cull, keep[0], keep[1], keep[2], 2)
             k = 0
     elif ptype == SPRITES:
         for i in range(count):
             keep[k] = verts[i]
             k += 1
             if k == 2:
-                _rectangle(mem, ram_size, regs, cmds, pix, xf, rs, keep[0], keep[1])
+                _rectangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, keep[0], keep[1])
                 k = 0
         if k >= 2:
-            _rectangle(mem, ram_size, regs, cmds, pix, xf, rs, keep[0], keep[1])
+            _rectangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, keep[0], keep[1])
             k -= 2
     elif ptype == LINE_STRIP:
         skip = 1 if k == 0 else 0
@@ -178,18 +178,18 @@ def assemble(mem, ram_size, regs, cmds, pix, keep, xf, rs, verts, count, ptype, 
             if skip:
                 skip -= 1
             else:
-                _line(mem, ram_size, regs, cmds, pix, xf, rs, keep[k & 1], keep[(k & 1) ^ 1])
+                _line(mem, ram_size, mapping, regs, cmds, pix, xf, rs, keep[k & 1], keep[(k & 1) ^ 1])
         if immediate and k >= 2:
-            _line(mem, ram_size, regs, cmds, pix, xf, rs, keep[k & 1], keep[(k & 1) ^ 1])
+            _line(mem, ram_size, mapping, regs, cmds, pix, xf, rs, keep[k & 1], keep[(k & 1) ^ 1])
     elif ptype == TRIANGLE_STRIP:
         for i in range(count):
             provoking = k % 3
             keep[provoking] = verts[i]
             k += 1
             if k >= 3:
-                _strip_triangle(mem, ram_size, regs, cmds, pix, xf, rs, cull, keep, k, provoking)
+                _strip_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, cull, keep, k, provoking)
         if immediate and k >= 3:
-            _strip_triangle(mem, ram_size, regs, cmds, pix, xf, rs, cull, keep, k, (k - 1) % 3)
+            _strip_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, cull, keep, k, (k - 1) % 3)
     elif ptype == TRIANGLE_FAN:
         start = 0
         if k == 0 and count > 0:
@@ -201,32 +201,32 @@ def assemble(mem, ram_size, regs, cmds, pix, keep, xf, rs, verts, count, ptype, 
             keep[provoking] = verts[i]
             k += 1
             if k >= 3:
-                _strip_triangle(mem, ram_size, regs, cmds, pix, xf, rs, cull, keep, k, provoking)
+                _strip_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, cull, keep, k, provoking)
         if immediate and k >= 3:
-            _strip_triangle(mem, ram_size, regs, cmds, pix, xf, rs, cull, keep, k, 2 - ((k - 1) % 2))
+            _strip_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, cull, keep, k, 2 - ((k - 1) % 2))
     regs[R_KEEP_COUNT] = k
 
 
 @njit(cache=True, error_model="numpy")
-def _strip_triangle(mem, ram_size, regs, cmds, pix, xf, rs, cull, keep, k, provoking):
+def _strip_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, cull, keep, k, provoking):
     """Strips and fans alternate their winding: every other triangle flips the cull side."""
     wind = (k - 1) % 2
     c = cull
     if cull != CULL_OFF and wind:
         c = CULL_CCW if cull == CULL_CW else CULL_CW
-    _send_triangle(mem, ram_size, regs, cmds, pix, xf, rs, c, keep[0], keep[1], keep[2], provoking)
+    _send_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, c, keep[0], keep[1], keep[2], provoking)
 
 
 @njit(cache=True, error_model="numpy")
-def _send_triangle(mem, ram_size, regs, cmds, pix, xf, rs, cull, v0, v1, v2, provoking):
+def _send_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, cull, v0, v1, v2, provoking):
     pv = v0 if provoking == 0 else (v1 if provoking == 1 else v2)
     if cull == CULL_OFF:
-        _clip_triangle(mem, ram_size, regs, cmds, pix, xf, rs, v0, v1, v2, pv)
-        _clip_triangle(mem, ram_size, regs, cmds, pix, xf, rs, v2, v1, v0, pv)
+        _clip_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, v0, v1, v2, pv)
+        _clip_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, v2, v1, v0, pv)
     elif cull == CULL_CW:
-        _clip_triangle(mem, ram_size, regs, cmds, pix, xf, rs, v2, v1, v0, pv)
+        _clip_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, v2, v1, v0, pv)
     else:
-        _clip_triangle(mem, ram_size, regs, cmds, pix, xf, rs, v0, v1, v2, pv)
+        _clip_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, v0, v1, v2, pv)
 
 
 @njit(cache=True, error_model="numpy")
@@ -260,7 +260,7 @@ def _with_flat_color(rs, v, pv):
 
 
 @njit(cache=True, error_model="numpy")
-def _clip_triangle(mem, ram_size, regs, cmds, pix, xf, rs, v0, v1, v2, pv):
+def _clip_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, v0, v1, v2, pv):
     if rs[raster.RS_THROUGH] == 0.0:
         if v0[S_OUT] != 0.0 or v1[S_OUT] != 0.0 or v2[S_OUT] != 0.0:
             return
@@ -274,9 +274,9 @@ def _clip_triangle(mem, ram_size, regs, cmds, pix, xf, rs, v0, v1, v2, pv):
         if _depth_rejects(cmds, pos, neg, 3):
             return
         if v0[S_CZ] < -v0[S_W] or v1[S_CZ] < -v1[S_W] or v2[S_CZ] < -v2[S_W]:
-            _near_clip(mem, ram_size, regs, cmds, pix, xf, rs, v0, v1, v2, pv)
+            _near_clip(mem, ram_size, mapping, regs, cmds, pix, xf, rs, v0, v1, v2, pv)
             return
-    raster.triangle(mem, ram_size, regs, cmds, pix, rs, v0, v1, _with_flat_color(rs, v2, pv))
+    raster.triangle(mem, ram_size, mapping, regs, cmds, pix, rs, v0, v1, _with_flat_color(rs, v2, pv))
 
 
 @njit(cache=True, error_model="numpy")
@@ -288,7 +288,7 @@ def _lerp(cmds, xf, a, b, t, out):
 
 
 @njit(cache=True, error_model="numpy")
-def _near_clip(mem, ram_size, regs, cmds, pix, xf, rs, v0, v1, v2, pv):
+def _near_clip(mem, ram_size, mapping, regs, cmds, pix, xf, rs, v0, v1, v2, pv):
     """Clip against z + w >= 0 (the only plane the GE clips) and fan out the polygon."""
     poly = np.zeros((4, S_SIZE), dtype=np.float64)
     n = 0
@@ -311,13 +311,13 @@ def _near_clip(mem, ram_size, regs, cmds, pix, xf, rs, v0, v1, v2, pv):
         t0, t1, t2 = poly[0], poly[j - 1], poly[j]
         if t0[S_OUT] != 0.0 or t1[S_OUT] != 0.0 or t2[S_OUT] != 0.0:
             continue
-        raster.triangle(mem, ram_size, regs, cmds, pix, rs, t0, t1, _with_flat_color(rs, t2, pv))
+        raster.triangle(mem, ram_size, mapping, regs, cmds, pix, rs, t0, t1, _with_flat_color(rs, t2, pv))
 
 
 @njit(cache=True, error_model="numpy")
-def _line(mem, ram_size, regs, cmds, pix, xf, rs, v0, v1):
+def _line(mem, ram_size, mapping, regs, cmds, pix, xf, rs, v0, v1):
     if rs[raster.RS_THROUGH] != 0.0:
-        raster.line(mem, ram_size, regs, cmds, pix, rs, v0, v1)
+        raster.line(mem, ram_size, mapping, regs, cmds, pix, rs, v0, v1)
         return
     if v0[S_OUT] != 0.0 or v1[S_OUT] != 0.0:
         return
@@ -333,18 +333,18 @@ def _line(mem, ram_size, regs, cmds, pix, xf, rs, v0, v1):
     elif da < 0 and db < 0:
         return
     if a[S_OUT] == 0.0 and b[S_OUT] == 0.0:
-        raster.line(mem, ram_size, regs, cmds, pix, rs, a, b)
+        raster.line(mem, ram_size, mapping, regs, cmds, pix, rs, a, b)
 
 
 @njit(cache=True, error_model="numpy")
-def _point(mem, ram_size, regs, cmds, pix, rs, v0):
+def _point(mem, ram_size, mapping, regs, cmds, pix, rs, v0):
     if rs[raster.RS_THROUGH] == 0.0 and v0[S_OUT] != 0.0:
         return
-    raster.point(mem, ram_size, regs, cmds, pix, rs, v0)
+    raster.point(mem, ram_size, mapping, regs, cmds, pix, rs, v0)
 
 
 @njit(cache=True, error_model="numpy")
-def _rectangle(mem, ram_size, regs, cmds, pix, xf, rs, v0, v1):
+def _rectangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, v0, v1):
     if rs[raster.RS_THROUGH] == 0.0:
         if v0[S_OUT] != 0.0 or v1[S_OUT] != 0.0:
             return
@@ -352,13 +352,13 @@ def _rectangle(mem, ram_size, regs, cmds, pix, xf, rs, v0, v1):
         if _depth_rejects(cmds, (o0 == 1) + (o1 == 1), (o0 == -1) + (o1 == -1), 2):
             return
         if rs[raster.RS_PROJ] != 0.0:
-            _projected_rectangle(mem, ram_size, regs, cmds, pix, xf, rs, v0, v1)
+            _projected_rectangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, v0, v1)
             return
-    raster.rectangle(mem, ram_size, regs, cmds, pix, rs, v0, v1)
+    raster.rectangle(mem, ram_size, mapping, regs, cmds, pix, rs, v0, v1)
 
 
 @njit(cache=True, error_model="numpy")
-def _projected_rectangle(mem, ram_size, regs, cmds, pix, xf, rs, v0, v1):
+def _projected_rectangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, v0, v1):
     """A sprite with projective texture coordinates is drawn as two triangles over its
     corners (their fill rule covers the same pixels), coordinates mixed from both ends."""
     corners = np.zeros((4, S_SIZE), dtype=np.float64)
@@ -374,12 +374,12 @@ def _projected_rectangle(mem, ram_size, regs, cmds, pix, xf, rs, v0, v1):
     if (v0[S_X] < v1[S_X]) != (v0[S_Y] < v1[S_Y]):  # corners swapped on one axis: rotated coordinates
         for c in (geometry.S_S, geometry.S_T, geometry.S_Q):
             corners[1, c], corners[2, c] = corners[2, c], corners[1, c]
-    _send_triangle(mem, ram_size, regs, cmds, pix, xf, rs, CULL_OFF, corners[0], corners[1], corners[3], 2)
-    _send_triangle(mem, ram_size, regs, cmds, pix, xf, rs, CULL_OFF, corners[0], corners[3], corners[2], 2)
+    _send_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, CULL_OFF, corners[0], corners[1], corners[3], 2)
+    _send_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, CULL_OFF, corners[0], corners[3], corners[2], 2)
 
 
 @njit(cache=True, error_model="numpy")
-def bounding_box(mem, ram_size, regs, cmds, mtx, count):
+def bounding_box(mem, ram_size, mapping, regs, cmds, mtx, count):
     """BOUNDINGBOX: set the 'inside' flag BJUMP reads when some part of the `count` points
     can be on screen: the test fails only when every point is beyond the same side of the
     scissor (and, with depth clamp, of the near/far planes). Counts above 0x100 test the
@@ -397,12 +397,12 @@ def bounding_box(mem, ram_size, regs, cmds, mtx, count):
         first, tested = count - 0x200, 0x100
     elif count > 0x100:
         tested = count - 0x100
-    if _box_inside(mem, ram_size, regs, cmds, mtx, vtype, lay, vaddr, iaddr, first, tested):
+    if _box_inside(mem, ram_size, mapping, regs, cmds, mtx, vtype, lay, vaddr, iaddr, first, tested):
         regs[R_EXEC] |= EXEC_BBOX_INSIDE
 
 
 @njit(cache=True, error_model="numpy")
-def _box_inside(mem, ram_size, regs, cmds, mtx, vtype, lay, vaddr, iaddr, first, tested):
+def _box_inside(mem, ram_size, mapping, regs, cmds, mtx, vtype, lay, vaddr, iaddr, first, tested):
     xf = geometry.setup(cmds, mtx)
     ox, oy = (cmds[OFFSETX] & 0xFFFF) / 16.0, (cmds[OFFSETY] & 0xFFFF) / 16.0
     left = ox + max(cmds[REGION1] & 0x3FF, cmds[SCISSOR1] & 0x3FF) - 1
@@ -416,8 +416,8 @@ def _box_inside(mem, ram_size, regs, cmds, mtx, vtype, lay, vaddr, iaddr, first,
     inside = np.zeros(6, dtype=np.int64)
     model = (vtype & ~(1 << 23)) & 0xFFFFFF  # the test always transforms
     for i in range(first, first + tested):
-        n = vertex.index_at(mem, ram_size, vtype, iaddr, i)
-        if n < 0 or not vertex.decode(mem, ram_size, mtx, model, lay, mw, vaddr + n * lay[vertex.L_STRIDE], dv):
+        n = vertex.index_at(mem, ram_size, mapping, vtype, iaddr, i)
+        if n < 0 or not vertex.decode(mem, ram_size, mapping, mtx, model, lay, mw, vaddr + n * lay[vertex.L_STRIDE], dv):
             return True  # unreadable data: the test passes
         x, y, z = dv[vertex.V_X], dv[vertex.V_Y], dv[vertex.V_Z]
         wx = geometry._apply(xf, geometry.X_WORLD, x, y, z, 1.0, 0)
@@ -443,7 +443,7 @@ def _box_inside(mem, ram_size, regs, cmds, mtx, vtype, lay, vaddr, iaddr, first,
 
 
 @njit(cache=True, error_model="numpy")
-def patch(mem, ram_size, regs, cmds, mtx, clut, keep, spline, arg):
+def patch(mem, ram_size, mapping, regs, cmds, mtx, clut, keep, spline, arg):
     """BEZIER/SPLINE: decode the u x v control points (VADR/IADR move past them), have
     curves.tessellate turn them into vertices and an index list, and draw those like a
     PRIM of the primitive type it returns."""
@@ -460,8 +460,8 @@ def patch(mem, ram_size, regs, cmds, mtx, clut, keep, spline, arg):
     color = np.zeros((count, 4), dtype=np.float32)
     uv = np.zeros((count, 2), dtype=np.float32)
     for i in range(count):
-        n = vertex.index_at(mem, ram_size, vtype, iaddr, i)
-        if n < 0 or not vertex.decode(mem, ram_size, mtx, vtype, lay, mw, vaddr + n * lay[vertex.L_STRIDE], dv):
+        n = vertex.index_at(mem, ram_size, mapping, vtype, iaddr, i)
+        if n < 0 or not vertex.decode(mem, ram_size, mapping, mtx, vtype, lay, mw, vaddr + n * lay[vertex.L_STRIDE], dv):
             _warn(regs, WARN_VERTICES, iaddr + i if n < 0 else vaddr + n * lay[vertex.L_STRIDE])
             return
         for j in range(3):
@@ -494,11 +494,11 @@ def patch(mem, ram_size, regs, cmds, mtx, clut, keep, spline, arg):
         verts[i] = screen[indices[i]]
     regs[R_KEEP_COUNT] = 0
     pix = raster.prepare_pixels(cmds, clut, ram_size)
-    assemble(mem, ram_size, regs, cmds, pix, keep, xf, rs, verts, indices.shape[0], prim, False)
+    assemble(mem, ram_size, mapping, regs, cmds, pix, keep, xf, rs, verts, indices.shape[0], prim, False)
 
 
 @njit(cache=True, error_model="numpy")
-def immediate_vertex(mem, ram_size, regs, cmds, mtx, clut, keep, arg):
+def immediate_vertex(mem, ram_size, mapping, regs, cmds, mtx, clut, keep, arg):
     """VAP: one vertex from the VSC*/VTC*/VCV/VFC/VSCV registers and this alpha; a new
     primitive type starts a primitive (its flags override antialiasing, shading, culling,
     texturing, fog and dither while it draws), type 7 continues it."""
@@ -555,7 +555,7 @@ def immediate_vertex(mem, ram_size, regs, cmds, mtx, clut, keep, arg):
         slot = k
     keep[slot] = sv
     regs[R_KEEP_COUNT] = k + 1
-    assemble(mem, ram_size, regs, cmds, pix, keep, xf, rs, np.zeros((0, S_SIZE), dtype=np.float64), 0, ptype, True)
+    assemble(mem, ram_size, mapping, regs, cmds, pix, keep, xf, rs, np.zeros((0, S_SIZE), dtype=np.float64), 0, ptype, True)
     for i in range(6):
         cmds[ops[i]] = saved[i]
     cmds[CULL] = saved_cull

@@ -4,12 +4,12 @@ pixel formats, and clear mode.
 
 Entry points (numba; ge-core's rasterizer calls them for every covered pixel):
 - `prepare(cmds) -> int32[FRAG_WORDS]`: the fragment settings decoded once per primitive.
-- `process_prepared(mem, ram_size, frag, x, y, z, rgba, spec_rgb, fog) -> 1 if written`;
+- `process_prepared(mem, ram_size, mapping, frag, x, y, z, rgba, spec_rgb, fog) -> 1 if written`;
   `process_at` is the same with the pixel's colour and depth offsets in `mem` given
   (the raster's spans compute them a row at a time), `clear_store` its clear-mode form
   without dithering (`clear_keep` the bits it keeps), `plain_span` a span's pixels when
   prepare found only the depth test, depth write, blending and the store at work.
-- `process(mem, ram_size, cmds, x, y, z, rgba, spec_rgb, fog)`: the same from `cmds`
+- `process(mem, ram_size, mapping, cmds, x, y, z, rgba, spec_rgb, fog)`: the same from `cmds`
   (decodes the settings on every call: for tests and one-off use).
 
 Arguments: final frame buffer x, y (the raster has applied the offset and scissor); z the
@@ -36,7 +36,7 @@ from numba import njit
 from allegrex.ge import regs
 from allegrex.ge.colors import FMT_5551, FMT_4444, FMT_8888, from16, to16
 from allegrex.ge.colors import FMT_5650 as FMT_565
-from allegrex.memory import GE_MAPPING, translate
+from allegrex.memory import translate
 
 # comparison functions (alpha, stencil, depth: 3 bits; colour test: 2 bits)
 NEVER, ALWAYS, EQUAL, NOTEQUAL, LESS, LEQUAL, GREATER, GEQUAL = range(8)
@@ -263,10 +263,10 @@ def stencil_op(op, fmt, ref, old):
 
 
 @njit(cache=True, inline="always")
-def pixel_offset(mem, ram_size, frag, x, y):
+def pixel_offset(mem, ram_size, mapping, frag, x, y):
     """Offset in `mem` of pixel (x, y) of the colour buffer, or -1."""
     bpp = 4 if frag[F_FB_FMT] == FMT_8888 else 2
-    return translate(frag[F_FB_ADDR] + (y * frag[F_FB_STRIDE] + x) * bpp, bpp, ram_size, GE_MAPPING)
+    return translate(frag[F_FB_ADDR] + (y * frag[F_FB_STRIDE] + x) * bpp, bpp, ram_size, mapping)
 
 
 @njit(cache=True, inline="always")
@@ -441,17 +441,17 @@ def uses_depth(frag):
 
 
 @njit(cache=True, inline="always")
-def depth_offset(ram_size, frag, x, y):
+def depth_offset(ram_size, mapping, frag, x, y):
     """Offset in `mem` of pixel (x, y) of the depth buffer, or -1."""
-    return translate(frag[F_Z_ADDR] + (y * frag[F_Z_STRIDE] + x) * 2, 2, ram_size, GE_MAPPING)
+    return translate(frag[F_Z_ADDR] + (y * frag[F_Z_STRIDE] + x) * 2, 2, ram_size, mapping)
 
 
 @njit(cache=True, inline="always")
-def process_prepared(mem, ram_size, frag, x, y, z, rgba, spec_rgb, fog):
+def process_prepared(mem, ram_size, mapping, frag, x, y, z, rgba, spec_rgb, fog):
     """Run one pixel through the fragment stage and store it; 1 if the colour buffer was
     written, 0 if a test rejected it (a failed stencil test may still store its op)."""
-    off = pixel_offset(mem, ram_size, frag, x, y)
-    zoff = depth_offset(ram_size, frag, x, y) if uses_depth(frag) else -1
+    off = pixel_offset(mem, ram_size, mapping, frag, x, y)
+    zoff = depth_offset(ram_size, mapping, frag, x, y) if uses_depth(frag) else -1
     return process_at(mem, frag, x, y, z, rgba, spec_rgb, fog, off, zoff)
 
 
@@ -632,6 +632,6 @@ def plain_span(mem, frag, row, zrow, n, rgbas, specs, zs, check_range):
 
 
 @njit(cache=True)
-def process(mem, ram_size, cmds, x, y, z, rgba, spec_rgb, fog):
+def process(mem, ram_size, mapping, cmds, x, y, z, rgba, spec_rgb, fog):
     """`process_prepared` straight from `cmds` (decodes the settings on every call)."""
-    return process_prepared(mem, ram_size, prepare(cmds), x, y, z, rgba, spec_rgb, fog)
+    return process_prepared(mem, ram_size, mapping, prepare(cmds), x, y, z, rgba, spec_rgb, fog)

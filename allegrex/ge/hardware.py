@@ -112,8 +112,9 @@ class GeHardware:
         for r in (R_CYCLES, R_COMMANDS, R_PIXELS, R_VERTICES, R_WARN):
             regs[r] = 0
         self.trace[0] = 0
-        event = processor.run(self.memory.mem, self.memory.ram_size, regs, st.cmds, st.mtx, st.clut, st.keep, BUDGET,
-                              self.trace)
+        memory = self.memory
+        event = processor.run(memory.mem, memory.ram_size, memory.mapping, regs, st.cmds, st.mtx, st.clut, st.keep,
+                              BUDGET, self.trace)
         for key, r in (("commands", R_COMMANDS), ("vertices", R_VERTICES), ("pixels", R_PIXELS), ("cycles", R_CYCLES)):
             self.stats[key] += int(regs[r])
         if self.dump is not None:

@@ -27,7 +27,7 @@ from allegrex.ge.state import (ADDR_MASK, EXEC_BBOX_INSIDE, EXEC_DEPTH1, EXEC_DE
                                INT_FINISH, INT_SIGNAL, PROJ, R_CYCLES, R_ERROR, R_ERROR_ADDR, R_ERROR_PC, R_EXEC,
                                R_IADR, R_INTR, R_LISTADDR, R_OADR, R_OADR1, R_OADR2, R_RADR1, R_RADR2,
                                R_STALLADDR, R_VADR, TGEN, VIEW, WORLD, BONES, R_COMMANDS, GeState)
-from allegrex.memory import GE_MAPPING, RAM_SIZE, VRAM_SIZE, translate
+from allegrex.memory import RAM_SIZE, USER_MAPPING, VRAM_SIZE, translate
 from allegrex.ge.regs import (NOP, VADDR, IADDR, PRIM, BEZIER, SPLINE, BOUNDINGBOX, JUMP, BJUMP, CALL, RET,
                              END, SIGNAL, FINISH, BASE, OFFSETADDR, ORIGIN, BONEMATRIXNUMBER, BONEMATRIXDATA,
                              WORLDMATRIXNUMBER, WORLDMATRIXDATA, VIEWMATRIXNUMBER, VIEWMATRIXDATA,
@@ -78,8 +78,8 @@ def _fail(regs, error, pc, addr):
 
 
 @njit(cache=True, error_model="numpy")
-def _valid(target, ram_size):
-    return translate(target, 4, ram_size, GE_MAPPING) >= 0
+def _valid(target, ram_size, mapping):
+    return translate(target, 4, ram_size, mapping) >= 0
 
 
 @njit(cache=True, error_model="numpy")
@@ -93,8 +93,10 @@ def _matrix_data(cmds, mtx_bits, num_op, word, start, size, index_mask):
 
 
 @njit(cache=True, error_model="numpy")
-def run(mem, ram_size, regs, cmds, mtx, clut, keep, budget, trace):
+def run(mem, ram_size, mapping, regs, cmds, mtx, clut, keep, budget, trace):
     """Execute from regs[R_LISTADDR] until an event (EV_*); at most `budget` commands.
+    ram_size and mapping are allegrex.memory.translate's: the machine's, so the GE sees
+    VRAM's mirrors in the EDRAM address translation current when it runs, as the CPU does.
     trace: int64[1 + n]; when n > 0 the addresses of executed commands are appended
     (trace[0] counts them, up to n) for the list dump."""
     mem32 = mem.view(np.uint32)
@@ -107,7 +109,7 @@ def run(mem, ram_size, regs, cmds, mtx, clut, keep, budget, trace):
             return EV_STALL
         if executed >= budget:
             return EV_BUDGET
-        off = translate(pc, 4, ram_size, GE_MAPPING)
+        off = translate(pc, 4, ram_size, mapping)
         if off < 0:
             return _fail(regs, ERR_LIST_ADDRESS, pc, pc)
         word = np.int64(mem32[off >> 2])
@@ -137,29 +139,29 @@ def run(mem, ram_size, regs, cmds, mtx, clut, keep, budget, trace):
         elif op == IADDR:
             regs[R_IADR] = relative(cmds, regs, arg)
         elif op == PRIM:
-            draw.primitive(mem, ram_size, regs, cmds, mtx, clut, keep, arg & 0xFFFF, (arg >> 16) & 7)
+            draw.primitive(mem, ram_size, mapping, regs, cmds, mtx, clut, keep, arg & 0xFFFF, (arg >> 16) & 7)
         elif op == BEZIER or op == SPLINE:
-            draw.patch(mem, ram_size, regs, cmds, mtx, clut, keep, op == SPLINE, arg)
+            draw.patch(mem, ram_size, mapping, regs, cmds, mtx, clut, keep, op == SPLINE, arg)
         elif op == BOUNDINGBOX:
-            draw.bounding_box(mem, ram_size, regs, cmds, mtx, arg & 0xFFFF)
+            draw.bounding_box(mem, ram_size, mapping, regs, cmds, mtx, arg & 0xFFFF)
         elif op == VAP:
-            draw.immediate_vertex(mem, ram_size, regs, cmds, mtx, clut, keep, arg)
+            draw.immediate_vertex(mem, ram_size, mapping, regs, cmds, mtx, clut, keep, arg)
         elif op == TRANSFERSTART:
-            transfer.block_transfer(mem, ram_size, regs, cmds, arg & 1)
+            transfer.block_transfer(mem, ram_size, mapping, regs, cmds, arg & 1)
         elif op == LOADCLUT:
-            load_clut(mem, ram_size, cmds, clut)
+            load_clut(mem, ram_size, mapping, cmds, clut)
             regs[R_CYCLES] += (arg & 0x3F) * 32 // cost.CLUT_BYTES
         elif op == JUMP or op == BJUMP:
             if op == BJUMP and regs[R_EXEC] & EXEC_BBOX_INSIDE:
                 regs[R_EXEC] &= ~EXEC_BBOX_INSIDE
                 continue
             target = relative(cmds, regs, arg & 0xFFFFFC)
-            if not _valid(target, ram_size):
+            if not _valid(target, ram_size, mapping):
                 return _fail(regs, ERR_TARGET, pc, target)
             regs[R_LISTADDR] = target
         elif op == CALL:
             target = relative(cmds, regs, arg & 0xFFFFFC)
-            if not _valid(target, ram_size):
+            if not _valid(target, ram_size, mapping):
                 return _fail(regs, ERR_TARGET, pc, target)
             if regs[R_EXEC] & EXEC_DEPTH2:
                 return _fail(regs, ERR_CALL_DEPTH, pc, target)
@@ -206,7 +208,8 @@ def warm_up() -> None:
     mem[:8].view(np.uint32)[:] = (OPS["FINISH"] << 24, OPS["END"] << 24)
     state = GeState()
     state.regs[R_LISTADDR] = 0x08000000
-    run(mem, ram_size, state.regs, state.cmds, state.mtx, state.clut, state.keep, 2, np.zeros(1, dtype=np.int64))
+    run(mem, ram_size, USER_MAPPING, state.regs, state.cmds, state.mtx, state.clut, state.keep, 2,
+        np.zeros(1, dtype=np.int64))
 
 
 def _source_fingerprint() -> str:

@@ -98,7 +98,7 @@ def _pack(r, g, b, a):
 
 
 @njit(cache=True, error_model="numpy")
-def shade_span(mem, ram_size, regs, cmds, pix, rs, y, x0, n):
+def shade_span(mem, ram_size, mapping, regs, cmds, pix, rs, y, x0, n):
     """Texture (if on) and hand the span's n pixels from (x0, y) to the fragment stage;
     their attributes are in the span buffers (texturing replaces the colours there: a
     caller fills them again for its next span). Pixels outside MINZ..MAXZ (transform
@@ -134,7 +134,7 @@ def shade_span(mem, ram_size, regs, cmds, pix, rs, y, x0, n):
              and (not depth or _apart(first, end, zrow, zrow + 2 * n)))
     cycles = 0
     if ahead:
-        cycles = _texture_span(mem, ram_size, cmds, tex, si, sf, 0, n, check_range, minz, maxz)
+        cycles = _texture_span(mem, ram_size, mapping, cmds, tex, si, sf, 0, n, check_range, minz, maxz)
     if (ahead or not textured) and rows_plain and frag[fragment.F_PLAIN]:
         written = fragment.plain_span(mem, frag, row, zrow, n, si[SI_RGBA], si[SI_SPEC], si[SI_Z], check_range)
     else:
@@ -143,12 +143,12 @@ def shade_span(mem, ram_size, regs, cmds, pix, rs, y, x0, n):
             if check_range and (z < minz or z > maxz):
                 continue
             if textured and not ahead:
-                cycles += _texture_span(mem, ram_size, cmds, tex, si, sf, i, i + 1, check_range, minz, maxz)
+                cycles += _texture_span(mem, ram_size, mapping, cmds, tex, si, sf, i, i + 1, check_range, minz, maxz)
             x = x0 + i
-            off = row + i * bpp if row >= 0 else fragment.pixel_offset(mem, ram_size, frag, x, y)
+            off = row + i * bpp if row >= 0 else fragment.pixel_offset(mem, ram_size, mapping, frag, x, y)
             zoff = -1
             if depth:
-                zoff = zrow + 2 * i if zrow >= 0 else fragment.depth_offset(ram_size, frag, x, y)
+                zoff = zrow + 2 * i if zrow >= 0 else fragment.depth_offset(ram_size, mapping, frag, x, y)
             written += fragment.process_at(mem, frag, x, y, z, si[SI_RGBA, i], si[SI_SPEC, i], sf[SF_FOG, i], off,
                                            zoff)
     regs[R_CYCLES] += cycles * cost.PIXEL_TEXTURED
@@ -162,11 +162,11 @@ def _apart(a0, a1, b0, b1):
 
 
 @njit(cache=True, error_model="numpy")
-def _texture_span(mem, ram_size, cmds, tex, si, sf, start, end, check_range, minz, maxz):
+def _texture_span(mem, ram_size, mapping, cmds, tex, si, sf, start, end, check_range, minz, maxz):
     """Replace the colours of span pixels start..end-1 (those inside MINZ..MAXZ when
     check_range) by texture.combine of them and their texel; returns how many."""
     if one_level(tex):  # the level of detail changes nothing: texture.combine_span's loop
-        return combine_span(mem, ram_size, cmds, tex, si[SI_RGBA], sf[SF_S], sf[SF_T], si[SI_Z], start, end,
+        return combine_span(mem, ram_size, mapping, cmds, tex, si[SI_RGBA], sf[SF_S], sf[SF_T], si[SI_Z], start, end,
                             check_range, minz, maxz)
     count = 0
     for i in range(start, end):
@@ -174,18 +174,18 @@ def _texture_span(mem, ram_size, cmds, tex, si, sf, start, end, check_range, min
         if check_range and (z < minz or z > maxz):
             continue
         si[SI_RGBA, i] = combine(cmds, si[SI_RGBA, i],
-                                 sample_prepared(mem, ram_size, tex, sf[SF_S, i], sf[SF_T, i], sf[SF_LOD, i]))
+                                 sample_prepared(mem, ram_size, mapping, tex, sf[SF_S, i], sf[SF_T, i], sf[SF_LOD, i]))
         count += 1
     return count
 
 
 @njit(cache=True, error_model="numpy")
-def _shade_pixel(mem, ram_size, regs, cmds, pix, rs, x, y, z, rgba, spec, fog, s, t, lod):
+def _shade_pixel(mem, ram_size, mapping, regs, cmds, pix, rs, x, y, z, rgba, spec, fog, s, t, lod):
     """One pixel as a span of one (points and lines)."""
     si, sf = pix[2], pix[3]
     si[SI_Z, 0], si[SI_RGBA, 0], si[SI_SPEC, 0] = z, rgba, spec
     sf[SF_FOG, 0], sf[SF_S, 0], sf[SF_T, 0], sf[SF_LOD, 0] = fog, s, t, lod
-    shade_span(mem, ram_size, regs, cmds, pix, rs, y, x, 1)
+    shade_span(mem, ram_size, mapping, regs, cmds, pix, rs, y, x, 1)
 
 
 @njit(cache=True, error_model="numpy")
@@ -204,7 +204,7 @@ def _right_or_flat_bottom(vx, vy, ax, ay, bx, by):
 
 
 @njit(cache=True, error_model="numpy")
-def triangle(mem, ram_size, regs, cmds, pix, rs, v0, v1, v2):
+def triangle(mem, ram_size, mapping, regs, cmds, pix, rs, v0, v1, v2):
     """Draw a counter-clockwise triangle (clockwise ones cover no pixel)."""
     x0, y0, x1, y1, x2, y2 = int(v0[S_X]), int(v0[S_Y]), int(v1[S_X]), int(v1[S_Y]), int(v2[S_X]), int(v2[S_Y])
     if (x0 - x1) * (y0 - y2) - (y0 - y1) * (x0 - x2) < 0:
@@ -245,7 +245,8 @@ def triangle(mem, ram_size, regs, cmds, pix, rs, v0, v1, v2):
     flat_rgba = _pack(v2[S_R], v2[S_G], v2[S_B], v2[S_A])
     flat_spec = _pack(v2[S_SR], v2[S_SG], v2[S_SB], 0)
     # a secondary colour the same at every vertex interpolates to itself: pack it once
-    spec_varies = dc[4, 0] != 0.0 or dc[4, 1] != 0.0 or dc[5, 0] != 0.0 or dc[5, 1] != 0.0 or dc[6, 0] != 0.0 or dc[6, 1] != 0.0
+    spec_varies = (dc[4, 0] != 0.0 or dc[4, 1] != 0.0 or dc[5, 0] != 0.0 or dc[5, 1] != 0.0 or dc[6, 0] != 0.0
+                   or dc[6, 1] != 0.0)
     # texture coordinates: s = Ns / Nq with Ns, Nq linear in the weights (perspective-correct)
     tc = _texture_planes(v0, v1, v2, rs)
     si, sf = pix[2], pix[3]
@@ -285,7 +286,7 @@ def triangle(mem, ram_size, regs, cmds, pix, rs, v0, v1, v2):
                     _s2, t2, _w = _st_at(tc, rs, qx, qy + 16)
                     lod = _lod(rs, s1 - s0, t2 - t0, w)
                 sf[SF_S, i], sf[SF_T, i], sf[SF_LOD, i] = s, t, lod
-        shade_span(mem, ram_size, regs, cmds, pix, rs, py, lo, hi - lo + 1)
+        shade_span(mem, ram_size, mapping, regs, cmds, pix, rs, py, lo, hi - lo + 1)
 
 
 @njit(cache=True, error_model="numpy")
@@ -346,7 +347,7 @@ def _st_at(tc, rs, sx, sy):
 
 
 @njit(cache=True, error_model="numpy")
-def rectangle(mem, ram_size, regs, cmds, pix, rs, v0, v1):
+def rectangle(mem, ram_size, mapping, regs, cmds, pix, rs, v0, v1):
     """A sprite: the axis-aligned rectangle between two corners, coloured by v1. A pixel
     is drawn when its centre lies in [x1, x2) x [y1, y2) (MEASURED: gpu/filtering
     precision*2d, a sprite from x = -0.5 to 1.5 covers pixel 0 only); texture
@@ -397,11 +398,11 @@ def rectangle(mem, ram_size, regs, cmds, pix, rs, v0, v1):
                 fx = (px * 16 + SAMPLE - ex1) / 16.0
                 sf[SF_S, i] = s_tl + sxs * fx + sys * fy
                 sf[SF_T, i] = t_tl + sxt * fx + syt * fy
-        shade_span(mem, ram_size, regs, cmds, pix, rs, py, minx, n)
+        shade_span(mem, ram_size, mapping, regs, cmds, pix, rs, py, minx, n)
 
 
 @njit(cache=True, error_model="numpy")
-def point(mem, ram_size, regs, cmds, pix, rs, v0):
+def point(mem, ram_size, mapping, regs, cmds, pix, rs, v0):
     px, py = int(v0[S_X]) >> 4, int(v0[S_Y]) >> 4
     if px < rs[RS_X1] or px > rs[RS_X2] or py < rs[RS_Y1] or py > rs[RS_Y2]:
         return
@@ -411,12 +412,12 @@ def point(mem, ram_size, regs, cmds, pix, rs, v0):
     elif rs[RS_PROJ] != 0.0 and v0[S_Q] != 0.0:
         s, t = s / v0[S_Q], t / v0[S_Q]
     lod = _lod(rs, 0.0, 0.0, v0[S_W]) if rs[RS_TEX] != 0.0 else 0.0
-    _shade_pixel(mem, ram_size, regs, cmds, pix, rs, px, py, int(v0[S_Z]), _pack(v0[S_R], v0[S_G], v0[S_B], v0[S_A]),
+    _shade_pixel(mem, ram_size, mapping, regs, cmds, pix, rs, px, py, int(v0[S_Z]), _pack(v0[S_R], v0[S_G], v0[S_B], v0[S_A]),
                  _pack(v0[S_SR], v0[S_SG], v0[S_SB], 0), v0[S_FOG] if rs[RS_FOG] != 0.0 else 1.0, s, t, lod)
 
 
 @njit(cache=True, error_model="numpy")
-def line(mem, ram_size, regs, cmds, pix, rs, v0, v1):
+def line(mem, ram_size, mapping, regs, cmds, pix, rs, v0, v1):
     """A line: along its longer axis, the pixels whose centres lie from v0 up to (not
     including) v1; the other coordinate, colour (Gouraud, else v1's), depth and texture
     coordinates at each centre (MEASURED: gpu/primitives/lines draws 9.375..11.25 as
@@ -454,7 +455,7 @@ def line(mem, ram_size, regs, cmds, pix, rs, v0, v1):
             t1 = t + 16.0 / abs(b - a)
             s1, tt1, _w = _line_st(v0, v1, rs, 1.0 - t1)
             lod = _lod(rs, (s1 - s) if x_major else 0.0, (tt1 - tt) if not x_major else 0.0, w)
-        _shade_pixel(mem, ram_size, regs, cmds, pix, rs, px, py, z, rgba, spec, fog, s, tt, lod)
+        _shade_pixel(mem, ram_size, mapping, regs, cmds, pix, rs, px, py, z, rgba, spec, fog, s, tt, lod)
 
 
 @njit(cache=True, error_model="numpy")

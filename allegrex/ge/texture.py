@@ -3,18 +3,18 @@ nearest/bilinear filtering with the GE's fixed-point weights, the CLUT, and the 
 functions that combine a texel with the primitive's colour.
 
 Entry points (numba; ge-core's rasterizer calls them):
-- `load_clut(mem, ram_size, cmds, clut)`: LOADCLUT.
+- `load_clut(mem, ram_size, mapping, cmds, clut)`: LOADCLUT.
 - `prepare(cmds, clut, ram_size) -> int32[TEX_WORDS]`: the texture settings decoded once
   per primitive (format, levels with address/buffer width/size and, when a level lies in
   plain memory, its offset there, CLUT mode, wrap, filters, LOD mode) and, for CLUT
   formats, the CLUT decoded to RGBA8888 (so prepare after the last LOADCLUT before the
   primitive).
-- `sample_prepared(mem, ram_size, tex, u, v, lod) -> RGBA8888`: one filtered texel.
+- `sample_prepared(mem, ram_size, mapping, tex, u, v, lod) -> RGBA8888`: one filtered texel.
   `u`, `v` are normalized (1.0 = the level-0 width/height). `lod` is the GE's level of
   detail as the raster measures it, in levels: `gelog2` of the larger of |du/dx| and
   |dv/dy| in level-0 texels (TEXLEVEL auto), or `gelog2(2 * w * TEXLODSLOPE)` with the
   pixel's clip w (slope mode); the sampler ignores it in const mode and adds the bias.
-- `sample(mem, ram_size, cmds, clut, u, v, lod)`: the same from `cmds` directly
+- `sample(mem, ram_size, mapping, cmds, clut, u, v, lod)`: the same from `cmds` directly
   (allocates and decodes the packed form on every call: for tests and one-off use).
 - `gelog2(x)`: the GE's log2 (exponent plus 4 mantissa bits, in 1/16 steps).
 - `combine(cmds, prim_rgba, tex_rgba) -> RGBA8888`: TEXFUNC.
@@ -32,7 +32,7 @@ from numba import njit
 from allegrex.ge import regs
 from allegrex.ge.colors import from16
 from allegrex.ge.direct import plain_offset
-from allegrex.memory import GE_MAPPING, translate
+from allegrex.memory import translate
 
 # TEXFORMAT values
 TF_5650, TF_5551, TF_4444, TF_8888 = 0, 1, 2, 3
@@ -78,7 +78,7 @@ BITS_PER_TEXEL = np.array([16, 16, 16, 32, 4, 8, 16, 32, 4, 8, 8, 0, 0, 0, 0, 0]
 
 
 @njit(cache=True)
-def load_clut(mem, ram_size, cmds, clut):
+def load_clut(mem, ram_size, mapping, cmds, clut):
     """LOADCLUT: copy (argument & 0x3F) blocks of 32 bytes from CLUTADDR (16-byte
     aligned, bits 24-27 from CLUTADDRUPPER) into `clut`, at most its 1024 bytes. Bytes
     outside guest memory load as 0 (pspautotests gpu/clut/address: a CLUT loaded from
@@ -88,7 +88,7 @@ def load_clut(mem, ram_size, cmds, clut):
     if size > CLUT_BYTES:
         size = CLUT_BYTES
     for i in range(size):
-        off = translate(addr + i, 1, ram_size, GE_MAPPING)
+        off = translate(addr + i, 1, ram_size, mapping)
         clut[i] = mem[off] if off >= 0 else 0
 
 
@@ -121,10 +121,10 @@ def decode_palette(clut, clut_fmt, tex):
 
 
 @njit(cache=True, inline="always")
-def read_le(mem, ram_size, addr, size):
+def read_le(mem, ram_size, mapping, addr, size):
     """Little-endian unsigned value of `size` bytes (1, 2 or 4, aligned) at guest `addr`;
     0 outside guest memory."""
-    off = translate(addr, size, ram_size, GE_MAPPING)
+    off = translate(addr, size, ram_size, mapping)
     if off < 0:
         return 0
     return le_bytes(mem, off, size)
@@ -141,12 +141,12 @@ def le_bytes(mem, off, size):
 
 
 @njit(cache=True, inline="always")
-def read_texel(mem, ram_size, direct, addr, offset, size):
+def read_texel(mem, ram_size, mapping, direct, addr, offset, size):
     """`read_le` of the `size` bytes at `offset` in a level at `addr`: straight from `mem`
     when the level lies in plain memory (`direct` >= 0, its offset there)."""
     if direct >= 0:
         return le_bytes(mem, direct + offset, size)
-    return read_le(mem, ram_size, addr + offset, size)
+    return read_le(mem, ram_size, mapping, addr + offset, size)
 
 
 @njit(cache=True, inline="always")
@@ -173,13 +173,13 @@ def texel_byte_offset(u, v, bufw, bits, swizzle):
 
 
 @njit(cache=True, inline="always")
-def dxt_color(mem, ram_size, block, x, y):
+def dxt_color(mem, ram_size, mapping, block, x, y):
     """RGB of texel (x, y) of a DXT colour block (PSP layout: 4 row bytes of 2-bit
     indices, then colour 0 and colour 1 as 565), and whether it is the transparent
     black of a 3-colour block. Channels expand by a plain shift (no bit replication)."""
-    c0 = read_le(mem, ram_size, block + 4, 2)
-    c1 = read_le(mem, ram_size, block + 6, 2)
-    row = read_le(mem, ram_size, block + y, 1)
+    c0 = read_le(mem, ram_size, mapping, block + 4, 2)
+    c1 = read_le(mem, ram_size, mapping, block + 6, 2)
+    row = read_le(mem, ram_size, mapping, block + y, 1)
     index = (row >> (2 * x)) & 3
     r0, g0, b0 = (c0 >> 8) & 0xF8, (c0 >> 3) & 0xFC, (c0 << 3) & 0xF8
     r1, g1, b1 = (c1 >> 8) & 0xF8, (c1 >> 3) & 0xFC, (c1 << 3) & 0xF8
@@ -200,14 +200,14 @@ def dxt_color(mem, ram_size, block, x, y):
 
 
 @njit(cache=True, inline="always")
-def dxt5_alpha(mem, ram_size, block, x, y):
+def dxt5_alpha(mem, ram_size, mapping, block, x, y):
     """Alpha of texel (x, y) of a DXT5 block: 48 bits of 3-bit indices at +8 (low 32
     bits, then high 16), alpha 0 at +14 and alpha 1 at +15; 8-step or 6-step ramps
     rounded in 8.8 fixed point as the GE does."""
-    lo = read_le(mem, ram_size, block + 8, 4)
-    hi = read_le(mem, ram_size, block + 12, 2)
-    a0 = read_le(mem, ram_size, block + 14, 1)
-    a1 = read_le(mem, ram_size, block + 15, 1)
+    lo = read_le(mem, ram_size, mapping, block + 8, 4)
+    hi = read_le(mem, ram_size, mapping, block + 12, 2)
+    a0 = read_le(mem, ram_size, mapping, block + 14, 1)
+    a1 = read_le(mem, ram_size, mapping, block + 15, 1)
     bits = lo | (hi << 32)
     index = (bits >> (y * 12 + x * 3)) & 7
     if index == 0:
@@ -228,7 +228,7 @@ def dxt5_alpha(mem, ram_size, block, x, y):
 
 
 @njit(cache=True)
-def fetch_dxt(mem, ram_size, fmt, addr, bufw, u, v):
+def fetch_dxt(mem, ram_size, mapping, fmt, addr, bufw, u, v):
     """RGBA8888 of texel (u, v) of a DXT1/3/5 texture: 4x4 blocks, bufw / 4 per row."""
     if fmt > TF_DXT5:
         return 0
@@ -236,37 +236,37 @@ def fetch_dxt(mem, ram_size, fmt, addr, bufw, u, v):
     block = addr + ((v >> 2) * (bufw >> 2) + (u >> 2)) * block_bytes
     x = u & 3
     y = v & 3
-    rgb, transparent = dxt_color(mem, ram_size, block, x, y)
+    rgb, transparent = dxt_color(mem, ram_size, mapping, block, x, y)
     if fmt == TF_DXT1:
         return rgb if transparent else rgb | 0xFF000000
     if fmt == TF_DXT3:
-        alpha = (read_le(mem, ram_size, block + 8 + 2 * y, 2) >> (4 * x)) & 0xF
+        alpha = (read_le(mem, ram_size, mapping, block + 8 + 2 * y, 2) >> (4 * x)) & 0xF
         return rgb | (alpha << 28)
-    return rgb | (dxt5_alpha(mem, ram_size, block, x, y) << 24)
+    return rgb | (dxt5_alpha(mem, ram_size, mapping, block, x, y) << 24)
 
 
 @njit(cache=True, inline="always")
-def clut_index(mem, ram_size, fmt, swizzle, direct, addr, bufw, u, v):
+def clut_index(mem, ram_size, mapping, fmt, swizzle, direct, addr, bufw, u, v):
     """The raw palette index of texel (u, v) of a CLUT4/8/16/32 texture."""
     if fmt == TF_CLUT4:
-        byte = read_texel(mem, ram_size, direct, addr, texel_byte_offset(u, v, bufw, 4, swizzle), 1)
+        byte = read_texel(mem, ram_size, mapping, direct, addr, texel_byte_offset(u, v, bufw, 4, swizzle), 1)
         return (byte >> ((u & 1) * 4)) & 0xF
     if fmt == TF_CLUT8:
-        return read_texel(mem, ram_size, direct, addr, texel_byte_offset(u, v, bufw, 8, swizzle), 1)
+        return read_texel(mem, ram_size, mapping, direct, addr, texel_byte_offset(u, v, bufw, 8, swizzle), 1)
     if fmt == TF_CLUT16:
-        return read_texel(mem, ram_size, direct, addr, texel_byte_offset(u, v, bufw, 16, swizzle), 2)
-    return read_texel(mem, ram_size, direct, addr, texel_byte_offset(u, v, bufw, 32, swizzle), 4)
+        return read_texel(mem, ram_size, mapping, direct, addr, texel_byte_offset(u, v, bufw, 16, swizzle), 2)
+    return read_texel(mem, ram_size, mapping, direct, addr, texel_byte_offset(u, v, bufw, 32, swizzle), 4)
 
 
 @njit(cache=True)
-def fetch_clut(mem, ram_size, tex, level, direct, addr, bufw, u, v):
+def fetch_clut(mem, ram_size, mapping, tex, level, direct, addr, bufw, u, v):
     """RGBA8888 of texel (u, v) of a CLUT4/8/16/32 texture: the index, then the CLUT."""
-    index = clut_index(mem, ram_size, tex[P_FMT], tex[P_SWIZZLE], direct, addr, bufw, u, v)
+    index = clut_index(mem, ram_size, mapping, tex[P_FMT], tex[P_SWIZZLE], direct, addr, bufw, u, v)
     return clut_color(tex, index, level)
 
 
 @njit(cache=True)
-def fetch_clut4(mem, ram_size, tex, level, xa, xb, ya, yb):
+def fetch_clut4(mem, ram_size, mapping, tex, level, xa, xb, ya, yb):
     """The 2x2 texels of a bilinear sample of a CLUT texture (one format dispatch)."""
     fmt = tex[P_FMT]
     swizzle = tex[P_SWIZZLE]
@@ -274,14 +274,14 @@ def fetch_clut4(mem, ram_size, tex, level, xa, xb, ya, yb):
     addr = tex[base + L_ADDR]
     bufw = tex[base + L_BUFW]
     d = tex[base + L_DIRECT]
-    return (clut_color(tex, clut_index(mem, ram_size, fmt, swizzle, d, addr, bufw, xa, ya), level),
-            clut_color(tex, clut_index(mem, ram_size, fmt, swizzle, d, addr, bufw, xb, ya), level),
-            clut_color(tex, clut_index(mem, ram_size, fmt, swizzle, d, addr, bufw, xa, yb), level),
-            clut_color(tex, clut_index(mem, ram_size, fmt, swizzle, d, addr, bufw, xb, yb), level))
+    return (clut_color(tex, clut_index(mem, ram_size, mapping, fmt, swizzle, d, addr, bufw, xa, ya), level),
+            clut_color(tex, clut_index(mem, ram_size, mapping, fmt, swizzle, d, addr, bufw, xb, ya), level),
+            clut_color(tex, clut_index(mem, ram_size, mapping, fmt, swizzle, d, addr, bufw, xa, yb), level),
+            clut_color(tex, clut_index(mem, ram_size, mapping, fmt, swizzle, d, addr, bufw, xb, yb), level))
 
 
 @njit(cache=True, inline="always")
-def fetch(mem, ram_size, tex, level, u, v):
+def fetch(mem, ram_size, mapping, tex, level, u, v):
     """RGBA8888 of texel (u, v) (already wrapped or clamped) of mip `level`. Direct
     colours are decoded here; CLUT and DXT formats in their own functions (kept out of
     line so the common path stays small)."""
@@ -291,12 +291,12 @@ def fetch(mem, ram_size, tex, level, u, v):
     bufw = tex[base + L_BUFW]
     direct = tex[base + L_DIRECT]
     if fmt == TF_8888:
-        return read_texel(mem, ram_size, direct, addr, texel_byte_offset(u, v, bufw, 32, tex[P_SWIZZLE]), 4)
+        return read_texel(mem, ram_size, mapping, direct, addr, texel_byte_offset(u, v, bufw, 32, tex[P_SWIZZLE]), 4)
     if fmt < TF_8888:
-        return from16(fmt, read_texel(mem, ram_size, direct, addr, texel_byte_offset(u, v, bufw, 16, tex[P_SWIZZLE]), 2))
+        return from16(fmt, read_texel(mem, ram_size, mapping, direct, addr, texel_byte_offset(u, v, bufw, 16, tex[P_SWIZZLE]), 2))
     if fmt <= TF_CLUT32:
-        return fetch_clut(mem, ram_size, tex, level, direct, addr, bufw, u, v)
-    return fetch_dxt(mem, ram_size, fmt, addr, bufw, u, v)
+        return fetch_clut(mem, ram_size, mapping, tex, level, direct, addr, bufw, u, v)
+    return fetch_dxt(mem, ram_size, mapping, fmt, addr, bufw, u, v)
 
 
 # ---------------------------------------------------------------- settings
@@ -452,18 +452,18 @@ def wrap_coord(c, size_shift, clamp):
 
 
 @njit(cache=True)
-def sample_level_nearest(mem, ram_size, tex, level, u, v):
+def sample_level_nearest(mem, ram_size, mapping, tex, level, u, v):
     base = P_LEVELS + level * LEVEL_WORDS
     ws = tex[base + L_WSHIFT]
     hs = tex[base + L_HSHIFT]
     x = texel_fixed8(u, ws) >> 8
     y = texel_fixed8(v, hs) >> 8
-    return fetch(mem, ram_size, tex, level,
+    return fetch(mem, ram_size, mapping, tex, level,
                  wrap_coord(x, ws, tex[P_CLAMP_S]), wrap_coord(y, hs, tex[P_CLAMP_T]))
 
 
 @njit(cache=True)
-def sample_level_linear(mem, ram_size, tex, level, u, v):
+def sample_level_linear(mem, ram_size, mapping, tex, level, u, v):
     """Bilinear: the 2x2 texels around (u, v) - half a texel, each wrapped or clamped on
     its own, weighted in 1/16 steps per axis, truncated: (top*(16-fv) + bottom*fv) >> 8."""
     base = P_LEVELS + level * LEVEL_WORDS
@@ -477,22 +477,22 @@ def sample_level_linear(mem, ram_size, tex, level, u, v):
         d = tex[base + L_DIRECT]
         swizzle = tex[P_SWIZZLE]
         if fmt == TF_8888:
-            tl = read_texel(mem, ram_size, d, addr, texel_byte_offset(xa, ya, bufw, 32, swizzle), 4)
-            tr = read_texel(mem, ram_size, d, addr, texel_byte_offset(xb, ya, bufw, 32, swizzle), 4)
-            bl = read_texel(mem, ram_size, d, addr, texel_byte_offset(xa, yb, bufw, 32, swizzle), 4)
-            br = read_texel(mem, ram_size, d, addr, texel_byte_offset(xb, yb, bufw, 32, swizzle), 4)
+            tl = read_texel(mem, ram_size, mapping, d, addr, texel_byte_offset(xa, ya, bufw, 32, swizzle), 4)
+            tr = read_texel(mem, ram_size, mapping, d, addr, texel_byte_offset(xb, ya, bufw, 32, swizzle), 4)
+            bl = read_texel(mem, ram_size, mapping, d, addr, texel_byte_offset(xa, yb, bufw, 32, swizzle), 4)
+            br = read_texel(mem, ram_size, mapping, d, addr, texel_byte_offset(xb, yb, bufw, 32, swizzle), 4)
         else:
-            tl = from16(fmt, read_texel(mem, ram_size, d, addr, texel_byte_offset(xa, ya, bufw, 16, swizzle), 2))
-            tr = from16(fmt, read_texel(mem, ram_size, d, addr, texel_byte_offset(xb, ya, bufw, 16, swizzle), 2))
-            bl = from16(fmt, read_texel(mem, ram_size, d, addr, texel_byte_offset(xa, yb, bufw, 16, swizzle), 2))
-            br = from16(fmt, read_texel(mem, ram_size, d, addr, texel_byte_offset(xb, yb, bufw, 16, swizzle), 2))
+            tl = from16(fmt, read_texel(mem, ram_size, mapping, d, addr, texel_byte_offset(xa, ya, bufw, 16, swizzle), 2))
+            tr = from16(fmt, read_texel(mem, ram_size, mapping, d, addr, texel_byte_offset(xb, ya, bufw, 16, swizzle), 2))
+            bl = from16(fmt, read_texel(mem, ram_size, mapping, d, addr, texel_byte_offset(xa, yb, bufw, 16, swizzle), 2))
+            br = from16(fmt, read_texel(mem, ram_size, mapping, d, addr, texel_byte_offset(xb, yb, bufw, 16, swizzle), 2))
     elif fmt <= TF_CLUT32:
-        tl, tr, bl, br = fetch_clut4(mem, ram_size, tex, level, xa, xb, ya, yb)
+        tl, tr, bl, br = fetch_clut4(mem, ram_size, mapping, tex, level, xa, xb, ya, yb)
     else:
-        tl = fetch(mem, ram_size, tex, level, xa, ya)
-        tr = fetch(mem, ram_size, tex, level, xb, ya)
-        bl = fetch(mem, ram_size, tex, level, xa, yb)
-        br = fetch(mem, ram_size, tex, level, xb, yb)
+        tl = fetch(mem, ram_size, mapping, tex, level, xa, ya)
+        tr = fetch(mem, ram_size, mapping, tex, level, xb, ya)
+        bl = fetch(mem, ram_size, mapping, tex, level, xa, yb)
+        br = fetch(mem, ram_size, mapping, tex, level, xb, yb)
     return bilinear(tl, tr, bl, br, fu, fv)
 
 
@@ -520,17 +520,17 @@ def bilinear(tl, tr, bl, br, fu, fv):
 
 
 @njit(cache=True, inline="always")
-def sample_level(mem, ram_size, tex, level, u, v, linear):
+def sample_level(mem, ram_size, mapping, tex, level, u, v, linear):
     if linear:
-        return sample_level_linear(mem, ram_size, tex, level, u, v)
-    return sample_level_nearest(mem, ram_size, tex, level, u, v)
+        return sample_level_linear(mem, ram_size, mapping, tex, level, u, v)
+    return sample_level_nearest(mem, ram_size, mapping, tex, level, u, v)
 
 
 @njit(cache=True)
-def sample_between_levels(mem, ram_size, tex, level, frac, u, v, linear):
+def sample_between_levels(mem, ram_size, mapping, tex, level, frac, u, v, linear):
     """Mip-linear: level and level + 1 blended by `frac` sixteenths, truncated."""
-    c = sample_level(mem, ram_size, tex, level, u, v, linear)
-    c1 = sample_level(mem, ram_size, tex, level + 1, u, v, linear)
+    c = sample_level(mem, ram_size, mapping, tex, level, u, v, linear)
+    c1 = sample_level(mem, ram_size, mapping, tex, level + 1, u, v, linear)
     out = 0
     for shift in range(0, 32, 8):
         mixed = (((c1 >> shift) & 0xFF) * frac + ((c >> shift) & 0xFF) * (16 - frac)) >> 4
@@ -539,7 +539,7 @@ def sample_between_levels(mem, ram_size, tex, level, frac, u, v, linear):
 
 
 @njit(cache=True, inline="always")  # inlined into the raster loops: a call per pixel costs more than the work
-def sample_prepared(mem, ram_size, tex, u, v, lod):
+def sample_prepared(mem, ram_size, mapping, tex, u, v, lod):
     """The filtered texel (RGBA8888) at normalized (u, v); see the module docstring.
     Levels: detail <= 0 or no mipmaps -> level 0 with the magnify filter; otherwise
     the minify filter at level detail/16 (clamped to the max level), rounded to the
@@ -561,8 +561,8 @@ def sample_prepared(mem, ram_size, tex, u, v, lod):
             level = level16 >> 4
         linear = tex[P_MIN_LINEAR] if detail > 0 else tex[P_MAG_LINEAR]
     if frac:
-        return np.uint32(sample_between_levels(mem, ram_size, tex, level, frac, u, v, linear))
-    return np.uint32(sample_level(mem, ram_size, tex, level, u, v, linear))
+        return np.uint32(sample_between_levels(mem, ram_size, mapping, tex, level, frac, u, v, linear))
+    return np.uint32(sample_level(mem, ram_size, mapping, tex, level, u, v, linear))
 
 
 @njit(cache=True)
@@ -572,7 +572,7 @@ def one_level(tex):
 
 
 @njit(cache=True)
-def combine_span(mem, ram_size, cmds, tex, rgbas, us, vs, zs, start, end, check_range, minz, maxz):
+def combine_span(mem, ram_size, mapping, cmds, tex, rgbas, us, vs, zs, start, end, check_range, minz, maxz):
     """rgbas[i] = combine(cmds, rgbas[i], sample_prepared(..., us[i], vs[i], lod)) for
     i in start..end-1 when `one_level(tex)` (lod then changes nothing), skipping the
     pixels whose zs[i] is outside minz..maxz when check_range; the level's settings read
@@ -602,20 +602,20 @@ def combine_span(mem, ram_size, cmds, tex, rgbas, us, vs, zs, start, end, check_
             texel = color_texel(mem, fmt, direct, bufw, swizzle, wrap_coord(texel_fixed8(us[i], ws) >> 8, ws, cs),
                                 wrap_coord(texel_fixed8(vs[i], hs) >> 8, hs, ct))
         elif linear:
-            texel = sample_level_linear(mem, ram_size, tex, 0, us[i], vs[i])
+            texel = sample_level_linear(mem, ram_size, mapping, tex, 0, us[i], vs[i])
         else:
             x = wrap_coord(texel_fixed8(us[i], ws) >> 8, ws, cs)
             y = wrap_coord(texel_fixed8(vs[i], hs) >> 8, hs, ct)
-            texel = fetch(mem, ram_size, tex, 0, x, y)
+            texel = fetch(mem, ram_size, mapping, tex, 0, x, y)
         rgbas[i] = combine(cmds, rgbas[i], np.uint32(texel))
         count += 1
     return count
 
 
 @njit(cache=True)
-def sample(mem, ram_size, cmds, clut, u, v, lod):
+def sample(mem, ram_size, mapping, cmds, clut, u, v, lod):
     """`sample_prepared` straight from `cmds` (decodes the settings on every call)."""
-    return sample_prepared(mem, ram_size, prepare(cmds, clut, ram_size), u, v, lod)
+    return sample_prepared(mem, ram_size, mapping, prepare(cmds, clut, ram_size), u, v, lod)
 
 
 # ---------------------------------------------------------------- texture function

@@ -13,7 +13,7 @@ from numba import njit
 
 from allegrex.ge import cost
 from allegrex.ge.state import R_CYCLES, R_LISTADDR, R_WARN, R_WARN_ADDR, R_WARN_PC
-from allegrex.memory import GE_MAPPING, translate
+from allegrex.memory import translate
 from allegrex.ge.regs import (TRANSFERSRC, TRANSFERSRCW, TRANSFERDST, TRANSFERDSTW, TRANSFERSRCPOS,
                              TRANSFERDSTPOS, TRANSFERSIZE)
 
@@ -42,7 +42,7 @@ def _wrap(addr):
 
 
 @njit(cache=True, error_model="numpy")
-def block_transfer(mem, ram_size, regs, cmds, bpp32):
+def block_transfer(mem, ram_size, mapping, regs, cmds, bpp32):
     bpp = 4 if bpp32 else 2
     src_base = _address(cmds[TRANSFERSRC], cmds[TRANSFERSRCW])
     dst_base = _address(cmds[TRANSFERDST], cmds[TRANSFERDSTW])
@@ -60,14 +60,14 @@ def block_transfer(mem, ram_size, regs, cmds, bpp32):
         for start in range(0, row_bytes, CHUNK):
             n = min(CHUNK, row_bytes - start)
             for i in range(n):  # read the whole chunk first: a chunk moves like memmove
-                off = translate(_wrap(src_row + start + i), 1, ram_size, GE_MAPPING)
+                off = translate(_wrap(src_row + start + i), 1, ram_size, mapping)
                 valid[i] = off >= 0
                 if off < 0:
                     _warn(regs, src_row + start + i)
                 else:
                     chunk[i] = mem[off]
             for i in range(n):
-                off = translate(_wrap(dst_row + start + i), 1, ram_size, GE_MAPPING)
+                off = translate(_wrap(dst_row + start + i), 1, ram_size, mapping)
                 if off < 0:
                     _warn(regs, dst_row + start + i)
                 elif valid[i]:

@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from allegrex.ge.state import BONES
-from allegrex.memory import GE_MAPPING, translate
+from allegrex.memory import translate
 from allegrex.ge.regs import MORPHWEIGHT0
 
 V_X, V_Y, V_Z = 0, 1, 2
@@ -157,11 +157,11 @@ def morph_weights(cmds, morphs):
 
 
 @njit(cache=True, error_model="numpy")
-def decode(mem, ram_size, mtx, vtype, lay, mweights, addr, out):
+def decode(mem, ram_size, mapping, mtx, vtype, lay, mweights, addr, out):
     """Decode the vertex at guest `addr` into out[V_*]; False if it lies outside memory."""
     tc, col, nrm, pos, wt, _idx, nweights, morphs, through = fields(vtype)
-    base = translate(addr, 1, ram_size, GE_MAPPING)
-    last = translate(addr + lay[L_STRIDE] - 1, 1, ram_size, GE_MAPPING)
+    base = translate(addr, 1, ram_size, mapping)
+    last = translate(addr + lay[L_STRIDE] - 1, 1, ram_size, mapping)
     if base < 0 or last < 0 or last - base != lay[L_STRIDE] - 1:
         return False
     if through:
@@ -237,13 +237,13 @@ def _skin(mem, base, mtx, wt, nweights, out, has_normal):
 
 
 @njit(cache=True, error_model="numpy")
-def index_at(mem, ram_size, vtype, iaddr, i):
+def index_at(mem, ram_size, mapping, vtype, iaddr, i):
     """Vertex number i of an indexed draw (8/16/32-bit indices), or -1 outside memory."""
     code = (vtype >> 11) & 3
     if code == 0:
         return i
     size = 1 << (code - 1)
-    off = translate(iaddr + i * size, size, ram_size, GE_MAPPING)
+    off = translate(iaddr + i * size, size, ram_size, mapping)
     if off < 0:
         return -1
     if code == 1:

@@ -33,12 +33,16 @@ class Ge:
         self.state = GeState()
         self.trace = np.zeros(1, dtype=np.int64)
 
+    @property
+    def space(self) -> tuple:
+        """The GE functions' first arguments: memory, RAM size, address mapping."""
+        return self.memory.mem, self.memory.ram_size, self.memory.mapping
+
     def run(self, addr: int = LIST, stall: int = 0, budget: int = 100_000) -> int:
         from allegrex.ge import processor
         st = self.state
         st.regs[R_LISTADDR], st.regs[R_STALLADDR] = addr, stall
-        return processor.run(self.memory.mem, self.memory.ram_size, st.regs, st.cmds, st.mtx, st.clut, st.keep,
-                             budget, self.trace)
+        return processor.run(*self.space, st.regs, st.cmds, st.mtx, st.clut, st.keep, budget, self.trace)
 
     def load(self, words, addr: int = LIST) -> None:
         write_words(self.memory, addr, words)

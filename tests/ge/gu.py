@@ -64,6 +64,11 @@ class Ge:
         self.texfunc = 0  # libgu keeps TEXFUNC's function bits and the doubling bit apart
         self.fragment_2x = 0
 
+    @property
+    def space(self) -> tuple:
+        """The GE functions' first arguments: memory, RAM size, address mapping (the translation now)."""
+        return self.mem, self.ram_size, self.memory.mapping
+
     def send(self, op: int, arg: int) -> None:
         self.cmds[op] = (op << 24) | (arg & 0xFFFFFF)
 
@@ -144,7 +149,7 @@ class Ge:
         self.send(regs.CLUTADDR, addr)
         self.send(regs.CLUTADDRUPPER, (addr >> 8) & 0xF0000)
         self.send(regs.LOADCLUT, blocks)
-        texture.load_clut(self.mem, self.ram_size, self.cmds, self.clut)
+        texture.load_clut(*self.space, self.cmds, self.clut)
 
     def blend_func(self, op: int, src: int, dst: int, fix_a: int, fix_b: int) -> None:
         self.send(regs.BLENDMODE, src | (dst << 4) | (op << 8))
@@ -210,7 +215,7 @@ class Ge:
 
     # --- one pixel through the pipeline ---
     def texel(self, u: float, v: float, lod: float = 0.0) -> int:
-        return int(texture.sample(self.mem, self.ram_size, self.cmds, self.clut, u, v, lod))
+        return int(texture.sample(*self.space, self.cmds, self.clut, u, v, lod))
 
     def draw_pixel(self, x: int, y: int, color: int, u: float = 0.0, v: float = 0.0, lod: float = 0.0,
                    z: int = 0, fog: float = 1.0, spec: int = 0) -> int:
@@ -218,7 +223,7 @@ class Ge:
         fragment stage. Returns process's result (1 = written)."""
         if self.cmds[regs.TEXTUREMAPENABLE] & 1 and not self.cmds[regs.CLEARMODE] & 1:
             color = int(texture.combine(self.cmds, color, self.texel(u, v, lod)))
-        return int(fragment.process(self.mem, self.ram_size, self.cmds, x, y, z, color, spec, fog))
+        return int(fragment.process(*self.space, self.cmds, x, y, z, color, spec, fog))
 
 
 def autotest_init(ge: Ge, scissor_small: bool = True) -> None:

@@ -385,7 +385,7 @@ def test_random_settings_never_fail():
         ge.cmds[:] = (np.arange(256, dtype=np.uint32) << 24) | rng.integers(0, 1 << 24, 256, dtype=np.uint32)
         x, y = int(rng.integers(0, 480)), int(rng.integers(0, 272))
         for fog in (rng.uniform(-2, 2), np.nan, np.inf):
-            written = fragment.process(ge.mem, ge.ram_size, ge.cmds, x, y, int(rng.integers(0, 65536)),
+            written = fragment.process(*ge.space, ge.cmds, x, y, int(rng.integers(0, 65536)),
                                        int(rng.integers(0, 1 << 32)), int(rng.integers(0, 1 << 24)), fog)
             assert written in (0, 1)
         assert np.isfinite(fragment.fog_depth(ge.cmds, rng.uniform(-1e6, 1e6)))

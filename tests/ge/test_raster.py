@@ -168,14 +168,14 @@ def test_span_paths_store_what_the_per_pixel_rules_store(case):
         if rs[raster.RS_DEPTHRANGE] and not rs[raster.RS_MINZ] <= z <= rs[raster.RS_MAXZ]:
             continue
         if rs[raster.RS_TEX]:
-            texel = texture.sample_prepared(expected, ge.ram_size, tex, sf[raster.SF_S, i], sf[raster.SF_T, i],
-                                            sf[raster.SF_LOD, i])
+            texel = texture.sample_prepared(expected, ge.ram_size, ge.memory.mapping, tex, sf[raster.SF_S, i],
+                                            sf[raster.SF_T, i], sf[raster.SF_LOD, i])
             rgba = int(texture.combine(ge.cmds, rgba, texel))
             textured_pixels += 1
-        written_pixels += fragment.process_prepared(expected, ge.ram_size, frag, x0 + i, y, z, rgba,
+        written_pixels += fragment.process_prepared(expected, ge.ram_size, ge.memory.mapping, frag, x0 + i, y, z, rgba,
                                                     int(si[raster.SI_SPEC, i]), 1.0)
     counters = GeState().regs
-    raster.shade_span(ge.mem, ge.ram_size, counters, ge.cmds, pix, rs, y, x0, n)
+    raster.shade_span(ge.mem, ge.ram_size, ge.memory.mapping, counters, ge.cmds, pix, rs, y, x0, n)
     changed = np.flatnonzero(ge.mem != expected)
     assert changed.size == 0, f"{changed.size} bytes differ, first at offset 0x{changed[0]:x}"
     assert counters[R_PIXELS] == written_pixels > 0

@@ -767,6 +767,6 @@ def test_random_settings_never_fail():
         ge.cmds[:] = (np.arange(256, dtype=np.uint32) << 24) | rng.integers(0, 1 << 24, 256, dtype=np.uint32)
         for u, v, lod in [(rng.uniform(-3, 3), rng.uniform(-3, 3), rng.uniform(-10, 10)),
                           (np.nan, np.inf, np.nan), (-np.inf, 1e30, 1e30)]:
-            texel = texture.sample(ge.mem, ge.ram_size, ge.cmds, ge.clut, u, v, lod)
+            texel = texture.sample(*ge.space, ge.cmds, ge.clut, u, v, lod)
             assert 0 <= int(texel) <= 0xFFFFFFFF
         assert 0 <= int(texture.combine(ge.cmds, int(rng.integers(0, 1 << 32)), int(rng.integers(0, 1 << 32)))) <= 0xFFFFFFFF

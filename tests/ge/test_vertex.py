@@ -77,7 +77,7 @@ def test_transform_mode_vertices_decode_like_the_reference(tc, col, nrm, pos):
     ge = Ge()
     ge.memory.write(ADDR, rec.tobytes())
     out = np.zeros(vertex.V_SIZE)
-    assert vertex.decode(ge.memory.mem, ge.memory.ram_size, ge.state.mtx, vtype, vertex.layout(vtype), np.ones(8),
+    assert vertex.decode(*ge.space, ge.state.mtx, vtype, vertex.layout(vtype), np.ones(8),
                          ADDR, out)
     np.testing.assert_allclose(out[vertex.V_X:vertex.V_Z + 1], rec["p"] / SIZES[pos][2], rtol=1e-6)
     if tc:
@@ -93,7 +93,7 @@ def test_through_mode_16_bit_positions_are_pixels_and_depth_is_unsigned():
     ge = Ge()
     ge.memory.write(ADDR, np.array([7, 9, -5 & 0xFFFF, 300, 0xFFF0], dtype="<u2").tobytes())
     out = np.zeros(vertex.V_SIZE)
-    vertex.decode(ge.memory.mem, ge.memory.ram_size, ge.state.mtx, vtype, vertex.layout(vtype), np.ones(8), ADDR, out)
+    vertex.decode(*ge.space, ge.state.mtx, vtype, vertex.layout(vtype), np.ones(8), ADDR, out)
     assert list(out[[vertex.V_S, vertex.V_T, vertex.V_X, vertex.V_Y, vertex.V_Z]]) == [7, 9, -5, 300, 0xFFF0]
 
 
@@ -108,7 +108,7 @@ def test_morph_targets_are_blended_with_the_morph_weights():
         ge.state.cmds[OPS["MORPHWEIGHT0"] + i] = (OPS["MORPHWEIGHT0"] + i) << 24 | f24(w)
     weights = vertex.morph_weights(ge.state.cmds, 2)
     out = np.zeros(vertex.V_SIZE)
-    vertex.decode(ge.memory.mem, ge.memory.ram_size, ge.state.mtx, vtype, vertex.layout(vtype), weights, ADDR, out)
+    vertex.decode(*ge.space, ge.state.mtx, vtype, vertex.layout(vtype), weights, ADDR, out)
     np.testing.assert_allclose(out[:3], 0.25 * recs[0]["p"] + 0.75 * recs[1]["p"], rtol=1e-5)
     want = np.floor(0.25 * recs[0]["c"].astype(float) + 0.75 * recs[1]["c"].astype(float))
     np.testing.assert_array_equal(out[vertex.V_R:vertex.V_A + 1], want)
@@ -124,7 +124,7 @@ def test_skinning_blends_bone_matrices_by_the_weights():
     bones = rng.uniform(-1, 1, (2, 12)).astype(np.float32)
     ge.state.mtx[:24] = bones.ravel()
     out = np.zeros(vertex.V_SIZE)
-    vertex.decode(ge.memory.mem, ge.memory.ram_size, ge.state.mtx, vtype, vertex.layout(vtype), np.ones(8), ADDR, out)
+    vertex.decode(*ge.space, ge.state.mtx, vtype, vertex.layout(vtype), np.ones(8), ADDR, out)
     blend = sum(w * b.reshape(4, 3).T for w, b in zip(rec["w"], bones.astype(float)))  # 3x4: columns x, y, z, t
     np.testing.assert_allclose(out[:3], blend[:, :3] @ rec["p"] + blend[:, 3], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(out[vertex.V_NX:vertex.V_NZ + 1], blend[:, :3] @ rec["n"], rtol=1e-5, atol=1e-6)
@@ -134,4 +134,4 @@ def test_indices_of_each_width():
     ge = Ge()
     ge.memory.write(ADDR, bytes([5, 0, 7, 1, 0, 0, 0, 2]))
     for code, i, want in ((1, 1, 0), (1, 2, 7), (2, 1, 0x107), (3, 1, 0x02000000)):
-        assert vertex.index_at(ge.memory.mem, ge.memory.ram_size, code << 11, ADDR, i) == want
+        assert vertex.index_at(*ge.space, code << 11, ADDR, i) == want

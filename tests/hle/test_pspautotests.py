@@ -95,8 +95,9 @@ REQUIRED = {  # passing when written (`allegrex test`: 293 of the 318 programs o
     "gpu/texmtx/source", "gpu/texmtx/uvs", "gpu/clut/offset", "gpu/clut/shifts", "gpu/commands/blend",
     "gpu/commands/blend565", "gpu/filtering/precisionlinear2d", "gpu/filtering/precisionlinear3d",
     "gpu/textures/mipmap", "gpu/rendertarget/copy",
-    # with the VRAM mirrors in the memory map (gpu/ge/edramswizzle passes too, but takes a minute)
-    "gpu/clut/address",
+    # with the VRAM mirrors in the memory map (gpu/ge/edramswizzle passes too, but takes a minute),
+    # the GE reading them in the translation the program set
+    "gpu/clut/address", "gpu/transfer/invalid", "gpu/transfer/mirrors",
 }
 
 # Programs that need more simulated time than the default: power/freq runs at 1-3 MHz,
