@@ -72,7 +72,7 @@ def main():
     for name, fmt in [("8888", 3), ("5650", 0), ("CLUT8", 5), ("DXT1", 8)]:
         for filt_name, filt in [("nearest", 0), ("bilinear", 1)]:
             memory, cmds, clut = setup(fmt, filt)
-            tex = texture.prepare(cmds, clut)
+            tex = texture.prepare(cmds, clut, memory.ram_size)
             frag = fragment.prepare(cmds)
             frame(memory.mem, memory.ram_size, memory.mapping, cmds, tex, frag)
             best = min(timed(frame, memory.mem, memory.ram_size, memory.mapping, cmds, tex, frag) for _ in range(args.repeat))

@@ -8,11 +8,14 @@ the rest of the simulator): an 8888 frame buffer in VRAM, a 64x64 8888 texture w
 bilinear filtering, alpha blending on, a 3D perspective view of a screen-filling grid of
 quads (two triangles each, per-vertex colours and texture coordinates). Every pixel of
 the frame is covered once. Reported per frame: wall and process CPU time (best and
-median of --repeat), pixels written, the GE's simulated time for it (cost model).
+median of --repeat), pixels written, the GE's simulated time for it (cost model), and a
+digest of VRAM after the first frame (frame and depth buffer): a faster renderer must
+keep it (--expect DIGEST fails the run when it differs).
 The machine is shared: process CPU time is the steadier figure.
 """
 
 import argparse
+import hashlib
 import struct
 import sys
 import time
@@ -78,11 +81,12 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--grid", default="16x9", help="quads across x down (default 16x9)")
     p.add_argument("--repeat", type=int, default=10)
+    p.add_argument("--expect", metavar="DIGEST", help="fail unless the first frame's VRAM digest is this")
     args = p.parse_args(argv)
     gx, gy = (int(v) for v in args.grid.split("x"))
     from allegrex.ge import cost, processor
     from allegrex.ge.state import GeState, R_CYCLES, R_LISTADDR, R_PIXELS
-    from allegrex.memory import Memory
+    from allegrex.memory import VRAM_SIZE, Memory
     memory = Memory()
     triangles = build(memory, gx, gy)
     ge = GeState()
@@ -93,9 +97,11 @@ def main(argv=None) -> int:
         ge.regs[R_LISTADDR] = LIST
         return processor.run(memory.mem, memory.ram_size, memory.mapping, ge.regs, ge.cmds, ge.mtx, ge.clut, ge.keep, 10**6, trace)
 
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     frame()  # compiles (or loads the numba cache)
-    first = time.perf_counter() - t
+    first, first_cpu = time.perf_counter() - t, time.process_time() - c
+    vram = memory.mem[memory.ram_size:memory.ram_size + VRAM_SIZE]
+    digest = hashlib.sha256(vram.tobytes()).hexdigest()[:16]
     walls, cpus = [], []
     for _ in range(args.repeat):
         w0, c0 = time.perf_counter(), time.process_time()
@@ -105,10 +111,14 @@ def main(argv=None) -> int:
     px = int(ge.regs[R_PIXELS])
     ge_us = (int(ge.regs[R_CYCLES]) + px // cost.PIXEL_QUADS) / cost.GE_MHZ
     print(f"GE frame: {triangles} textured blended triangles, {px} pixels written, event {event}")
-    print(f"  first call (compile or cache load): {first:.2f} s")
+    print(f"  first call (compile or cache load): {first:.2f} s wall, {first_cpu:.2f} s CPU")
     print(f"  wall: best {1000 * min(walls):.1f} ms, median {1000 * float(np.median(walls)):.1f} ms")
     print(f"  process CPU: best {1000 * min(cpus):.1f} ms, median {1000 * float(np.median(cpus)):.1f} ms")
     print(f"  simulated GE time (cost model): {ge_us:.0f} us")
+    print(f"  VRAM digest after the first frame: {digest}")
+    if args.expect and args.expect != digest:
+        print(f"  the frame differs from the expected {args.expect}")
+        return 1
     return 0
 
 

@@ -20,10 +20,13 @@ Kernel.run alone (not loading): the machine is shared, so wall time is noisy. `b
 share of simulated cycles the CPU was not idle (waiting for vblank, audio, the pad): a
 program that idles most of a frame is easy to keep in real time; the MIPS column is guest
 instructions per CPU second. The first (warm-up) run's wall time is shown too: it includes
-compiling the program's hot loops.
+compiling the program's hot loops. `VRAM` is a digest of VRAM when the program ends (for
+the GE programs their last frames and depth buffer): every run must give the same, and a
+faster renderer must not change it.
 """
 
 import argparse
+import hashlib
 import io
 import json
 import statistics
@@ -94,6 +97,7 @@ def run_once(program: Program) -> dict:
     from allegrex.commands.run import load_program
     from allegrex.hle import ctrl
     from allegrex.hle.kernel import RunOptions
+    from allegrex.memory import VRAM_SIZE
     text = io.StringIO()
     options = RunOptions(ms0=str(program.ms0) if program.ms0 else None, program_path=str(program.eboot),
                          input_events=[ctrl.parse_press(p) for p in program.presses], stdout=text,
@@ -105,7 +109,9 @@ def run_once(program: Program) -> dict:
     if stop.kind not in ("exit", "threads-ended"):
         sys.exit(f"{program.name} did not finish: {stop.kind}: {stop.message}\n{text.getvalue()}")
     s = kernel.stats()
-    return {"simulated_s": s["simulated_seconds"], "cpu_s": cpu, "wall_s": wall, "cycles": s["cycles"],
+    memory = machine.memory
+    vram = memory.mem[memory.ram_size:memory.ram_size + VRAM_SIZE]
+    return {"vram": hashlib.sha256(vram.tobytes()).hexdigest()[:12],"simulated_s": s["simulated_seconds"], "cpu_s": cpu, "wall_s": wall, "cycles": s["cycles"],
             "instructions": s["instructions"], "busy": 1 - s["idle_cycles"] / s["cycles"],
             "output": text.getvalue()}
 
@@ -114,14 +120,14 @@ def measure(program: Program, repeat: int) -> dict:
     first = run_once(program)
     runs = [run_once(program) for _ in range(repeat)]
     for r in runs:  # deterministic: every run the same simulation
-        if (r["cycles"], r["output"]) != (first["cycles"], first["output"]):
+        if (r["cycles"], r["output"], r["vram"]) != (first["cycles"], first["output"], first["vram"]):
             sys.exit(f"{program.name}: runs differ ({first['cycles']} vs {r['cycles']} cycles)")
     cpu, wall = statistics.median(r["cpu_s"] for r in runs), statistics.median(r["wall_s"] for r in runs)
     sim = first["simulated_s"]
     return {"program": program.name, "simulated_s": sim, "cpu_s": cpu, "wall_s": wall,
             "realtime_cpu": sim / cpu, "realtime_wall": sim / wall, "busy": first["busy"],
             "mips": first["instructions"] / cpu / 1e6, "first_wall_s": first["wall_s"],
-            "cycles": first["cycles"], "instructions": first["instructions"]}
+            "cycles": first["cycles"], "instructions": first["instructions"], "vram": first["vram"]}
 
 
 def main() -> None:
@@ -139,10 +145,11 @@ def main() -> None:
             print(f"{r['program']:15s} done: {r['realtime_cpu']:.2f}x real time (CPU)", file=sys.stderr, flush=True)
     print(f"simulated seconds per second, median of {args.repeat} runs after a warm-up run\n")
     print(f"{'program':15s} {'sim s':>6s} {'CPU s':>6s} {'x real (CPU)':>12s} {'x real (wall)':>13s} "
-          f"{'busy':>5s} {'MIPS':>6s} {'1st run wall s':>14s}")
+          f"{'busy':>5s} {'MIPS':>6s} {'1st run wall s':>14s} {'VRAM':>12s}")
     for r in rows:
         print(f"{r['program']:15s} {r['simulated_s']:6.2f} {r['cpu_s']:6.2f} {r['realtime_cpu']:12.2f} "
-              f"{r['realtime_wall']:13.2f} {100 * r['busy']:4.0f}% {r['mips']:6.1f} {r['first_wall_s']:14.1f}")
+              f"{r['realtime_wall']:13.2f} {100 * r['busy']:4.0f}% {r['mips']:6.1f} {r['first_wall_s']:14.1f} "
+              f"{r['vram']:>12s}")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2))
 

@@ -107,7 +107,7 @@ def primitive(mem, ram_size, mapping, regs, cmds, mtx, clut, keep, count, ptype)
             return
         _carry_attributes(vtype, dv, keep[KEEP_LAST])
         geometry.transform(cmds, mtx, xf, lp, vtype, dv, verts[i])
-    pix = raster.prepare_pixels(cmds, clut)
+    pix = raster.prepare_pixels(cmds, clut, ram_size)
     assemble(mem, ram_size, mapping, regs, cmds, pix, keep, xf, rs, verts, count, ptype, False)
 
 
@@ -493,7 +493,7 @@ def patch(mem, ram_size, mapping, regs, cmds, mtx, clut, keep, spline, arg):
     for i in range(indices.shape[0]):
         verts[i] = screen[indices[i]]
     regs[R_KEEP_COUNT] = 0
-    pix = raster.prepare_pixels(cmds, clut)
+    pix = raster.prepare_pixels(cmds, clut, ram_size)
     assemble(mem, ram_size, mapping, regs, cmds, pix, keep, xf, rs, verts, indices.shape[0], prim, False)
 
 
@@ -542,7 +542,7 @@ def immediate_vertex(mem, ram_size, mapping, regs, cmds, mtx, clut, keep, arg):
     cmds[CULL] = (CULL << 24) | ((flags >> 20) & 1)
     xf = geometry.setup(cmds, mtx)
     rs = raster.setup(cmds)
-    pix = raster.prepare_pixels(cmds, clut)
+    pix = raster.prepare_pixels(cmds, clut, ram_size)
     ptype = regs[R_PRIM_LAST]
     k = regs[R_KEEP_COUNT]
     if ptype == LINE_STRIP:

@@ -4,7 +4,11 @@ pixel formats, and clear mode.
 
 Entry points (numba; ge-core's rasterizer calls them for every covered pixel):
 - `prepare(cmds) -> int32[FRAG_WORDS]`: the fragment settings decoded once per primitive.
-- `process_prepared(mem, ram_size, mapping, frag, x, y, z, rgba, spec_rgb, fog) -> 1 if written`.
+- `process_prepared(mem, ram_size, mapping, frag, x, y, z, rgba, spec_rgb, fog) -> 1 if written`;
+  `process_at` is the same with the pixel's colour and depth offsets in `mem` given
+  (the raster's spans compute them a row at a time), `clear_store` its clear-mode form
+  without dithering (`clear_keep` the bits it keeps), `plain_span` a span's pixels when
+  prepare found only the depth test, depth write, blending and the store at work.
 - `process(mem, ram_size, mapping, cmds, x, y, z, rgba, spec_rgb, fog)`: the same from `cmds`
   (decodes the settings on every call: for tests and one-off use).
 
@@ -90,7 +94,8 @@ F_FB_STRIDE = 35
 F_Z_ADDR = 36
 F_Z_STRIDE = 37
 F_DITHER_MATRIX = 38  # 16 signed values, row-major (y * 4 + x)
-FRAG_WORDS = F_DITHER_MATRIX + 16
+F_PLAIN = F_DITHER_MATRIX + 16  # 1: no clear mode, alpha/colour/stencil test, fog, dithering or logic op
+FRAG_WORDS = F_PLAIN + 1
 
 VRAM_BASE = 0x04000000
 
@@ -168,6 +173,9 @@ def prepare_into(cmds, frag):
     frag[F_FB_STRIDE] = np.int64(cmds[regs.FRAMEBUFWIDTH]) & 0x7FC
     frag[F_Z_ADDR] = VRAM_BASE | (np.int64(cmds[regs.ZBUFPTR]) & 0x1FFFF0)
     frag[F_Z_STRIDE] = np.int64(cmds[regs.ZBUFWIDTH]) & 0x7FC
+    frag[F_PLAIN] = 1 if (not clear and frag[F_ALPHA_FUNC] == ALWAYS and not frag[F_FOG]
+                          and frag[F_COLOR_FUNC] == ALWAYS and not frag[F_STENCIL] and not frag[F_DITHER]
+                          and frag[F_LOGIC_OP] == LOGIC_COPY) else 0
 
 
 @njit(cache=True)
@@ -424,10 +432,33 @@ def clamp255(c):
     return c if c < 255 else 255
 
 
-@njit(cache=True, inline="always")  # inlined into the raster loops: a call per pixel costs more than the work
+@njit(cache=True, inline="always")
+def uses_depth(frag):
+    """Does a pixel read or write the depth buffer?"""
+    if frag[F_CLEAR]:
+        return frag[F_CLEAR_DEPTH] != 0
+    return frag[F_DEPTH_FUNC] != ALWAYS or frag[F_DEPTH_WRITE] != 0
+
+
+@njit(cache=True, inline="always")
+def depth_offset(ram_size, mapping, frag, x, y):
+    """Offset in `mem` of pixel (x, y) of the depth buffer, or -1."""
+    return translate(frag[F_Z_ADDR] + (y * frag[F_Z_STRIDE] + x) * 2, 2, ram_size, mapping)
+
+
+@njit(cache=True, inline="always")
 def process_prepared(mem, ram_size, mapping, frag, x, y, z, rgba, spec_rgb, fog):
     """Run one pixel through the fragment stage and store it; 1 if the colour buffer was
     written, 0 if a test rejected it (a failed stencil test may still store its op)."""
+    off = pixel_offset(mem, ram_size, mapping, frag, x, y)
+    zoff = depth_offset(ram_size, mapping, frag, x, y) if uses_depth(frag) else -1
+    return process_at(mem, frag, x, y, z, rgba, spec_rgb, fog, off, zoff)
+
+
+@njit(cache=True, inline="always")  # inlined into the raster's span loop: a call per pixel costs more than the work
+def process_at(mem, frag, x, y, z, rgba, spec_rgb, fog, off, zoff):
+    """`process_prepared` with the pixel's offsets in `mem` (colour `off`, depth `zoff`:
+    -1 outside memory, and `zoff` -1 too when `uses_depth` is false)."""
     clear = frag[F_CLEAR]
     c = np.int64(rgba)
     r = c & 0xFF
@@ -464,13 +495,9 @@ def process_prepared(mem, ram_size, mapping, frag, x, y, z, rgba, spec_rgb, fog)
                 return 0
 
     fmt = frag[F_FB_FMT]
-    off = pixel_offset(mem, ram_size, mapping, frag, x, y)
     if off < 0:
         return 0
     old_raw = load_raw(mem, off, fmt)
-    zoff = -1
-    if clear and frag[F_CLEAR_DEPTH] or not clear and (frag[F_DEPTH_FUNC] != ALWAYS or frag[F_DEPTH_WRITE]):
-        zoff = translate(frag[F_Z_ADDR] + (y * frag[F_Z_STRIDE] + x) * 2, 2, ram_size, mapping)
 
     if clear:
         stencil = a
@@ -524,6 +551,84 @@ def process_prepared(mem, ram_size, mapping, frag, x, y, z, rgba, spec_rgb, fog)
         new = to16(fmt, new)
     store_raw(mem, off, fmt, (new & ~keep) | (old_raw & keep))
     return 1
+
+
+@njit(cache=True)
+def clear_keep(frag):
+    """The stored bits a clear-mode pixel keeps: the write masks', the colour without
+    CLEARMODE's colour bit, the stencil without its stencil bit (F_KEEP_MASK has it)."""
+    fmt = frag[F_FB_FMT]
+    keep = np.int64(frag[F_KEEP_MASK]) & 0xFFFFFFFF
+    if not frag[F_CLEAR_COLOR]:
+        keep |= 0x00FFFFFF if fmt == FMT_8888 else to16(fmt, 0x00FFFFFF)
+    return keep
+
+
+@njit(cache=True, inline="always")
+def clear_store(mem, fmt, off, zoff, z, rgba, keep):
+    """A clear-mode pixel without dithering at offsets `off` (colour) and `zoff` (depth,
+    -1 when CLEARMODE does not clear it): the primitive colour with its alpha as the
+    stencil, through `keep` (clear_keep), as process_at stores it."""
+    new = np.int64(rgba) & 0xFFFFFFFF
+    if fmt != FMT_8888:
+        new = to16(fmt, new)
+    store_raw(mem, off, fmt, (new & ~keep) | (load_raw(mem, off, fmt) & keep))
+    if zoff >= 0:
+        mem[zoff] = z & 0xFF
+        mem[zoff + 1] = (z >> 8) & 0xFF
+
+
+@njit(cache=True)
+def plain_span(mem, frag, row, zrow, n, rgbas, specs, zs, check_range):
+    """process_at for the n pixels of a span whose colour (from `row`) and depth (from
+    `zrow`, -1 when uses_depth is false) are contiguous in `mem`, when frag[F_PLAIN]:
+    the secondary colour sum, the MINZ..MAXZ range (check_range), the depth test and
+    write, blending and the store, in process_at's order and arithmetic. Returns the
+    number of pixels written."""
+    fmt = frag[F_FB_FMT]
+    bpp = 4 if fmt == FMT_8888 else 2
+    keep = np.int64(frag[F_KEEP_MASK]) & 0xFFFFFFFF
+    zfunc = frag[F_DEPTH_FUNC]
+    zwrite = frag[F_DEPTH_WRITE] != 0 and zrow >= 0
+    blend = frag[F_BLEND] != 0
+    minz, maxz = frag[F_MINZ], frag[F_MAXZ]
+    written = 0
+    for i in range(n):
+        z = zs[i]
+        if check_range and (z < minz or z > maxz):
+            continue
+        zoff = zrow + 2 * i
+        if zfunc != ALWAYS:
+            stored = np.int64(mem[zoff]) | (np.int64(mem[zoff + 1]) << 8) if zrow >= 0 else 0
+            if not compare(zfunc, z, stored):
+                continue
+        if zwrite:
+            mem[zoff] = z & 0xFF
+            mem[zoff + 1] = (z >> 8) & 0xFF
+        c = rgbas[i]
+        r = c & 0xFF
+        g = (c >> 8) & 0xFF
+        b = (c >> 16) & 0xFF
+        a = (c >> 24) & 0xFF
+        sp = specs[i]
+        if sp:  # a zero secondary colour adds nothing
+            r = min(r + (sp & 0xFF), 255)
+            g = min(g + ((sp >> 8) & 0xFF), 255)
+            b = min(b + ((sp >> 16) & 0xFF), 255)
+        off = row + i * bpp
+        old_raw = load_raw(mem, off, fmt)
+        if blend:
+            old = raw_to_rgba(fmt, old_raw)
+            src = r | (g << 8) | (b << 16) | (a << 24)
+            r = clamp255(blend_channel(frag, 0, src, old))
+            g = clamp255(blend_channel(frag, 8, src, old))
+            b = clamp255(blend_channel(frag, 16, src, old))
+        new = r | (g << 8) | (b << 16) | ((raw_stencil(fmt, old_raw) & 0xFF) << 24)
+        if fmt != FMT_8888:
+            new = to16(fmt, new)
+        store_raw(mem, off, fmt, (new & ~keep) | (old_raw & keep))
+        written += 1
+    return written
 
 
 @njit(cache=True)

@@ -10,9 +10,13 @@ perspective-correctly (s/w, t/w, 1/w), depth and fog linearly. Flat shading uses
 provoking vertex (v2). Pixels outside the scissor (and REGION2) are not drawn; outside
 MINZ..MAXZ (transform mode) they are discarded before texturing.
 
-Per pixel: texture.sample_prepared + texture.combine (texturing on, not clear mode), then
-fragment.process_prepared, which writes the frame buffer; `pix` is the pair of their
-per-draw prepared states (`prepare_pixels`).
+The primitives work a span at a time (a row's run of covered pixels): they fill the
+span buffers with each pixel's depth, colours, fog and texture coordinates, and
+`shade_span` runs them through texture.sample_prepared + texture.combine (texturing on,
+not clear mode) and fragment.process_at, which writes the frame buffer, with the row's
+colour and depth offsets computed once when the row lies in plain memory (direct.py).
+One compiled copy of the pixel stages serves every primitive. `pix` holds their
+per-draw prepared states and the span buffers (`prepare_pixels`).
 `lod` is the GE's log2 of texels per pixel along the screen axes at level 0, as its
 piecewise-linear approximation (exponent + mantissa fraction), or in slope mode the
 log2 of 2 * w * TEXLODSLOPE.
@@ -21,12 +25,14 @@ log2 of 2 * w * TEXLODSLOPE.
 import numpy as np
 from numba import njit
 
-from allegrex.ge import cost
+from allegrex.ge import cost, fragment
+from allegrex.ge.colors import FMT_8888
+from allegrex.ge.direct import plain_offset
 from allegrex.ge.geometry import (S_A, S_B, S_FOG, S_G, S_Q, S_R, S_S, S_SB, S_SG, S_SR, S_T, S_W, S_X, S_Y,
                                   S_Z, f24)
 from allegrex.ge.fragment import prepare as fragment_prepare
-from allegrex.ge.fragment import process_prepared
-from allegrex.ge.texture import combine, gelog2, sample_prepared
+from allegrex.ge.texture import (P_READ_END, P_READ_FIRST, combine, combine_span, gelog2, one_level,
+                                  sample_prepared)
 from allegrex.ge.texture import prepare as texture_prepare
 from allegrex.ge.state import R_CYCLES, R_PIXELS
 from allegrex.ge.regs import (SCISSOR1, SCISSOR2, REGION2, MINZ, MAXZ, TEXTUREMAPENABLE, TEXSIZE0, TEXMAPMODE,
@@ -41,6 +47,11 @@ RS_THROUGH, RS_GOURAUD, RS_FOG, RS_CLEAR, RS_ANTIALIAS = 13, 14, 15, 16, 17
 RS_NEEDLOD = 18  # the sampler's choices depend on the measured level of detail
 RS_SIZE = 20
 SAMPLE = 8  # where in its 16 sub-pixels a pixel is sampled (its centre)
+
+# span buffers (prepare_pixels): per pixel of a span, integer and float attributes
+SPAN_MAX = 1024  # scissor x runs 0-1023
+SI_Z, SI_RGBA, SI_SPEC = 0, 1, 2
+SF_FOG, SF_S, SF_T, SF_LOD = 0, 1, 2, 3
 
 
 @njit(cache=True, error_model="numpy")
@@ -74,9 +85,10 @@ def setup(cmds):
 
 
 @njit(cache=True, error_model="numpy")
-def prepare_pixels(cmds, clut):
-    """The texture and fragment stages' prepared state for one draw."""
-    return texture_prepare(cmds, clut), fragment_prepare(cmds)
+def prepare_pixels(cmds, clut, ram_size):
+    """The texture and fragment stages' prepared state for one draw, and span buffers."""
+    return (texture_prepare(cmds, clut, ram_size), fragment_prepare(cmds),
+            np.zeros((3, SPAN_MAX), dtype=np.int64), np.zeros((4, SPAN_MAX), dtype=np.float64))
 
 
 @njit(cache=True, error_model="numpy")
@@ -85,25 +97,95 @@ def _pack(r, g, b, a):
             | (np.uint32(min(255, max(0, int(b)))) << np.uint32(16)) | (np.uint32(min(255, max(0, int(a)))) << np.uint32(24)))
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def _write(mem, ram_size, mapping, regs, cmds, pix, rs, x, y, z, rgba, spec, fog, s, t, lod):
-    """Texture (if on) and hand one pixel to the fragment stage. Inlined into triangles
-    and sprites with the texture and fragment stages: as calls they cost 40% of a
-    textured frame (benchmarks/ge_speed.py: 30 -> 17 ms)."""
-    if rs[RS_DEPTHRANGE] != 0.0 and (z < rs[RS_MINZ] or z > rs[RS_MAXZ]):
+@njit(cache=True, error_model="numpy")
+def shade_span(mem, ram_size, mapping, regs, cmds, pix, rs, y, x0, n):
+    """Texture (if on) and hand the span's n pixels from (x0, y) to the fragment stage;
+    their attributes are in the span buffers (texturing replaces the colours there: a
+    caller fills them again for its next span). Pixels outside MINZ..MAXZ (transform
+    mode) are skipped before texturing. In plain memory: a clear-mode span without
+    dithering is a fill (fragment.clear_store); a span whose texels are not in the rows
+    it writes is textured first, then goes through fragment.plain_span when the draw's
+    fragment settings allow; otherwise each pixel is textured and stored in turn."""
+    tex, frag, si, sf = pix
+    fmt = frag[fragment.F_FB_FMT]
+    bpp = 4 if fmt == FMT_8888 else 2
+    row = plain_offset(frag[fragment.F_FB_ADDR] + (y * frag[fragment.F_FB_STRIDE] + x0) * bpp, n * bpp, ram_size)
+    depth = fragment.uses_depth(frag)
+    zrow = -1
+    if depth:
+        zrow = plain_offset(frag[fragment.F_Z_ADDR] + (y * frag[fragment.F_Z_STRIDE] + x0) * 2, n * 2, ram_size)
+    rows_plain = row >= 0 and (zrow >= 0 or not depth)
+    check_range = rs[RS_DEPTHRANGE] != 0.0
+    minz, maxz = rs[RS_MINZ], rs[RS_MAXZ]
+    written = 0
+    if frag[fragment.F_CLEAR] and not frag[fragment.F_DITHER] and rows_plain:
+        keep = fragment.clear_keep(frag)
+        for i in range(n):
+            z = si[SI_Z, i]
+            if check_range and (z < minz or z > maxz):
+                continue
+            fragment.clear_store(mem, fmt, row + i * bpp, zrow + 2 * i if depth else -1, z, si[SI_RGBA, i], keep)
+            written += 1
+        regs[R_PIXELS] += written
         return
-    if rs[RS_TEX] != 0.0:
-        rgba = combine(cmds, rgba, sample_prepared(mem, ram_size, mapping, pix[0], s, t, lod))
-        regs[R_CYCLES] += cost.PIXEL_TEXTURED
-    if process_prepared(mem, ram_size, mapping, pix[1], x, y, z, rgba, spec, fog):
-        regs[R_PIXELS] += 1
+    textured = rs[RS_TEX] != 0.0
+    first, end = tex[P_READ_FIRST], tex[P_READ_END]
+    ahead = (textured and rows_plain and first >= 0 and _apart(first, end, row, row + n * bpp)
+             and (not depth or _apart(first, end, zrow, zrow + 2 * n)))
+    cycles = 0
+    if ahead:
+        cycles = _texture_span(mem, ram_size, mapping, cmds, tex, si, sf, 0, n, check_range, minz, maxz)
+    if (ahead or not textured) and rows_plain and frag[fragment.F_PLAIN]:
+        written = fragment.plain_span(mem, frag, row, zrow, n, si[SI_RGBA], si[SI_SPEC], si[SI_Z], check_range)
+    else:
+        for i in range(n):
+            z = si[SI_Z, i]
+            if check_range and (z < minz or z > maxz):
+                continue
+            if textured and not ahead:
+                cycles += _texture_span(mem, ram_size, mapping, cmds, tex, si, sf, i, i + 1, check_range, minz, maxz)
+            x = x0 + i
+            off = row + i * bpp if row >= 0 else fragment.pixel_offset(mem, ram_size, mapping, frag, x, y)
+            zoff = -1
+            if depth:
+                zoff = zrow + 2 * i if zrow >= 0 else fragment.depth_offset(ram_size, mapping, frag, x, y)
+            written += fragment.process_at(mem, frag, x, y, z, si[SI_RGBA, i], si[SI_SPEC, i], sf[SF_FOG, i], off,
+                                           zoff)
+    regs[R_CYCLES] += cycles * cost.PIXEL_TEXTURED
+    regs[R_PIXELS] += written
 
 
 @njit(cache=True, error_model="numpy")
-def _write_called(mem, ram_size, mapping, regs, cmds, pix, rs, x, y, z, rgba, spec, fog, s, t, lod):
-    """`_write` as a call, for points and lines: one more compiled copy of the pixel
-    stages instead of one per primitive kind (each copy adds about 20 s of compiling)."""
-    _write(mem, ram_size, mapping, regs, cmds, pix, rs, x, y, z, rgba, spec, fog, s, t, lod)
+def _apart(a0, a1, b0, b1):
+    """Do the byte ranges [a0, a1) and [b0, b1) not overlap?"""
+    return a1 <= b0 or b1 <= a0
+
+
+@njit(cache=True, error_model="numpy")
+def _texture_span(mem, ram_size, mapping, cmds, tex, si, sf, start, end, check_range, minz, maxz):
+    """Replace the colours of span pixels start..end-1 (those inside MINZ..MAXZ when
+    check_range) by texture.combine of them and their texel; returns how many."""
+    if one_level(tex):  # the level of detail changes nothing: texture.combine_span's loop
+        return combine_span(mem, ram_size, mapping, cmds, tex, si[SI_RGBA], sf[SF_S], sf[SF_T], si[SI_Z], start, end,
+                            check_range, minz, maxz)
+    count = 0
+    for i in range(start, end):
+        z = si[SI_Z, i]
+        if check_range and (z < minz or z > maxz):
+            continue
+        si[SI_RGBA, i] = combine(cmds, si[SI_RGBA, i],
+                                 sample_prepared(mem, ram_size, mapping, tex, sf[SF_S, i], sf[SF_T, i], sf[SF_LOD, i]))
+        count += 1
+    return count
+
+
+@njit(cache=True, error_model="numpy")
+def _shade_pixel(mem, ram_size, mapping, regs, cmds, pix, rs, x, y, z, rgba, spec, fog, s, t, lod):
+    """One pixel as a span of one (points and lines)."""
+    si, sf = pix[2], pix[3]
+    si[SI_Z, 0], si[SI_RGBA, 0], si[SI_SPEC, 0] = z, rgba, spec
+    sf[SF_FOG, 0], sf[SF_S, 0], sf[SF_T, 0], sf[SF_LOD, 0] = fog, s, t, lod
+    shade_span(mem, ram_size, mapping, regs, cmds, pix, rs, y, x, 1)
 
 
 @njit(cache=True, error_model="numpy")
@@ -162,15 +244,22 @@ def triangle(mem, ram_size, mapping, regs, cmds, pix, rs, v0, v1, v2):
     df0, df1 = v0[S_FOG] - v2[S_FOG], v1[S_FOG] - v2[S_FOG]
     flat_rgba = _pack(v2[S_R], v2[S_G], v2[S_B], v2[S_A])
     flat_spec = _pack(v2[S_SR], v2[S_SG], v2[S_SB], 0)
+    # a secondary colour the same at every vertex interpolates to itself: pack it once
+    spec_varies = (dc[4, 0] != 0.0 or dc[4, 1] != 0.0 or dc[5, 0] != 0.0 or dc[5, 1] != 0.0 or dc[6, 0] != 0.0
+                   or dc[6, 1] != 0.0)
     # texture coordinates: s = Ns / Nq with Ns, Nq linear in the weights (perspective-correct)
     tc = _texture_planes(v0, v1, v2, rs)
+    si, sf = pix[2], pix[3]
     for py in range(miny, maxy + 1):
         sy = py * 16 + SAMPLE
         lo, hi = minx, maxx
         lo, hi = _span(a0, b0 * sy + c0 + bias0, lo, hi)
         lo, hi = _span(a1, b1 * sy + c1 + bias1, lo, hi)
         lo, hi = _span(a2, b2 * sy + c2 + bias2, lo, hi)
+        if hi < lo:
+            continue
         for px in range(lo, hi + 1):
+            i = px - lo
             sx = px * 16 + SAMPLE
             w0 = a0 * sx + b0 * sy + c0
             w1 = a1 * sx + b1 * sy + c1
@@ -179,21 +268,25 @@ def triangle(mem, ram_size, mapping, regs, cmds, pix, rs, v0, v1, v2):
             if gouraud:
                 rgba = _pack(v2[S_R] + dc[0, 0] * f0 + dc[0, 1] * f1, v2[S_G] + dc[1, 0] * f0 + dc[1, 1] * f1,
                              v2[S_B] + dc[2, 0] * f0 + dc[2, 1] * f1, v2[S_A] + dc[3, 0] * f0 + dc[3, 1] * f1)
-                spec = _pack(v2[S_SR] + dc[4, 0] * f0 + dc[4, 1] * f1, v2[S_SG] + dc[5, 0] * f0 + dc[5, 1] * f1,
-                             v2[S_SB] + dc[6, 0] * f0 + dc[6, 1] * f1, 0)
+                spec = flat_spec
+                if spec_varies:
+                    spec = _pack(v2[S_SR] + dc[4, 0] * f0 + dc[4, 1] * f1, v2[S_SG] + dc[5, 0] * f0 + dc[5, 1] * f1,
+                                 v2[S_SB] + dc[6, 0] * f0 + dc[6, 1] * f1, 0)
             else:
                 rgba, spec = flat_rgba, flat_spec
-            fog = v2[S_FOG] + df0 * f0 + df1 * f1 if fog_on else 1.0
-            s = t = lod = 0.0
+            si[SI_Z, i], si[SI_RGBA, i], si[SI_SPEC, i] = z, rgba, spec
+            sf[SF_FOG, i] = v2[S_FOG] + df0 * f0 + df1 * f1 if fog_on else 1.0
             if tex:
                 s, t, w = _st_at(tc, rs, sx, sy)
+                lod = 0.0
                 if need_lod:  # measured per 2x2 quad, as the GE does
                     qx, qy = (px & ~1) * 16 + SAMPLE, (py & ~1) * 16 + SAMPLE
                     s0, t0, w = _st_at(tc, rs, qx, qy)
                     s1, _t1, _w = _st_at(tc, rs, qx + 16, qy)
                     _s2, t2, _w = _st_at(tc, rs, qx, qy + 16)
                     lod = _lod(rs, s1 - s0, t2 - t0, w)
-            _write(mem, ram_size, mapping, regs, cmds, pix, rs, px, py, z, rgba, spec, fog, s, t, lod)
+                sf[SF_S, i], sf[SF_T, i], sf[SF_LOD, i] = s, t, lod
+        shade_span(mem, ram_size, mapping, regs, cmds, pix, rs, py, lo, hi - lo + 1)
 
 
 @njit(cache=True, error_model="numpy")
@@ -293,13 +386,19 @@ def rectangle(mem, ram_size, mapping, regs, cmds, pix, rs, v0, v1):
         else:
             s_tl, t_tl, sxs, sxt, sys, syt = s1, t1, -ds / dx, 0.0, 0.0, -dt / dy
     lod = _lod(rs, sxs, syt, v1[S_W]) if tex else 0.0
+    si, sf = pix[2], pix[3]
+    n = maxx - minx + 1
     for py in range(miny, maxy + 1):
         fy = (py * 16 + SAMPLE - ey1) / 16.0
-        for px in range(minx, maxx + 1):
-            fx = (px * 16 + SAMPLE - ex1) / 16.0
-            s = s_tl + sxs * fx + sys * fy
-            t = t_tl + sxt * fx + syt * fy
-            _write(mem, ram_size, mapping, regs, cmds, pix, rs, px, py, z, rgba, spec, fog, s, t, lod)
+        for px in range(minx, maxx + 1):  # every row: shading a span textures its colours in place
+            i = px - minx
+            si[SI_Z, i], si[SI_RGBA, i], si[SI_SPEC, i] = z, rgba, spec
+            sf[SF_FOG, i], sf[SF_LOD, i] = fog, lod
+            if tex:
+                fx = (px * 16 + SAMPLE - ex1) / 16.0
+                sf[SF_S, i] = s_tl + sxs * fx + sys * fy
+                sf[SF_T, i] = t_tl + sxt * fx + syt * fy
+        shade_span(mem, ram_size, mapping, regs, cmds, pix, rs, py, minx, n)
 
 
 @njit(cache=True, error_model="numpy")
@@ -313,8 +412,8 @@ def point(mem, ram_size, mapping, regs, cmds, pix, rs, v0):
     elif rs[RS_PROJ] != 0.0 and v0[S_Q] != 0.0:
         s, t = s / v0[S_Q], t / v0[S_Q]
     lod = _lod(rs, 0.0, 0.0, v0[S_W]) if rs[RS_TEX] != 0.0 else 0.0
-    _write_called(mem, ram_size, mapping, regs, cmds, pix, rs, px, py, int(v0[S_Z]), _pack(v0[S_R], v0[S_G], v0[S_B], v0[S_A]),
-           _pack(v0[S_SR], v0[S_SG], v0[S_SB], 0), v0[S_FOG] if rs[RS_FOG] != 0.0 else 1.0, s, t, lod)
+    _shade_pixel(mem, ram_size, mapping, regs, cmds, pix, rs, px, py, int(v0[S_Z]), _pack(v0[S_R], v0[S_G], v0[S_B], v0[S_A]),
+                 _pack(v0[S_SR], v0[S_SG], v0[S_SB], 0), v0[S_FOG] if rs[RS_FOG] != 0.0 else 1.0, s, t, lod)
 
 
 @njit(cache=True, error_model="numpy")
@@ -356,7 +455,7 @@ def line(mem, ram_size, mapping, regs, cmds, pix, rs, v0, v1):
             t1 = t + 16.0 / abs(b - a)
             s1, tt1, _w = _line_st(v0, v1, rs, 1.0 - t1)
             lod = _lod(rs, (s1 - s) if x_major else 0.0, (tt1 - tt) if not x_major else 0.0, w)
-        _write_called(mem, ram_size, mapping, regs, cmds, pix, rs, px, py, z, rgba, spec, fog, s, tt, lod)
+        _shade_pixel(mem, ram_size, mapping, regs, cmds, pix, rs, px, py, z, rgba, spec, fog, s, tt, lod)
 
 
 @njit(cache=True, error_model="numpy")

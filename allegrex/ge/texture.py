@@ -4,10 +4,11 @@ functions that combine a texel with the primitive's colour.
 
 Entry points (numba; ge-core's rasterizer calls them):
 - `load_clut(mem, ram_size, mapping, cmds, clut)`: LOADCLUT.
-- `prepare(cmds, clut) -> int32[TEX_WORDS]`: the texture settings decoded once per
-  primitive (format, levels with address/buffer width/size, CLUT mode, wrap, filters,
-  LOD mode) and, for CLUT formats, the CLUT decoded to RGBA8888 (so prepare after the
-  last LOADCLUT before the primitive).
+- `prepare(cmds, clut, ram_size) -> int32[TEX_WORDS]`: the texture settings decoded once
+  per primitive (format, levels with address/buffer width/size and, when a level lies in
+  plain memory, its offset there, CLUT mode, wrap, filters, LOD mode) and, for CLUT
+  formats, the CLUT decoded to RGBA8888 (so prepare after the last LOADCLUT before the
+  primitive).
 - `sample_prepared(mem, ram_size, mapping, tex, u, v, lod) -> RGBA8888`: one filtered texel.
   `u`, `v` are normalized (1.0 = the level-0 width/height). `lod` is the GE's level of
   detail as the raster measures it, in levels: `gelog2` of the larger of |du/dx| and
@@ -30,6 +31,7 @@ from numba import njit
 
 from allegrex.ge import regs
 from allegrex.ge.colors import from16
+from allegrex.ge.direct import plain_offset
 from allegrex.memory import translate
 
 # TEXFORMAT values
@@ -61,9 +63,11 @@ P_MIP_LINEAR = 11
 P_MAG_LINEAR = 12
 P_LOD_MODE = 13
 P_LOD_BIAS = 14  # signed, 4 fraction bits
-P_LEVELS = 16
+P_READ_FIRST, P_READ_END = 15, 16  # the offsets in `mem` every texel read lies between, or -1 (some level not direct)
+P_LEVELS = 17
 L_ADDR, L_BUFW, L_WSHIFT, L_HSHIFT = 0, 1, 2, 3
-LEVEL_WORDS = 4
+L_DIRECT = 4  # the level's offset in `mem` when every texel it can reach is in plain memory, else -1
+LEVEL_WORDS = 5
 P_PALETTE = P_LEVELS + 8 * LEVEL_WORDS  # the CLUT decoded to RGBA8888 (512 entries)
 TEX_WORDS = P_PALETTE + 512
 
@@ -123,11 +127,35 @@ def read_le(mem, ram_size, mapping, addr, size):
     off = translate(addr, size, ram_size, mapping)
     if off < 0:
         return 0
+    return le_bytes(mem, off, size)
+
+
+@njit(cache=True, inline="always")
+def le_bytes(mem, off, size):
+    """Little-endian unsigned value of the `size` bytes (1, 2 or 4) at mem[off]."""
     if size == 1:
         return np.int64(mem[off])
     if size == 2:
         return np.int64(mem[off]) | (np.int64(mem[off + 1]) << 8)
     return np.int64(mem[off]) | (np.int64(mem[off + 1]) << 8) | (np.int64(mem[off + 2]) << 16) | (np.int64(mem[off + 3]) << 24)
+
+
+@njit(cache=True, inline="always")
+def read_texel(mem, ram_size, mapping, direct, addr, offset, size):
+    """`read_le` of the `size` bytes at `offset` in a level at `addr`: straight from `mem`
+    when the level lies in plain memory (`direct` >= 0, its offset there)."""
+    if direct >= 0:
+        return le_bytes(mem, direct + offset, size)
+    return read_le(mem, ram_size, mapping, addr + offset, size)
+
+
+@njit(cache=True, inline="always")
+def color_texel(mem, fmt, direct, bufw, swizzle, u, v):
+    """RGBA8888 of texel (u, v) of a direct-colour (5650/5551/4444/8888) level at
+    offset `direct` of `mem` (in plain memory)."""
+    if fmt == TF_8888:
+        return le_bytes(mem, direct + texel_byte_offset(u, v, bufw, 32, swizzle), 4)
+    return from16(fmt, le_bytes(mem, direct + texel_byte_offset(u, v, bufw, 16, swizzle), 2))
 
 
 @njit(cache=True, inline="always")
@@ -218,22 +246,22 @@ def fetch_dxt(mem, ram_size, mapping, fmt, addr, bufw, u, v):
 
 
 @njit(cache=True, inline="always")
-def clut_index(mem, ram_size, mapping, fmt, swizzle, addr, bufw, u, v):
+def clut_index(mem, ram_size, mapping, fmt, swizzle, direct, addr, bufw, u, v):
     """The raw palette index of texel (u, v) of a CLUT4/8/16/32 texture."""
     if fmt == TF_CLUT4:
-        taddr = addr + texel_byte_offset(u, v, bufw, 4, swizzle)
-        return (read_le(mem, ram_size, mapping, taddr, 1) >> ((u & 1) * 4)) & 0xF
+        byte = read_texel(mem, ram_size, mapping, direct, addr, texel_byte_offset(u, v, bufw, 4, swizzle), 1)
+        return (byte >> ((u & 1) * 4)) & 0xF
     if fmt == TF_CLUT8:
-        return read_le(mem, ram_size, mapping, addr + texel_byte_offset(u, v, bufw, 8, swizzle), 1)
+        return read_texel(mem, ram_size, mapping, direct, addr, texel_byte_offset(u, v, bufw, 8, swizzle), 1)
     if fmt == TF_CLUT16:
-        return read_le(mem, ram_size, mapping, addr + texel_byte_offset(u, v, bufw, 16, swizzle), 2)
-    return read_le(mem, ram_size, mapping, addr + texel_byte_offset(u, v, bufw, 32, swizzle), 4)
+        return read_texel(mem, ram_size, mapping, direct, addr, texel_byte_offset(u, v, bufw, 16, swizzle), 2)
+    return read_texel(mem, ram_size, mapping, direct, addr, texel_byte_offset(u, v, bufw, 32, swizzle), 4)
 
 
 @njit(cache=True)
-def fetch_clut(mem, ram_size, mapping, tex, level, addr, bufw, u, v):
+def fetch_clut(mem, ram_size, mapping, tex, level, direct, addr, bufw, u, v):
     """RGBA8888 of texel (u, v) of a CLUT4/8/16/32 texture: the index, then the CLUT."""
-    index = clut_index(mem, ram_size, mapping, tex[P_FMT], tex[P_SWIZZLE], addr, bufw, u, v)
+    index = clut_index(mem, ram_size, mapping, tex[P_FMT], tex[P_SWIZZLE], direct, addr, bufw, u, v)
     return clut_color(tex, index, level)
 
 
@@ -245,10 +273,11 @@ def fetch_clut4(mem, ram_size, mapping, tex, level, xa, xb, ya, yb):
     base = P_LEVELS + level * LEVEL_WORDS
     addr = tex[base + L_ADDR]
     bufw = tex[base + L_BUFW]
-    return (clut_color(tex, clut_index(mem, ram_size, mapping, fmt, swizzle, addr, bufw, xa, ya), level),
-            clut_color(tex, clut_index(mem, ram_size, mapping, fmt, swizzle, addr, bufw, xb, ya), level),
-            clut_color(tex, clut_index(mem, ram_size, mapping, fmt, swizzle, addr, bufw, xa, yb), level),
-            clut_color(tex, clut_index(mem, ram_size, mapping, fmt, swizzle, addr, bufw, xb, yb), level))
+    d = tex[base + L_DIRECT]
+    return (clut_color(tex, clut_index(mem, ram_size, mapping, fmt, swizzle, d, addr, bufw, xa, ya), level),
+            clut_color(tex, clut_index(mem, ram_size, mapping, fmt, swizzle, d, addr, bufw, xb, ya), level),
+            clut_color(tex, clut_index(mem, ram_size, mapping, fmt, swizzle, d, addr, bufw, xa, yb), level),
+            clut_color(tex, clut_index(mem, ram_size, mapping, fmt, swizzle, d, addr, bufw, xb, yb), level))
 
 
 @njit(cache=True, inline="always")
@@ -260,12 +289,13 @@ def fetch(mem, ram_size, mapping, tex, level, u, v):
     base = P_LEVELS + level * LEVEL_WORDS
     addr = tex[base + L_ADDR]
     bufw = tex[base + L_BUFW]
+    direct = tex[base + L_DIRECT]
     if fmt == TF_8888:
-        return read_le(mem, ram_size, mapping, addr + texel_byte_offset(u, v, bufw, 32, tex[P_SWIZZLE]), 4)
+        return read_texel(mem, ram_size, mapping, direct, addr, texel_byte_offset(u, v, bufw, 32, tex[P_SWIZZLE]), 4)
     if fmt < TF_8888:
-        return from16(fmt, read_le(mem, ram_size, mapping, addr + texel_byte_offset(u, v, bufw, 16, tex[P_SWIZZLE]), 2))
+        return from16(fmt, read_texel(mem, ram_size, mapping, direct, addr, texel_byte_offset(u, v, bufw, 16, tex[P_SWIZZLE]), 2))
     if fmt <= TF_CLUT32:
-        return fetch_clut(mem, ram_size, mapping, tex, level, addr, bufw, u, v)
+        return fetch_clut(mem, ram_size, mapping, tex, level, direct, addr, bufw, u, v)
     return fetch_dxt(mem, ram_size, mapping, fmt, addr, bufw, u, v)
 
 
@@ -273,7 +303,16 @@ def fetch(mem, ram_size, mapping, tex, level, u, v):
 
 
 @njit(cache=True)
-def prepare_into(cmds, clut, tex):
+def level_extent(bufw, wshift, hshift, bits, swizzle):
+    """Bytes from a level's address to the end of the last texel wrapping or clamping
+    can reach (up to 512 x 512): offsets grow with u and v in both layouts."""
+    last_u = min(1 << wshift, 512) - 1
+    last_v = min(1 << hshift, 512) - 1
+    return texel_byte_offset(last_u, last_v, bufw, bits, swizzle) + max(bits >> 3, 1)
+
+
+@njit(cache=True)
+def prepare_into(cmds, clut, tex, ram_size):
     """Fill `tex` (int32[TEX_WORDS]) with the texture settings of `cmds` and, for CLUT
     formats, the palette in `clut` decoded."""
     fmt = np.int64(cmds[regs.TEXFORMAT]) & 0xF
@@ -319,13 +358,30 @@ def prepare_into(cmds, clut, tex):
         size = np.int64(cmds[regs.TEXSIZE0 + level])
         tex[base + L_WSHIFT] = size & 0xF
         tex[base + L_HSHIFT] = (size >> 8) & 0xF
+        tex[base + L_DIRECT] = -1
+        if bits and fmt < TF_DXT1:
+            tex[base + L_DIRECT] = plain_offset(tex[base + L_ADDR], level_extent(bufw, size & 0xF, (size >> 8) & 0xF,
+                                                                                 bits, texmode & 1), ram_size)
+    first = end = -1
+    for level in range(maxlevel + 1):  # the levels sampling reads
+        base = P_LEVELS + level * LEVEL_WORDS
+        direct = tex[base + L_DIRECT]
+        if direct < 0:
+            first = end = -1
+            break
+        level_end = direct + level_extent(tex[base + L_BUFW], tex[base + L_WSHIFT], tex[base + L_HSHIFT], bits,
+                                          texmode & 1)
+        first = direct if first < 0 else min(first, direct)
+        end = max(end, level_end)
+    tex[P_READ_FIRST] = first
+    tex[P_READ_END] = end
 
 
 @njit(cache=True)
-def prepare(cmds, clut):
+def prepare(cmds, clut, ram_size):
     """The packed texture settings (int32[TEX_WORDS]) for one primitive."""
     tex = np.zeros(TEX_WORDS, dtype=np.int32)
-    prepare_into(cmds, clut, tex)
+    prepare_into(cmds, clut, tex, ram_size)
     return tex
 
 
@@ -411,36 +467,25 @@ def sample_level_linear(mem, ram_size, mapping, tex, level, u, v):
     """Bilinear: the 2x2 texels around (u, v) - half a texel, each wrapped or clamped on
     its own, weighted in 1/16 steps per axis, truncated: (top*(16-fv) + bottom*fv) >> 8."""
     base = P_LEVELS + level * LEVEL_WORDS
-    ws = tex[base + L_WSHIFT]
-    hs = tex[base + L_HSHIFT]
-    bu = texel_fixed8(u, ws) - 128
-    bv = texel_fixed8(v, hs) - 128
-    fu = (bu >> 4) & 15
-    fv = (bv >> 4) & 15
-    x0 = bu >> 8
-    y0 = bv >> 8
-    cs = tex[P_CLAMP_S]
-    ct = tex[P_CLAMP_T]
-    xa = wrap_coord(x0, ws, cs)
-    xb = wrap_coord(x0 + 1, ws, cs)
-    ya = wrap_coord(y0, hs, ct)
-    yb = wrap_coord(y0 + 1, hs, ct)
+    xa, xb, ya, yb, fu, fv = linear_taps(u, v, tex[base + L_WSHIFT], tex[base + L_HSHIFT], tex[P_CLAMP_S],
+                                         tex[P_CLAMP_T])
     fmt = tex[P_FMT]
     if fmt <= TF_8888:  # direct colours: one dispatch for the four texels
         base = P_LEVELS + level * LEVEL_WORDS
         addr = tex[base + L_ADDR]
         bufw = tex[base + L_BUFW]
+        d = tex[base + L_DIRECT]
         swizzle = tex[P_SWIZZLE]
         if fmt == TF_8888:
-            tl = read_le(mem, ram_size, mapping, addr + texel_byte_offset(xa, ya, bufw, 32, swizzle), 4)
-            tr = read_le(mem, ram_size, mapping, addr + texel_byte_offset(xb, ya, bufw, 32, swizzle), 4)
-            bl = read_le(mem, ram_size, mapping, addr + texel_byte_offset(xa, yb, bufw, 32, swizzle), 4)
-            br = read_le(mem, ram_size, mapping, addr + texel_byte_offset(xb, yb, bufw, 32, swizzle), 4)
+            tl = read_texel(mem, ram_size, mapping, d, addr, texel_byte_offset(xa, ya, bufw, 32, swizzle), 4)
+            tr = read_texel(mem, ram_size, mapping, d, addr, texel_byte_offset(xb, ya, bufw, 32, swizzle), 4)
+            bl = read_texel(mem, ram_size, mapping, d, addr, texel_byte_offset(xa, yb, bufw, 32, swizzle), 4)
+            br = read_texel(mem, ram_size, mapping, d, addr, texel_byte_offset(xb, yb, bufw, 32, swizzle), 4)
         else:
-            tl = from16(fmt, read_le(mem, ram_size, mapping, addr + texel_byte_offset(xa, ya, bufw, 16, swizzle), 2))
-            tr = from16(fmt, read_le(mem, ram_size, mapping, addr + texel_byte_offset(xb, ya, bufw, 16, swizzle), 2))
-            bl = from16(fmt, read_le(mem, ram_size, mapping, addr + texel_byte_offset(xa, yb, bufw, 16, swizzle), 2))
-            br = from16(fmt, read_le(mem, ram_size, mapping, addr + texel_byte_offset(xb, yb, bufw, 16, swizzle), 2))
+            tl = from16(fmt, read_texel(mem, ram_size, mapping, d, addr, texel_byte_offset(xa, ya, bufw, 16, swizzle), 2))
+            tr = from16(fmt, read_texel(mem, ram_size, mapping, d, addr, texel_byte_offset(xb, ya, bufw, 16, swizzle), 2))
+            bl = from16(fmt, read_texel(mem, ram_size, mapping, d, addr, texel_byte_offset(xa, yb, bufw, 16, swizzle), 2))
+            br = from16(fmt, read_texel(mem, ram_size, mapping, d, addr, texel_byte_offset(xb, yb, bufw, 16, swizzle), 2))
     elif fmt <= TF_CLUT32:
         tl, tr, bl, br = fetch_clut4(mem, ram_size, mapping, tex, level, xa, xb, ya, yb)
     else:
@@ -448,6 +493,24 @@ def sample_level_linear(mem, ram_size, mapping, tex, level, u, v):
         tr = fetch(mem, ram_size, mapping, tex, level, xb, ya)
         bl = fetch(mem, ram_size, mapping, tex, level, xa, yb)
         br = fetch(mem, ram_size, mapping, tex, level, xb, yb)
+    return bilinear(tl, tr, bl, br, fu, fv)
+
+
+@njit(cache=True, inline="always")
+def linear_taps(u, v, ws, hs, clamp_s, clamp_t):
+    """The bilinear filter's texels around (u, v) - half a texel (columns xa, xb, rows
+    ya, yb, each wrapped or clamped on its own) and its weights fu, fv in 1/16."""
+    bu = texel_fixed8(u, ws) - 128
+    bv = texel_fixed8(v, hs) - 128
+    x0 = bu >> 8
+    y0 = bv >> 8
+    return (wrap_coord(x0, ws, clamp_s), wrap_coord(x0 + 1, ws, clamp_s), wrap_coord(y0, hs, clamp_t),
+            wrap_coord(y0 + 1, hs, clamp_t), (bu >> 4) & 15, (bv >> 4) & 15)
+
+
+@njit(cache=True, inline="always")
+def bilinear(tl, tr, bl, br, fu, fv):
+    """Four texels weighted per channel, truncated: (top*(16-fv) + bottom*fv) >> 8."""
     out = 0
     for shift in range(0, 32, 8):
         top = ((tl >> shift) & 0xFF) * (16 - fu) + ((tr >> shift) & 0xFF) * fu
@@ -503,9 +566,56 @@ def sample_prepared(mem, ram_size, mapping, tex, u, v, lod):
 
 
 @njit(cache=True)
+def one_level(tex):
+    """Does sampling ignore the level of detail (one level, the same filter both ways)?"""
+    return tex[P_MAXLEVEL] == 0 and tex[P_MIN_LINEAR] == tex[P_MAG_LINEAR]
+
+
+@njit(cache=True)
+def combine_span(mem, ram_size, mapping, cmds, tex, rgbas, us, vs, zs, start, end, check_range, minz, maxz):
+    """rgbas[i] = combine(cmds, rgbas[i], sample_prepared(..., us[i], vs[i], lod)) for
+    i in start..end-1 when `one_level(tex)` (lod then changes nothing), skipping the
+    pixels whose zs[i] is outside minz..maxz when check_range; the level's settings read
+    once, nearest texels fetched in the loop. Returns how many pixels were textured."""
+    ws = tex[P_LEVELS + L_WSHIFT]
+    hs = tex[P_LEVELS + L_HSHIFT]
+    cs = tex[P_CLAMP_S]
+    ct = tex[P_CLAMP_T]
+    linear = tex[P_MAG_LINEAR]
+    fmt = tex[P_FMT]
+    direct = tex[P_LEVELS + L_DIRECT]
+    bufw = tex[P_LEVELS + L_BUFW]
+    swizzle = tex[P_SWIZZLE]
+    plain_color = direct >= 0 and fmt <= TF_8888  # texels read straight from mem
+    count = 0
+    for i in range(start, end):
+        z = zs[i]
+        if check_range and (z < minz or z > maxz):
+            continue
+        if plain_color and linear:
+            xa, xb, ya, yb, fu, fv = linear_taps(us[i], vs[i], ws, hs, cs, ct)
+            texel = bilinear(color_texel(mem, fmt, direct, bufw, swizzle, xa, ya),
+                             color_texel(mem, fmt, direct, bufw, swizzle, xb, ya),
+                             color_texel(mem, fmt, direct, bufw, swizzle, xa, yb),
+                             color_texel(mem, fmt, direct, bufw, swizzle, xb, yb), fu, fv)
+        elif plain_color:
+            texel = color_texel(mem, fmt, direct, bufw, swizzle, wrap_coord(texel_fixed8(us[i], ws) >> 8, ws, cs),
+                                wrap_coord(texel_fixed8(vs[i], hs) >> 8, hs, ct))
+        elif linear:
+            texel = sample_level_linear(mem, ram_size, mapping, tex, 0, us[i], vs[i])
+        else:
+            x = wrap_coord(texel_fixed8(us[i], ws) >> 8, ws, cs)
+            y = wrap_coord(texel_fixed8(vs[i], hs) >> 8, hs, ct)
+            texel = fetch(mem, ram_size, mapping, tex, 0, x, y)
+        rgbas[i] = combine(cmds, rgbas[i], np.uint32(texel))
+        count += 1
+    return count
+
+
+@njit(cache=True)
 def sample(mem, ram_size, mapping, cmds, clut, u, v, lod):
     """`sample_prepared` straight from `cmds` (decodes the settings on every call)."""
-    return sample_prepared(mem, ram_size, mapping, prepare(cmds, clut), u, v, lod)
+    return sample_prepared(mem, ram_size, mapping, prepare(cmds, clut, ram_size), u, v, lod)
 
 
 # ---------------------------------------------------------------- texture function

@@ -1,0 +1,23 @@
+"""Direct offsets for the GE's hot loops: a byte range that lies whole in main RAM or in
+VRAM's plain view (0x04000000-0x041FFFFF) maps to one stretch of the backing array, so
+a texture or a frame-buffer row in it is read and written at offsets computed once,
+without `memory.translate` per access. Anything else (scratchpad, the VRAM mirrors,
+ranges crossing a region's end) returns -1 and the caller translates as before.
+"""
+
+from numba import njit
+
+from allegrex.memory import RAM_START, VRAM_SIZE, VRAM_START
+
+
+@njit(cache=True, inline="always")
+def plain_offset(addr, nbytes, ram_size):
+    """Offset in the backing array of the `nbytes` at GE address `addr` (below
+    0x10000000, as the GE's 28-bit addresses are) when all of them are in RAM or in
+    VRAM's plain view; -1 otherwise. Where it is not -1, `translate` of any aligned
+    access inside the range gives the same offset."""
+    if addr >= RAM_START and addr + nbytes <= RAM_START + ram_size:
+        return addr - RAM_START
+    if addr >= VRAM_START and addr + nbytes <= VRAM_START + VRAM_SIZE:
+        return ram_size + addr - VRAM_START
+    return -1
