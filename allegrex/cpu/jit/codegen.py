@@ -15,12 +15,13 @@ overwritten (nothing ran), or the event the interpreter would have raised.
 
 import ast
 
-from allegrex.cpu.decode import SEM, STORE, TABLE
+from allegrex.cpu.decode import CACHE_OP, SEM, STORE, TABLE
 from allegrex.cpu.fields import code_of, imm_of, rd_of, rs_of, rt_of
 from allegrex.cpu.jit import timing_gen as TG
 from allegrex.cpu.jit.region import BRANCHES, TRANSFERS, Region
 from allegrex.cpu.jit.semantics import specialised
 from allegrex.cpu.jit.vfpu_gen import direct_source
+from allegrex.timing.memory_model import LINE_BITS
 
 PHYS_MASK = 0x1FFFFFFF
 STORE_SLACK = 16  # VFPU offsets carry other fields in their low bits: compare a little wide
@@ -157,9 +158,9 @@ class _Writer:
         return L
 
     def _iline(self, ins, prev):
-        if prev is None or TABLE[prev.op].mnemonic == "cache":
+        if prev is None or TABLE[prev.op].flags & CACHE_OP:
             return TG.ILINE_UNKNOWN
-        return TG.ILINE_SAME if (prev.pc >> 6) == (ins.pc >> 6) else TG.ILINE_NEW
+        return TG.ILINE_SAME if (prev.pc >> LINE_BITS) == (ins.pc >> LINE_BITS) else TG.ILINE_NEW
 
     def dispatch(self, block):
         """Choose the next block from pc (npc is pc + 4 here), or leave the region."""
