@@ -137,22 +137,34 @@ def translate_other(addr, size, ram_size, mapping):
 
 
 @njit(cache=True, inline="always")
+def ram_or_vram_offset(addr, size, ram_size):
+    """Offset of the `size` bytes at `addr` when all of them lie in main RAM or in VRAM's
+    plain view as the 0x00000000 segment shows them (reachable in every mode), else -1;
+    alignment is not checked. Two range tests: translate's inlined part, and the GE's
+    offsets of whole rows and textures (ge/direct.py)."""
+    off = addr - RAM_START
+    if 0 <= off <= ram_size - size:
+        return off
+    off = addr - VRAM_START
+    if 0 <= off <= VRAM_SIZE - size:
+        return ram_size + off
+    return -1
+
+
+@njit(cache=True, inline="always")
 def translate(addr, size, ram_size, mapping):
     """Offset into the backing array of `size` bytes at guest `addr`, or -1 when the
     access is misaligned (size must be a power of two), in a segment `mapping` does not
     reach, or outside every region.
 
     Inlined into every load and store: only aligned accesses to main RAM and VRAM through
-    the 0x00000000 segment (reachable in every mode) are answered here, in two range tests;
-    the rest is a call. A larger inlined body slowed the run loop and compiled regions."""
+    the 0x00000000 segment are answered here (ram_or_vram_offset); the rest is a call.
+    A larger inlined body slowed the run loop and compiled regions."""
     addr = addr & 0xFFFFFFFF
     if (addr & (size - 1)) == 0:
-        off = addr - RAM_START
-        if 0 <= off <= ram_size - size:
+        off = ram_or_vram_offset(addr, size, ram_size)
+        if off >= 0:
             return off
-        off = addr - VRAM_START
-        if 0 <= off <= VRAM_SIZE - size:
-            return ram_size + off
     return translate_other(addr, size, ram_size, mapping)
 
 

@@ -7,7 +7,7 @@ ranges crossing a region's end) returns -1 and the caller translates as before.
 
 from numba import njit
 
-from allegrex.memory import RAM_START, VRAM_SIZE, VRAM_START
+from allegrex.memory import ram_or_vram_offset
 
 
 @njit(cache=True, inline="always")
@@ -15,9 +15,5 @@ def plain_offset(addr, nbytes, ram_size):
     """Offset in the backing array of the `nbytes` at GE address `addr` (below
     0x10000000, as the GE's 28-bit addresses are) when all of them are in RAM or in
     VRAM's plain view; -1 otherwise. Where it is not -1, `translate` of any aligned
-    access inside the range gives the same offset."""
-    if addr >= RAM_START and addr + nbytes <= RAM_START + ram_size:
-        return addr - RAM_START
-    if addr >= VRAM_START and addr + nbytes <= VRAM_START + VRAM_SIZE:
-        return ram_size + addr - VRAM_START
-    return -1
+    access inside the range gives the same offset (both read memory.ram_or_vram_offset)."""
+    return ram_or_vram_offset(addr, nbytes, ram_size)

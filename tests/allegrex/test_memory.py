@@ -4,7 +4,7 @@ mirrors in the orders real hardware shows, and faults outside them."""
 import pytest
 
 from allegrex.errors import GuestMemoryError
-from allegrex.memory import EDRAM_TRANSLATION_AT_BOOT, EDRAM_TRANSLATIONS, Memory
+from allegrex.memory import EDRAM_TRANSLATION_AT_BOOT, EDRAM_TRANSLATIONS, Memory, ram_or_vram_offset
 
 RAM_VIEWS = {"cached": 0x08800000, "uncached": 0x48800000}
 KERNEL_RAM_VIEWS = {"kseg0": 0x88800000, "kseg1": 0xA8800000, "uncached kernel": 0xC8800000}
@@ -125,6 +125,25 @@ def test_unmapped_or_misaligned_access_is_a_guest_error(mem, addr, size):
 def test_a_span_may_not_cross_out_of_its_region(mem):
     with pytest.raises(GuestMemoryError):
         mem.read(0x0BFFFFFE, 4)
+
+
+RAM_END = 0x08000000 + 64 * 1024 * 1024
+
+
+@pytest.mark.parametrize("addr,size,whole", [
+    (0x08000000, 4, True), (RAM_END - 16, 16, True), (RAM_END - 8, 16, False), (0x07FFFFFC, 8, False),
+    (0x04000000, 64, True), (0x041FFFFC, 4, True), (0x041FFFFC, 8, False),  # the next byte is mirror 1's
+    (0x04400000, 4, False), (0x00010000, 4, False)])  # the plain mirror and the scratchpad are not covered
+def test_a_range_in_ram_or_plain_vram_has_one_offset_the_uncached_view_agrees_with(mem, addr, size, whole):
+    """ram_or_vram_offset (translate's inlined tests, the GE's row and texture offsets):
+    where it gives an offset, the same bytes read through the uncached view (which
+    translates by the segment and region rules) are at that offset and the next ones."""
+    off = ram_or_vram_offset(addr, size, mem.ram_size)
+    if not whole:
+        assert off == -1
+        return
+    assert off >= 0
+    assert [mem.span(0x40000000 | a, 1) for a in (addr, addr + size - 1)] == [off, off + size - 1]
 
 
 def test_cstring_stops_at_nul_and_refuses_runaway_strings(mem):
