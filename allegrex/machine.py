@@ -147,7 +147,7 @@ class Machine:
             if self._run_loop is None:
                 self._run_loop = compiled_entry(interp.run if self.vfpu_loop else scalar_loop.run, args, self.notice)
             code = self._run_loop(*args)
-            if not self.vfpu_loop and scalar_loop.is_vfpu_absent(code, self._event):
+            if code == EV_FAULT and not self.vfpu_loop and scalar_loop.is_vfpu_absent(code, self._event):
                 self.vfpu_loop, self._run_loop = True, None  # from this word on, the loop with the VFPU
                 continue
             if code != EV_JIT:

@@ -574,7 +574,7 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
             if code != EV_SYSCALL or nbp > 0:  # (with breakpoints, Python's resume skips the next check)
                 break
             # a call the loop answers (after its timing step, where the HLE's charge lands)
-            answered_at = answered(value, regs, counters, cycles, syscalls)
+            answered_at = answered(value, regs, counters, cycles, syscalls, mem32, ram_size, mapping)
             if answered_at < 0:
                 break
             cycles = answered_at

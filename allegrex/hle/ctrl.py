@@ -6,12 +6,12 @@ time and duration: `2s`, `500ms`, `120f` (frames at 59.94 Hz); e.g. `2s CROSS fo
 `--press CROSS@2s` is the same as the line `2s CROSS` (held 100 ms).
 """
 
+import struct
 from dataclasses import dataclass
 
 from allegrex.cpu.state import V0
 from allegrex.errors import AllegrexError
-from allegrex.hle import codes, costs, threads
-from allegrex.hle.display import vblank_us, vcount_at
+from allegrex.hle import codes, costs, pure, threads
 from allegrex.hle.kernel import VBLANK_HZ
 from allegrex.hle.registry import Ptr, Raw, hle
 from allegrex.hle.threads import Wait
@@ -23,11 +23,13 @@ BUTTONS = {
     "SCREEN": 0x400000, "VOLUP": 0x100000, "VOLDOWN": 0x200000,
 }
 DEFAULT_PRESS_US = 100_000
-CENTER = 128
-DATA_SIZE = 16
-# in vblank mode (cycle 0) the pad is read as the vblank ends, 731.5 us after it starts
-# (measured: pspautotests ctrl/vblank sees the new sample outside the vblank, one frame apart)
-VBLANK_SAMPLE_DELAY_US = 732
+DATA_SIZE = 4 * pure.PAD_RECORD_WORDS
+# The pad's sampling rules and records have one definition, allegrex.hle.pure's (the run
+# loop answers peeks with it); these are those functions as Python, over the Kernel's table.
+_samples_at, _sample_us = pure.pad_samples_at.py_func, pure.pad_sample_us.py_func
+_pad_state, _pad_record = pure.pad_state.py_func, pure.pad_record.py_func
+_RECORD = struct.Struct("<4I")
+VBLANK_SAMPLE_DELAY_US = pure.VBLANK_SAMPLE_DELAY_US  # in vblank mode: a sample as the vblank ends
 
 
 class InputError(AllegrexError):
@@ -115,14 +117,13 @@ def parse_press(spec: str) -> InputEvent:
 class Ctrl:
     """The pad is sampled at the end of every vblank (cycle 0) or every `cycle` microseconds
     into a 64-entry buffer. Reads consume the samples taken since the previous read and wait for
-    the next sample when there is none; the latch counts samples since it was last read."""
+    the next sample when there is none; the latch counts samples since it was last read.
+    The sampling mode and cycle live in the Kernel's allegrex.hle.pure table (with the input
+    script, which the Kernel put there), where the run loop reads them for peeks."""
 
     def __init__(self, kernel):
         self.k = kernel
-        self.events = list(kernel.options.input_events)
-        self.mode = 0  # 0 digital only, 1 analog
-        self.cycle = 0
-        self.cycle_base = 0  # time the cycle was set: samples at cycle_base + n * cycle
+        self.table = kernel.clock.state  # a memoryview of the table: cheap from Python
         self.last_read = self.sample_us(-2)  # the sample taken before the program started is unread
         self.latch_base = 0
         self.latch_prev = 0
@@ -130,52 +131,52 @@ class Ctrl:
         self.idle_reset = -1
         self.idle_back = -1
 
+    @property
+    def mode(self) -> int:
+        """0: digital only (the stick reads centred), 1: analog."""
+        return self.table[pure.PAD_MODE]
+
+    @mode.setter
+    def mode(self, mode: int) -> None:
+        self.table[pure.PAD_MODE] = mode
+
+    @property
+    def cycle(self) -> int:
+        """0: a sample as each vblank ends, else every `cycle` us from cycle_base."""
+        return self.table[pure.PAD_CYCLE]
+
+    @property
+    def cycle_base(self) -> int:
+        return self.table[pure.PAD_CYCLE_BASE]
+
     def state(self, us: int):
-        buttons, analog = 0, (CENTER, CENTER)
-        for ev in self.events:
-            if ev.start_us <= us < ev.end_us:
-                buttons |= ev.buttons
-                if ev.analog:
-                    analog = ev.analog
-        return buttons, analog
+        buttons, x, y = _pad_state(self.table, us)
+        return buttons, (x, y)
 
     # --- sample instants ---
     def _index(self, us: int) -> int:
         """Number of samples taken at or before `us` (since the cycle was set)."""
-        if self.cycle == 0:
-            return vcount_at(us - VBLANK_SAMPLE_DELAY_US)
-        return (max(us, self.cycle_base) - self.cycle_base) // self.cycle
+        return _samples_at(self.table, us)
 
     def samples_between(self, start: int, end: int) -> int:
         return max(0, self._index(end) - self._index(start))
 
     def sample_us(self, index: int) -> int:
         """When sample `index` is taken."""
-        if self.cycle == 0:
-            return vblank_us(index) + VBLANK_SAMPLE_DELAY_US
-        return self.cycle_base + index * self.cycle
+        return _sample_us(self.table, index)
 
     def next_sample_us(self, us: int) -> int:
         return self.sample_us(self._index(us) + 1)
 
-    def latest_sample_us(self, us: int) -> int:
-        """The last sample taken at or before `us`: what a peek or read returns."""
-        return max(0, self.sample_us(self._index(us)))
-
     def set_cycle(self, cycle: int) -> None:
         now = self.k.now_us()
         self.update_latch(now)
-        self.cycle, self.cycle_base = cycle, now
+        self.table[pure.PAD_CYCLE], self.table[pure.PAD_CYCLE_BASE] = cycle, now
 
     # --- data ---
-    def record(self, us: int, negative: bool = False) -> bytes:
-        buttons, (x, y) = self.state(us)
-        if self.mode == 0:
-            x = y = CENTER
-        if negative:
-            buttons = ~buttons & 0xFFFFFFFF
-        return ((us & 0xFFFFFFFF).to_bytes(4, "little") + buttons.to_bytes(4, "little")
-                + bytes([x, y]) + bytes(6))
+    def record(self, now: int, negative: bool = False) -> bytes:
+        """The 16 bytes a peek or read at `now` writes (the latest sample's)."""
+        return _RECORD.pack(*_pad_record(self.table, now, negative))
 
     def update_latch(self, now: int) -> int:
         """Fold the samples since the latch was reset into make/break/press/release; the count."""
@@ -194,11 +195,11 @@ class Ctrl:
 LIB = "sceCtrl"
 
 
-MAX_SAMPLES = 64
+MAX_SAMPLES = pure.PAD_RECORDS_MAX
 
 
 def _fill(k, addr, count, negative, now) -> None:
-    data = k.ctrl.record(k.ctrl.latest_sample_us(now), negative)
+    data = k.ctrl.record(now, negative)
     for i in range(count):
         k.memory.write(addr + DATA_SIZE * i, data)
 
@@ -244,12 +245,13 @@ def _read(k, addr, count, negative) -> None:
     wait.timer = k.timers.add(at, sampled)
 
 
-@hle(LIB, cost=costs.SYSCALL)
+# The run loop answers peeks itself (allegrex.hle.pure.PAD_PEEK: the same pad_record).
+@hle(LIB, cost=costs.SYSCALL, in_loop=pure.PAD_PEEK)
 def sceCtrlPeekBufferPositive(k, data: Ptr, count: int) -> int:
     return _peek(k, data, count, False)
 
 
-@hle(LIB, cost=costs.SYSCALL)
+@hle(LIB, cost=costs.SYSCALL, in_loop=pure.PAD_PEEK_NEGATIVE)
 def sceCtrlPeekBufferNegative(k, data: Ptr, count: int) -> int:
     return _peek(k, data, count, True)
 

@@ -11,7 +11,7 @@ from allegrex.hle.registry import F32
 import numpy as np
 
 from allegrex.cpu.state import V0
-from allegrex.hle import codes, costs, threads
+from allegrex.hle import codes, costs, pure, threads
 from allegrex.hle.registry import Ptr, Raw, hle
 from allegrex.hle.threads import Wait
 
@@ -26,16 +26,10 @@ HSYNC_PER_FRAME = 286
 SCREENSHOT_WIDTH = 512
 
 
-VBLANK_MICROHZ = 59_940_060  # 59.94006 Hz, as sceDisplayGetFramePerSec reports
-
-
-def vblank_us(n: int) -> int:
-    """Simulated microsecond at which vblank n starts (rounded up)."""
-    return -(-(n * 10**12) // VBLANK_MICROHZ)
-
-
-def vcount_at(us: int) -> int:
-    return (us * VBLANK_MICROHZ) // 10**12
+VBLANK_MICROHZ = pure.VBLANK_MICROHZ  # 59.94006 Hz, as sceDisplayGetFramePerSec reports
+# when vblank n starts, and vblanks started by a time: one definition, which the run loop's
+# pad peeks use too (allegrex.hle.pure), here as Python (exact for any time)
+vblank_us, vcount_at = pure.vblank_us.py_func, pure.vcount_at.py_func
 
 
 def to_rgba(raw: bytes, stride: int, fmt: int, width: int = WIDTH, height: int = HEIGHT) -> np.ndarray:

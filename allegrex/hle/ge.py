@@ -3,8 +3,6 @@ allegrex/ge/queue.py (kernel.ge, started on the first call). Calls that can star
 start it at their entry time: a short list finishes while the call still runs, and its
 interrupts come right after it returns, as on the PSP."""
 
-from contextlib import contextmanager
-
 from allegrex.ge.queue import GeQueue
 from allegrex.hle import costs, threads
 from allegrex.hle.registry import Ptr, Raw, hle
@@ -22,13 +20,14 @@ def queue(k) -> GeQueue:
     return q
 
 
-@contextmanager
-def _from_entry(k, cost: int):
-    """Work the call does (starting the GE) counts from the call's entry, before its cost."""
+def _from_entry(k, cost: int, operation, *args):
+    """operation(queue, *args), a GeQueue method: the work it does (starting the GE) counts
+    from the call's entry, before its cost. (A plain call: a context manager cost more than
+    the call's own work.)"""
     q = queue(k)
     q.hw.origin = q.now() - cost / k.clock.cpu_mhz
     try:
-        yield q
+        return operation(q, *args)
     finally:
         q.hw.origin = None
 
@@ -50,14 +49,12 @@ def sceGeEdramSetAddrTranslation(k, width: int) -> int:
 
 @hle(LIB, cost=costs.GE_ENQUEUE)
 def sceGeListEnQueue(k, start: Ptr, stall: Ptr, cbid: int, args: Ptr) -> int:
-    with _from_entry(k, costs.GE_ENQUEUE) as q:
-        return q.enqueue(start, stall, cbid, args, head=False)
+    return _from_entry(k, costs.GE_ENQUEUE, GeQueue.enqueue, start, stall, cbid, args, False)
 
 
 @hle(LIB, cost=costs.GE_ENQUEUE)
 def sceGeListEnQueueHead(k, start: Ptr, stall: Ptr, cbid: int, args: Ptr) -> int:
-    with _from_entry(k, costs.GE_ENQUEUE) as q:
-        return q.enqueue(start, stall, cbid, args, head=True)
+    return _from_entry(k, costs.GE_ENQUEUE, GeQueue.enqueue, start, stall, cbid, args, True)
 
 
 @hle(LIB, cost=costs.GE_SYNC)
@@ -67,8 +64,7 @@ def sceGeListDeQueue(k, list_id: int) -> int:
 
 @hle(LIB, cost=costs.GE_STALL)
 def sceGeListUpdateStallAddr(k, list_id: int, stall: Ptr) -> int:
-    with _from_entry(k, costs.GE_STALL) as q:
-        return q.update_stall(list_id, stall)
+    return _from_entry(k, costs.GE_STALL, GeQueue.update_stall, list_id, stall)
 
 
 @hle(LIB, cost=costs.GE_SYNC)
@@ -83,14 +79,12 @@ def sceGeDrawSync(k, mode: int) -> Raw:
 
 @hle(LIB, cost=costs.GE_SYNC)
 def sceGeBreak(k, mode: int, param: Ptr) -> int:
-    with _from_entry(k, costs.GE_SYNC) as q:
-        return q.break_(mode, param)
+    return _from_entry(k, costs.GE_SYNC, GeQueue.break_, mode, param)
 
 
 @hle(LIB, cost=costs.GE_SYNC)
 def sceGeContinue(k) -> int:
-    with _from_entry(k, costs.GE_SYNC) as q:
-        return q.continue_()
+    return _from_entry(k, costs.GE_SYNC, GeQueue.continue_)
 
 
 @hle(LIB, cost=costs.GE)

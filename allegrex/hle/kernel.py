@@ -219,9 +219,8 @@ class Kernel:
         self.options = options or RunOptions()
         self.stdout = self.options.stdout or sys.stdout
         self.stderr = self.options.stderr or sys.stderr
-        self.syscall_table = machine.syscall_table  # the calls the run loop answers (allegrex.hle.pure)
-        self.syscall_table[pure.HEADER:] = 0
-        self.syscall_table[pure.CHARGED_CYCLES] = 0
+        # the calls the run loop answers and the state they read (allegrex.hle.pure), new for each run
+        self.syscall_table = machine.syscall_table = pure.new_table(self.options.input_events)
         self.clock = Clock(self.cpu.counters_view, self.syscall_table)
         self.timers = Timers()
         self.stop: Stop | None = None

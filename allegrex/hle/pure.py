@@ -1,5 +1,5 @@
 """System calls the run loop answers itself: the commonest calls that only read state the
-loop has (the time), so a call costs no trip through Python.
+loop has (the time, the pad's scripted input), so a call costs no trip through Python.
 
 Each such call has ONE definition, `value` below: numba compiles it into the run loop
 (allegrex.cpu.interp, after the syscall's timing step), and the HLE function registered
@@ -8,17 +8,21 @@ callers that are not the run loop. The loop does what Kernel.on_syscall does for
 call, in the same order: charge the call's cost, count it, set the caller-saved
 registers to 0xDEADBEEF, write the result. Nothing else changes, because the call
 changes nothing else (no thread waits or wakes); the cycle count is the same either way.
+A call the loop cannot answer exactly as Python would (a pad buffer that is not plain
+word-aligned memory, a size Python refuses) is left to Python before anything changed.
 
-`table` (int64, one per Machine, passed to the run loop): the clock (Kernel's Clock
-keeps its state here: base cycles, base microseconds, CPU MHz), the HLE cycles and calls
-the loop charged, and per syscall code (from SYSCALL_BASE) its kind (0: Python answers),
-cost and count. A Kernel fills in the codes of the HLE functions it links.
+`table` (int64, one per Kernel, passed to the run loop): the clock (Kernel's Clock keeps
+its state here: base cycles, base microseconds, CPU MHz), the HLE cycles and calls the
+loop charged, the pad's sampling state (sceCtrl's Ctrl keeps it here), per syscall code
+(from SYSCALL_BASE) its kind (0: Python answers), cost and count, and at the end the
+input script's events. A Kernel fills in the codes of the HLE functions it links.
 """
 
 import numpy as np
 from numba import njit
 
-from allegrex.cpu.state import A0, AT, HI, LO, T7, T8, T9, V0, V1
+from allegrex.cpu.state import A0, A1, AT, HI, LO, T7, T8, T9, V0, V1
+from allegrex.memory import translate
 from allegrex.timing.counters import HLE_CALLS, STALL_SYSCALL
 
 SYSCALL_BASE = 0x1000  # the first syscall code a Kernel hands out (codes are 20-bit fields)
@@ -31,19 +35,101 @@ SYSCALL_CLOBBERED = np.array([AT, *range(A0, T7 + 1), T8, T9, HI, LO])
 # Kinds: what the call returns (0: not answered in the loop).
 SYSTEM_TIME = 1  # microseconds since boot, 64 bits in v0:v1 (sceKernelGetSystemTimeWide)
 SYSTEM_TIME_LOW = 2  # its low 32 bits in v0 (sceKernelGetSystemTimeLow)
+PAD_PEEK = 3  # the latest pad sample into a0's count records, the count in v0 (sceCtrlPeekBufferPositive)
+PAD_PEEK_NEGATIVE = 4  # the same with the buttons inverted (sceCtrlPeekBufferNegative)
 
 # table layout
 BASE_CYCLES, BASE_US, CPU_MHZ = 0, 1, 2  # the clock: now = BASE_US + (cycles - BASE_CYCLES) // CPU_MHZ
 CHARGED_CYCLES = 3  # HLE cycles the loop charged (Kernel.hle_cycles adds them)
+# the pad: sampling mode (0 digital, 1 analog), cycle (0: at each vblank's end, else every
+# `cycle` us from the base), and how many input events follow the codes
+PAD_MODE, PAD_CYCLE, PAD_CYCLE_BASE, PAD_EVENTS = 4, 5, 6, 7
 HEADER = 8
 CODES = 4096  # syscall codes the table covers; a later code is answered by Python
 KIND, COST, COUNT = HEADER, HEADER + CODES, HEADER + 2 * CODES
-TABLE_SIZE = HEADER + 3 * CODES
+INPUT = HEADER + 3 * CODES  # the input script: per event start us, end us, buttons, analog x (-1: none), y
+INPUT_FIELDS = 5
+TABLE_SIZE = INPUT  # with no input events
+
+# The pad (sceCtrl). Vblank n starts at n / 59.94006 s; in vblank mode the pad is sampled
+# as the vblank ends, 731.5 us after it starts (measured: pspautotests ctrl/vblank sees the
+# new sample outside the vblank, one frame apart).
+VBLANK_MICROHZ = 59_940_060  # 59.94006 Hz, as sceDisplayGetFramePerSec reports
+VBLANK_SAMPLE_DELAY_US = 732
+ANALOG_CENTER = 128
+PAD_RECORDS_MAX = 64  # a peek or read fills 1..64 records
+PAD_RECORD_WORDS = 4  # time stamp, buttons, analog x | y << 8, reserved (16 bytes)
+# the loop's 64-bit vblank arithmetic holds up to here (42 h of simulated time); later, Python answers
+PAD_LOOP_UNTIL_US = 10**11
 
 
-def new_table() -> np.ndarray:
-    """An empty table (no code answered in the loop); the Kernel's Clock sets the clock."""
-    return np.zeros(TABLE_SIZE, dtype=np.int64)
+def new_table(events=()) -> np.ndarray:
+    """A table with no code answered in the loop (the Kernel's Clock sets the clock) and the
+    input script `events` (allegrex.hle.ctrl.InputEvent: start_us, end_us, buttons, analog)."""
+    table = np.zeros(INPUT + INPUT_FIELDS * len(events), dtype=np.int64)
+    table[PAD_EVENTS] = len(events)
+    for i, ev in enumerate(events):
+        x, y = ev.analog if ev.analog else (-1, 0)
+        table[INPUT + INPUT_FIELDS * i:INPUT + INPUT_FIELDS * (i + 1)] = ev.start_us, ev.end_us, ev.buttons, x, y
+    return table
+
+
+@njit(cache=True, inline="always")
+def vblank_us(n):
+    """Simulated microsecond at which vblank n starts (rounded up)."""
+    return -(-(n * 10**12) // VBLANK_MICROHZ)
+
+
+@njit(cache=True, inline="always")
+def vcount_at(us):
+    """Vblanks started at or before simulated microsecond `us`."""
+    return (us * VBLANK_MICROHZ) // 10**12
+
+
+@njit(cache=True, inline="always")
+def pad_samples_at(table, us):
+    """Pad samples taken at or before `us` (since the sampling cycle was set)."""
+    cycle = table[PAD_CYCLE]
+    if cycle == 0:
+        return vcount_at(us - VBLANK_SAMPLE_DELAY_US)
+    base = table[PAD_CYCLE_BASE]
+    return (max(us, base) - base) // cycle
+
+
+@njit(cache=True, inline="always")
+def pad_sample_us(table, index):
+    """When pad sample `index` is taken."""
+    if table[PAD_CYCLE] == 0:
+        return vblank_us(index) + VBLANK_SAMPLE_DELAY_US
+    return table[PAD_CYCLE_BASE] + index * table[PAD_CYCLE]
+
+
+@njit(cache=True, inline="always")
+def pad_state(table, us):
+    """(buttons, analog x, analog y) the input script holds at `us`: the buttons of every
+    event under way, the stick of the last of them that moves it."""
+    buttons, x, y = 0, ANALOG_CENTER, ANALOG_CENTER
+    for i in range(table[PAD_EVENTS]):
+        e = INPUT + INPUT_FIELDS * i
+        if table[e] <= us < table[e + 1]:
+            buttons |= table[e + 2]
+            if table[e + 3] >= 0:
+                x, y = table[e + 3], table[e + 4]
+    return buttons, x, y
+
+
+@njit(cache=True, inline="always")
+def pad_record(table, now, negative):
+    """The words of the record a peek or read at `now` writes: the latest sample's time
+    stamp, its buttons (inverted for the Negative calls), analog x | y << 8 (centred in
+    digital mode), and a zero word."""
+    at = max(0, pad_sample_us(table, pad_samples_at(table, now)))
+    buttons, x, y = pad_state(table, at)
+    if table[PAD_MODE] == 0:
+        x = y = ANALOG_CENTER
+    if negative:
+        buttons = ~buttons & 0xFFFFFFFF
+    return at & 0xFFFFFFFF, buttons, x | (y << 8), 0
 
 
 @njit(cache=True, inline="always")
@@ -61,7 +147,21 @@ def answer(k, kind: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def answered(code, regs, counters, cycles, table):
+def pad_buffer(addr, count, mem32, ram_size, mapping):
+    """The word index in mem32 of `count` pad records at `addr` when they lie in one piece
+    of plain memory, else -1 (Python then answers: it refuses the size or faults)."""
+    if count < 1 or count > PAD_RECORDS_MAX or addr & 3:
+        return -1
+    words = count * PAD_RECORD_WORDS
+    first = translate(addr, 4, ram_size, mapping)
+    last = translate(addr + 4 * (words - 1), 4, ram_size, mapping)
+    if first < 0 or last - first != 4 * (words - 1):
+        return -1
+    return first >> 2
+
+
+@njit(cache=True, inline="always")
+def answered(code, regs, counters, cycles, table, mem32, ram_size, mapping):
     """The cycle count after the loop answered system call `code` that just retired at
     `cycles`, or -1 when Python answers it (the loop then stops with EV_SYSCALL)."""
     i = code - SYSCALL_BASE
@@ -69,15 +169,29 @@ def answered(code, regs, counters, cycles, table):
         return -1
     kind = table[KIND + i]
     cost = table[COST + i]
-    cycles += cost  # charged before the call runs, as Kernel.on_syscall does
+    at = cycles + cost  # charged before the call runs, as Kernel.on_syscall does
+    now = value(SYSTEM_TIME, table, at)
+    result = value(kind, table, at)
+    if kind == PAD_PEEK or kind == PAD_PEEK_NEGATIVE:
+        count = np.int64(regs[A1])
+        w = pad_buffer(np.int64(regs[A0]), count, mem32, ram_size, mapping)
+        if w < 0 or now >= PAD_LOOP_UNTIL_US:
+            return -1
+        stamp, buttons, stick, reserved = pad_record(table, now, kind == PAD_PEEK_NEGATIVE)
+        for r in range(count):
+            mem32[w] = stamp
+            mem32[w + 1] = buttons
+            mem32[w + 2] = stick
+            mem32[w + 3] = reserved
+            w += PAD_RECORD_WORDS
+        result = count
     counters[STALL_SYSCALL] += cost
     counters[HLE_CALLS] += 1
     table[CHARGED_CYCLES] += cost
     table[COUNT + i] += 1
-    result = value(kind, table, cycles)
     for r in SYSCALL_CLOBBERED:
         regs[r] = DEADBEEF
     regs[V0] = result & 0xFFFFFFFF
     if kind == SYSTEM_TIME:
         regs[V1] = (result >> 32) & 0xFFFFFFFF
-    return cycles
+    return at

@@ -188,8 +188,8 @@ def layout(func: Callable) -> tuple[list, str]:
 
 def hle(library: str, name: str | None = None, nid: int | None = None, cost: int = costs.SYSCALL, in_loop: int = 0):
     """Register `func` as `library`'s function `name` (default: the Python name). in_loop: the
-    run loop answers the call itself as this allegrex.hle.pure kind (func must return
-    pure.answer(k, kind), the same definition)."""
+    run loop answers the call itself as this allegrex.hle.pure kind (func must answer from
+    the same definition: pure.answer(k, kind), or pure's function for the kind as Python)."""
 
     def register(func):
         fname = name or func.__name__

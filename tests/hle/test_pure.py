@@ -1,7 +1,7 @@
 """System calls the run loop answers itself (allegrex.hle.pure) end exactly as when Python
-answers them (Kernel.on_syscall): the same results, registers, cycle count, counters and
-call statistics, with timers and thread switches in between, in the interpreter and in
-compiled regions (which hold the calls)."""
+answers them (Kernel.on_syscall): the same results, registers, memory, cycle count,
+counters and call statistics, with timers and thread switches in between, in the
+interpreter and in compiled regions (which hold the calls)."""
 
 import io
 
@@ -10,6 +10,7 @@ import pytest
 from allegrex.commands.run import load_program
 from allegrex.cpu.jit import Jit
 from allegrex.hle import pure
+from allegrex.hle.ctrl import parse_script
 from allegrex.hle.kernel import RunOptions
 from allegrex.sdk import build
 
@@ -38,17 +39,72 @@ int main(void)
 """
 
 
-@pytest.fixture(scope="module")
-def eboot(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("pure")
+# Pad peeks (the loop answers them from the input script): both calls, 1 and 3 records, digital
+# and analog mode, vblank and timed sampling, and the calls Python answers instead (a size it
+# refuses, a buffer that is not word-aligned), with button presses and stick moves between.
+PAD_PROGRAM = r"""
+#include <stdio.h>
+#include <pspsdk.h>
+PSP_MODULE_INFO("pad", PSP_MODULE_USER, 1, 0);
+PSP_MAIN_THREAD_ATTR(PSP_THREAD_ATTR_USER);
+
+static volatile unsigned sink;
+
+int main(void)
+{
+    static SceCtrlData pads[64][3];
+    static int got[64];
+    static unsigned char odd[64];
+    int i, j;
+    for (i = 0; i < 64; i++) {
+        if (i == 16) sceCtrlSetSamplingMode(1);
+        if (i == 40) sceCtrlSetSamplingCycle(7000);
+        if (i % 8 == 3) got[i] = sceCtrlPeekBufferNegative(pads[i], 3);
+        else if (i % 8 == 5) got[i] = sceCtrlPeekBufferPositive(pads[i], 0);
+        else if (i % 8 == 6) got[i] = sceCtrlPeekBufferPositive((SceCtrlData *)(odd + 2), 1);
+        else got[i] = sceCtrlPeekBufferPositive(pads[i], i % 4 == 0 ? 3 : 1);
+        for (j = 0; j < 500 * (i % 5); j++) sink += j;
+        sceKernelDelayThread(9000);
+    }
+    for (i = 0; i < 64; i++)
+        for (j = 0; j < 3; j++)
+            printf("%d %d %u %08x %d %d\n", i, got[i], pads[i][j].TimeStamp, pads[i][j].Buttons,
+                   pads[i][j].Lx, pads[i][j].Ly);
+    for (j = 0; j < 20; j++) printf("%02x", odd[j]);  /* the record Python wrote at odd + 2 */
+    printf("\n");
+    return 0;
+}
+"""
+PAD_INPUT = """
+50ms CROSS for 100ms
+120ms START analog 10 250
+200ms UP+LEFT for 30ms analog 0 0
+300ms TRIANGLE for 200ms
+450ms R analog 200 40
+"""
+PAD_PEEKS_IN_LOOP = 48  # of the 64: the refused sizes (i % 8 == 5) and odd buffers (6) go to Python
+
+
+def _build(folder, text):
     source = folder / "main.c"
-    source.write_text(PROGRAM)
+    source.write_text(text)
     return build([source], folder / "EBOOT.PBP")
 
 
-def run(eboot, in_loop: bool, jit: bool = False):
+@pytest.fixture(scope="module")
+def eboot(tmp_path_factory):
+    return _build(tmp_path_factory.mktemp("pure"), PROGRAM)
+
+
+@pytest.fixture(scope="module")
+def pad_eboot(tmp_path_factory):
+    return _build(tmp_path_factory.mktemp("pad"), PAD_PROGRAM)
+
+
+def run(eboot, in_loop: bool, jit: bool = False, input_events=()):
     out = io.StringIO()
-    machine, kernel = load_program(str(eboot), "psp-2000", RunOptions(stdout=out, stderr=io.StringIO()))
+    options = RunOptions(stdout=out, stderr=io.StringIO(), input_events=list(input_events))
+    machine, kernel = load_program(str(eboot), "psp-2000", options)
     machine.jit = Jit(machine._read_word, threshold=3 if jit else 0, compile_after=0)
     if not in_loop:  # Python answers every call
         kernel.syscall_table[pure.KIND:pure.KIND + pure.CODES] = 0
@@ -77,3 +133,23 @@ def test_time_calls_answered_in_the_run_loop_end_as_python_answers_them(eboot, a
     assert all(0 <= wide - low < 10_000 for low, wide in readings)  # read with a little work between
     times = [t for low, wide in readings for t in (low, wide)]
     assert times == sorted(times) and times[-1] - times[0] >= 3000  # the three 1 ms delays
+
+
+@pytest.fixture(scope="module")
+def pad_answered_by_python(pad_eboot):
+    return run(pad_eboot, in_loop=False, input_events=parse_script(PAD_INPUT))
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["interpreted", "compiled-regions"])
+def test_pad_peeks_answered_in_the_run_loop_end_as_python_answers_them(pad_eboot, pad_answered_by_python, jit):
+    text, stats, regs, loop_calls = run(pad_eboot, in_loop=True, jit=jit, input_events=parse_script(PAD_INPUT))
+    text_py, stats_py, regs_py, loop_calls_py = pad_answered_by_python
+    assert loop_calls == PAD_PEEKS_IN_LOOP and loop_calls_py == 0
+    assert text == text_py  # every record the program read, and the results
+    assert stats == stats_py
+    assert (regs == regs_py).all()
+    rows = [line.split() for line in text.splitlines()[:-1]]
+    assert {row[1] for row in rows if int(row[0]) % 8 == 5} == {str(0x80000104 - (1 << 32))}  # INVALID_SIZE
+    assert {int(row[3], 16) for row in rows} > {0, 0x4000, 0x8, 0x1000, 0x200}  # the script's buttons were seen
+    assert {(row[4], row[5]) for row in rows} > {("128", "128"), ("10", "250"), ("200", "40")}  # and its stick
+    assert text.splitlines()[-1][4:36].strip("0")  # Python's record at the odd address

@@ -150,7 +150,8 @@ class _Writer:
         if ins.sem == S_VFPU:
             L += ["if code != EV_NONE:"] + _indent(_exit(pc_text, npc_text, retired))
         if ins.sem == S_SYSCALL:  # the run loop's step after a syscall (interp.run), then the budget
-            L += [f"answered_at = answered({code_of(ins.word)}, regs, counters, cycles, syscalls)",
+            L += [f"answered_at = answered({code_of(ins.word)}, regs, counters, cycles, syscalls, mem32, ram_size, "
+                  "mapping)",
                   "if answered_at < 0:"] + _indent(_exit(pc_text, npc_text, retired))
             L += ["cycles = answered_at", "code, value = EV_NONE, np.int64(0)",
                   f"if cycles + {left} * bound >= cycle_limit:  # the call's cost may end the budget here"]
