@@ -69,7 +69,7 @@ def relative(cmds, regs, arg):
     return ((((np.int64(cmds[BASE]) << 8) & 0x0F000000) | arg) + regs[R_OADR]) & ADDR_MASK
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _fail(regs, error, pc, addr):
     regs[R_ERROR] = error
     regs[R_ERROR_PC] = pc
