@@ -207,7 +207,7 @@ def assemble(mem, ram_size, mapping, regs, cmds, pix, keep, xf, rs, verts, count
     regs[R_KEEP_COUNT] = k
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _strip_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, cull, keep, k, provoking):
     """Strips and fans alternate their winding: every other triangle flips the cull side."""
     wind = (k - 1) % 2
@@ -287,7 +287,7 @@ def _lerp(cmds, xf, a, b, t, out):
     geometry.to_screen(cmds, xf, out)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _near_clip(mem, ram_size, mapping, regs, cmds, pix, xf, rs, v0, v1, v2, pv):
     """Clip against z + w >= 0 (the only plane the GE clips) and fan out the polygon."""
     poly = np.zeros((4, S_SIZE), dtype=np.float64)
@@ -336,7 +336,7 @@ def _line(mem, ram_size, mapping, regs, cmds, pix, xf, rs, v0, v1):
         raster.line(mem, ram_size, mapping, regs, cmds, pix, rs, a, b)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _point(mem, ram_size, mapping, regs, cmds, pix, rs, v0):
     if rs[raster.RS_THROUGH] == 0.0 and v0[S_OUT] != 0.0:
         return
@@ -357,7 +357,7 @@ def _rectangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, v0, v1):
     raster.rectangle(mem, ram_size, mapping, regs, cmds, pix, rs, v0, v1)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _projected_rectangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, v0, v1):
     """A sprite with projective texture coordinates is drawn as two triangles over its
     corners (their fill rule covers the same pixels), coordinates mixed from both ends."""

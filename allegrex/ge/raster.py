@@ -173,7 +173,7 @@ def _texture_span(mem, ram_size, mapping, cmds, tex, si, sf, start, end, check_r
     return count
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _shade_pixel(mem, ram_size, mapping, regs, cmds, pix, rs, x, y, z, rgba, spec, fog, s, t, lod):
     """One pixel as a span of one (points and lines)."""
     si, sf = pix[2], pix[3]
