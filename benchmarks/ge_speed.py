@@ -2,6 +2,7 @@
 triangles (the issue's speed target: at most 20 ms of wall time on this machine).
 
     PYTHONPATH=. python benchmarks/ge_speed.py [--grid 16x9] [--repeat 10]
+    NUMBA_CACHE_DIR=$(mktemp -d) PYTHONPATH=. python benchmarks/ge_speed.py --repeat 1 --compile-profile
 
 The display list (built here in guest memory, run by the numba list processor without
 the rest of the simulator): an 8888 frame buffer in VRAM, a 64x64 8888 texture with
@@ -11,7 +12,9 @@ the frame is covered once. Reported per frame: wall and process CPU time (best a
 median of --repeat), pixels written, the GE's simulated time for it (cost model), and a
 digest of VRAM after the first frame (frame and depth buffer): a faster renderer must
 keep it (--expect DIGEST fails the run when it differs).
-The machine is shared: process CPU time is the steadier figure.
+The machine is shared: process CPU time is the steadier figure. With an empty numba
+cache the first call is the GE's cold compile; --compile-profile then says which
+functions it spent its time on.
 """
 
 import argparse
@@ -22,6 +25,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from numba.core import event as numba_event
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -77,11 +81,56 @@ def build(memory, grid_x: int, grid_y: int) -> int:
     return grid_x * grid_y * 2
 
 
+class CpuRecorder(numba_event.Listener):
+    """A numba event listener keeping (process CPU time, event) of each start and end."""
+
+    def __init__(self):
+        self.buffer = []
+
+    def on_start(self, ev):
+        self.buffer.append((time.process_time(), ev))
+
+    def on_end(self, ev):
+        self.buffer.append((time.process_time(), ev))
+
+
+def print_compile_profile(compiles, llvm, top=15):
+    """Each compiled function's own time (its compile minus the callees compiled inside
+    it) and the part of it spent in LLVM, from numba's compile events (CPU seconds)."""
+    events = sorted([(ts, False, ev) for ts, ev in compiles] + [(ts, True, ev) for ts, ev in llvm],
+                    key=lambda e: e[0])
+    own, in_llvm, count, stack, llvm_start = {}, {}, {}, [], 0.0
+    for ts, is_llvm, ev in events:
+        if is_llvm:
+            if ev.is_start:
+                llvm_start = ts
+            elif stack:
+                stack[-1][3] += ts - llvm_start
+            continue
+        if ev.is_start:
+            fn = ev.data["dispatcher"].py_func
+            stack.append([f"{fn.__module__.rsplit('.', 1)[-1]}.{fn.__name__}", ts, 0.0, 0.0])
+            continue
+        name, start, callees, llvm_time = stack.pop()
+        own[name] = own.get(name, 0.0) + ts - start - callees
+        in_llvm[name] = in_llvm.get(name, 0.0) + llvm_time
+        count[name] = count.get(name, 0) + 1
+        if stack:
+            stack[-1][2] += ts - start
+    print(f"  compile profile: {sum(own.values()):.1f} s CPU in {sum(count.values())} compiles, "
+          f"{sum(in_llvm.values()):.1f} s of it in LLVM; the largest (own s, LLVM s, compiles):")
+    for name in sorted(own, key=own.get, reverse=True)[:top]:
+        print(f"    {name:36s} {own[name]:6.1f} {in_llvm[name]:6.1f} {count[name]:3d}")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--grid", default="16x9", help="quads across x down (default 16x9)")
     p.add_argument("--repeat", type=int, default=10)
     p.add_argument("--expect", metavar="DIGEST", help="fail unless the first frame's VRAM digest is this")
+    p.add_argument("--compile-profile", action="store_true",
+                   help="print the numba functions the first call compiled, by their own share of it (use with an "
+                        "empty NUMBA_CACHE_DIR)")
     args = p.parse_args(argv)
     gx, gy = (int(v) for v in args.grid.split("x"))
     from allegrex.ge import cost, processor
@@ -98,7 +147,13 @@ def main(argv=None) -> int:
         return processor.run(memory.mem, memory.ram_size, memory.mapping, ge.regs, ge.cmds, ge.mtx, ge.clut, ge.keep, 10**6, trace)
 
     t, c = time.perf_counter(), time.process_time()
-    frame()  # compiles (or loads the numba cache)
+    if args.compile_profile:
+        compiles, llvm = CpuRecorder(), CpuRecorder()
+        with (numba_event.install_listener("numba:compile", compiles),
+              numba_event.install_listener("numba:llvm_lock", llvm)):
+            frame()
+    else:
+        frame()  # compiles (or loads the numba cache)
     first, first_cpu = time.perf_counter() - t, time.process_time() - c
     vram = memory.mem[memory.ram_size:memory.ram_size + VRAM_SIZE]
     digest = hashlib.sha256(vram.tobytes()).hexdigest()[:16]
@@ -116,6 +171,8 @@ def main(argv=None) -> int:
     print(f"  process CPU: best {1000 * min(cpus):.1f} ms, median {1000 * float(np.median(cpus)):.1f} ms")
     print(f"  simulated GE time (cost model): {ge_us:.0f} us")
     print(f"  VRAM digest after the first frame: {digest}")
+    if args.compile_profile:
+        print_compile_profile(compiles.buffer, llvm.buffer)
     if args.expect and args.expect != digest:
         print(f"  the frame differs from the expected {args.expect}")
         return 1

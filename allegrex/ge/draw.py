@@ -58,7 +58,7 @@ def _cull_type(cmds):
     return CULL_CCW if cmds[CULL] & 1 else CULL_CW
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _warn(regs, code, addr):
     if regs[R_WARN] == 0:
         regs[R_WARN] = code
@@ -108,7 +108,7 @@ def primitive(mem, ram_size, mapping, regs, cmds, mtx, clut, keep, count, ptype)
         _carry_attributes(vtype, dv, keep[KEEP_LAST])
         geometry.transform(cmds, mtx, xf, lp, vtype, dv, verts[i])
     pix = raster.prepare_pixels(cmds, clut, ram_size)
-    assemble(mem, ram_size, mapping, regs, cmds, pix, keep, xf, rs, verts, count, ptype, False)
+    assemble(mem, ram_size, mapping, regs, cmds, pix, keep, xf, rs, verts, count, ptype, np.bool_(False))
 
 
 @njit(cache=True, error_model="numpy")
@@ -156,9 +156,9 @@ def assemble(mem, ram_size, mapping, regs, cmds, pix, keep, xf, rs, verts, count
             k += 1
             if k == 3:
                 k = 0
-                _send_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, cull, keep[0], keep[1], keep[2], 2)
+                _send_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, cull, keep[0], keep[1], keep[2], np.int64(2))
         if k >= 3:
-            _send_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, cull, keep[0], keep[1], keep[2], 2)
+            _send_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, cull, keep[0], keep[1], keep[2], np.int64(2))
             k = 0
     elif ptype == SPRITES:
         for i in range(count):
@@ -207,7 +207,7 @@ def assemble(mem, ram_size, mapping, regs, cmds, pix, keep, xf, rs, verts, count
     regs[R_KEEP_COUNT] = k
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _strip_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, cull, keep, k, provoking):
     """Strips and fans alternate their winding: every other triangle flips the cull side."""
     wind = (k - 1) % 2
@@ -240,7 +240,7 @@ def _outside_z(v):
     return 0
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _depth_rejects(cmds, pos, neg, n):
     """With depth clamp off one vertex beyond near/far drops the primitive; with it on all
     of them must be beyond the same plane."""
@@ -287,7 +287,7 @@ def _lerp(cmds, xf, a, b, t, out):
     geometry.to_screen(cmds, xf, out)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _near_clip(mem, ram_size, mapping, regs, cmds, pix, xf, rs, v0, v1, v2, pv):
     """Clip against z + w >= 0 (the only plane the GE clips) and fan out the polygon."""
     poly = np.zeros((4, S_SIZE), dtype=np.float64)
@@ -336,7 +336,7 @@ def _line(mem, ram_size, mapping, regs, cmds, pix, xf, rs, v0, v1):
         raster.line(mem, ram_size, mapping, regs, cmds, pix, rs, a, b)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _point(mem, ram_size, mapping, regs, cmds, pix, rs, v0):
     if rs[raster.RS_THROUGH] == 0.0 and v0[S_OUT] != 0.0:
         return
@@ -357,7 +357,7 @@ def _rectangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, v0, v1):
     raster.rectangle(mem, ram_size, mapping, regs, cmds, pix, rs, v0, v1)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _projected_rectangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, v0, v1):
     """A sprite with projective texture coordinates is drawn as two triangles over its
     corners (their fill rule covers the same pixels), coordinates mixed from both ends."""
@@ -374,8 +374,10 @@ def _projected_rectangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, v0, v1
     if (v0[S_X] < v1[S_X]) != (v0[S_Y] < v1[S_Y]):  # corners swapped on one axis: rotated coordinates
         for c in (geometry.S_S, geometry.S_T, geometry.S_Q):
             corners[1, c], corners[2, c] = corners[2, c], corners[1, c]
-    _send_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, CULL_OFF, corners[0], corners[1], corners[3], 2)
-    _send_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, CULL_OFF, corners[0], corners[3], corners[2], 2)
+    _send_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, np.int64(CULL_OFF), corners[0], corners[1], corners[3],
+                   np.int64(2))
+    _send_triangle(mem, ram_size, mapping, regs, cmds, pix, xf, rs, np.int64(CULL_OFF), corners[0], corners[3], corners[2],
+                   np.int64(2))
 
 
 @njit(cache=True, error_model="numpy")
@@ -494,7 +496,7 @@ def patch(mem, ram_size, mapping, regs, cmds, mtx, clut, keep, spline, arg):
         verts[i] = screen[indices[i]]
     regs[R_KEEP_COUNT] = 0
     pix = raster.prepare_pixels(cmds, clut, ram_size)
-    assemble(mem, ram_size, mapping, regs, cmds, pix, keep, xf, rs, verts, indices.shape[0], prim, False)
+    assemble(mem, ram_size, mapping, regs, cmds, pix, keep, xf, rs, verts, indices.shape[0], prim, np.bool_(False))
 
 
 @njit(cache=True, error_model="numpy")
@@ -555,7 +557,8 @@ def immediate_vertex(mem, ram_size, mapping, regs, cmds, mtx, clut, keep, arg):
         slot = k
     keep[slot] = sv
     regs[R_KEEP_COUNT] = k + 1
-    assemble(mem, ram_size, mapping, regs, cmds, pix, keep, xf, rs, np.zeros((0, S_SIZE), dtype=np.float64), 0, ptype, True)
+    assemble(mem, ram_size, mapping, regs, cmds, pix, keep, xf, rs, np.zeros((0, S_SIZE), dtype=np.float64), np.int64(0), ptype,
+             np.bool_(True))
     for i in range(6):
         cmds[ops[i]] = saved[i]
     cmds[CULL] = saved_cull

@@ -560,7 +560,7 @@ def clear_keep(frag):
     fmt = frag[F_FB_FMT]
     keep = np.int64(frag[F_KEEP_MASK]) & 0xFFFFFFFF
     if not frag[F_CLEAR_COLOR]:
-        keep |= 0x00FFFFFF if fmt == FMT_8888 else to16(fmt, 0x00FFFFFF)
+        keep |= 0x00FFFFFF if fmt == FMT_8888 else to16(fmt, np.int64(0x00FFFFFF))
     return keep
 
 

@@ -56,7 +56,7 @@ def f24(word):
     return np.float64(bits.view(np.float32)[0])
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _mat43(mtx, start, out, o):
     """A 4x3 upload-order matrix as a 4x4 (row-major, column vectors) at out[o:o+16]."""
     for r in range(3):
@@ -65,7 +65,7 @@ def _mat43(mtx, start, out, o):
     out[o + 12], out[o + 13], out[o + 14], out[o + 15] = 0.0, 0.0, 0.0, 1.0
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _mul44(a, ao, b, bo, out, o):
     """out = A x B (4x4, row-major)."""
     tmp = np.zeros(16, dtype=np.float64)
@@ -103,7 +103,7 @@ def setup(cmds, mtx):
     return x
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _apply(m, o, x, y, z, w, r):
     return m[o + r * 4] * x + m[o + r * 4 + 1] * y + m[o + r * 4 + 2] * z + m[o + r * 4 + 3] * w
 

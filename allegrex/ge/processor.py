@@ -69,7 +69,7 @@ def relative(cmds, regs, arg):
     return ((((np.int64(cmds[BASE]) << 8) & 0x0F000000) | arg) + regs[R_OADR]) & ADDR_MASK
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _fail(regs, error, pc, addr):
     regs[R_ERROR] = error
     regs[R_ERROR_PC] = pc
@@ -200,8 +200,8 @@ def run(mem, ram_size, mapping, regs, cmds, mtx, clut, keep, budget, trace):
 
 
 def warm_up() -> None:
-    """Compile `run` (the whole drawing path: about a minute of CPU the first time, then
-    loaded from numba's cache in under a second) by running an empty list on scratch
+    """Compile `run` (the whole drawing path: about two minutes of CPU the first time on
+    the shared machine, docs/ge.md; then loaded from numba's cache in under a second) by running an empty list on scratch
     state, so that a caller can do it outside a program's time limit."""
     ram_size = min(RAM_SIZE.values())
     mem = np.zeros(ram_size + VRAM_SIZE, dtype=np.uint8)

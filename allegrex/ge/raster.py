@@ -29,7 +29,7 @@ from allegrex.ge import cost, fragment
 from allegrex.ge.colors import FMT_8888
 from allegrex.ge.direct import plain_offset
 from allegrex.ge.geometry import (S_A, S_B, S_FOG, S_G, S_Q, S_R, S_S, S_SB, S_SG, S_SR, S_T, S_W, S_X, S_Y,
-                                  S_Z, f24)
+                                  S_Z, f24, pack_rgba)
 from allegrex.ge.fragment import prepare as fragment_prepare
 from allegrex.ge.texture import (P_READ_END, P_READ_FIRST, combine, combine_span, gelog2, one_level,
                                   sample_prepared)
@@ -92,12 +92,6 @@ def prepare_pixels(cmds, clut, ram_size):
 
 
 @njit(cache=True, error_model="numpy")
-def _pack(r, g, b, a):
-    return (np.uint32(min(255, max(0, int(r)))) | (np.uint32(min(255, max(0, int(g)))) << np.uint32(8))
-            | (np.uint32(min(255, max(0, int(b)))) << np.uint32(16)) | (np.uint32(min(255, max(0, int(a)))) << np.uint32(24)))
-
-
-@njit(cache=True, error_model="numpy")
 def shade_span(mem, ram_size, mapping, regs, cmds, pix, rs, y, x0, n):
     """Texture (if on) and hand the span's n pixels from (x0, y) to the fragment stage;
     their attributes are in the span buffers (texturing replaces the colours there: a
@@ -134,7 +128,7 @@ def shade_span(mem, ram_size, mapping, regs, cmds, pix, rs, y, x0, n):
              and (not depth or _apart(first, end, zrow, zrow + 2 * n)))
     cycles = 0
     if ahead:
-        cycles = _texture_span(mem, ram_size, mapping, cmds, tex, si, sf, 0, n, check_range, minz, maxz)
+        cycles = _texture_span(mem, ram_size, mapping, cmds, tex, si, sf, np.int64(0), n, check_range, minz, maxz)
     if (ahead or not textured) and rows_plain and frag[fragment.F_PLAIN]:
         written = fragment.plain_span(mem, frag, row, zrow, n, si[SI_RGBA], si[SI_SPEC], si[SI_Z], check_range)
     else:
@@ -179,13 +173,13 @@ def _texture_span(mem, ram_size, mapping, cmds, tex, si, sf, start, end, check_r
     return count
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _shade_pixel(mem, ram_size, mapping, regs, cmds, pix, rs, x, y, z, rgba, spec, fog, s, t, lod):
     """One pixel as a span of one (points and lines)."""
     si, sf = pix[2], pix[3]
     si[SI_Z, 0], si[SI_RGBA, 0], si[SI_SPEC, 0] = z, rgba, spec
     sf[SF_FOG, 0], sf[SF_S, 0], sf[SF_T, 0], sf[SF_LOD, 0] = fog, s, t, lod
-    shade_span(mem, ram_size, mapping, regs, cmds, pix, rs, y, x, 1)
+    shade_span(mem, ram_size, mapping, regs, cmds, pix, rs, y, x, np.int64(1))
 
 
 @njit(cache=True, error_model="numpy")
@@ -242,8 +236,8 @@ def triangle(mem, ram_size, mapping, regs, cmds, pix, rs, v0, v1, v2):
         dc[i, 0] = v0[S_R + i] - v2[S_R + i]
         dc[i, 1] = v1[S_R + i] - v2[S_R + i]
     df0, df1 = v0[S_FOG] - v2[S_FOG], v1[S_FOG] - v2[S_FOG]
-    flat_rgba = _pack(v2[S_R], v2[S_G], v2[S_B], v2[S_A])
-    flat_spec = _pack(v2[S_SR], v2[S_SG], v2[S_SB], 0)
+    flat_rgba = pack_rgba(v2[S_R], v2[S_G], v2[S_B], v2[S_A])
+    flat_spec = pack_rgba(v2[S_SR], v2[S_SG], v2[S_SB], 0.0)
     # a secondary colour the same at every vertex interpolates to itself: pack it once
     spec_varies = (dc[4, 0] != 0.0 or dc[4, 1] != 0.0 or dc[5, 0] != 0.0 or dc[5, 1] != 0.0 or dc[6, 0] != 0.0
                    or dc[6, 1] != 0.0)
@@ -266,12 +260,12 @@ def triangle(mem, ram_size, mapping, regs, cmds, pix, rs, v0, v1, v2):
             f0, f1 = w0 * recip, w1 * recip
             z = int(v2[S_Z]) if flat_z else int(v2[S_Z] + dz0 * f0 + dz1 * f1)
             if gouraud:
-                rgba = _pack(v2[S_R] + dc[0, 0] * f0 + dc[0, 1] * f1, v2[S_G] + dc[1, 0] * f0 + dc[1, 1] * f1,
+                rgba = pack_rgba(v2[S_R] + dc[0, 0] * f0 + dc[0, 1] * f1, v2[S_G] + dc[1, 0] * f0 + dc[1, 1] * f1,
                              v2[S_B] + dc[2, 0] * f0 + dc[2, 1] * f1, v2[S_A] + dc[3, 0] * f0 + dc[3, 1] * f1)
                 spec = flat_spec
                 if spec_varies:
-                    spec = _pack(v2[S_SR] + dc[4, 0] * f0 + dc[4, 1] * f1, v2[S_SG] + dc[5, 0] * f0 + dc[5, 1] * f1,
-                                 v2[S_SB] + dc[6, 0] * f0 + dc[6, 1] * f1, 0)
+                    spec = pack_rgba(v2[S_SR] + dc[4, 0] * f0 + dc[4, 1] * f1, v2[S_SG] + dc[5, 0] * f0 + dc[5, 1] * f1,
+                                 v2[S_SB] + dc[6, 0] * f0 + dc[6, 1] * f1, 0.0)
             else:
                 rgba, spec = flat_rgba, flat_spec
             si[SI_Z, i], si[SI_RGBA, i], si[SI_SPEC, i] = z, rgba, spec
@@ -363,8 +357,8 @@ def rectangle(mem, ram_size, mapping, regs, cmds, pix, rs, v0, v1):
     z = int(v1[S_Z])
     if rs[RS_DEPTHRANGE] != 0.0 and (z < rs[RS_MINZ] or z > rs[RS_MAXZ]):
         return
-    rgba = _pack(v1[S_R], v1[S_G], v1[S_B], v1[S_A])
-    spec = _pack(v1[S_SR], v1[S_SG], v1[S_SB], 0)
+    rgba = pack_rgba(v1[S_R], v1[S_G], v1[S_B], v1[S_A])
+    spec = pack_rgba(v1[S_SR], v1[S_SG], v1[S_SB], 0.0)
     fog = v1[S_FOG] if rs[RS_FOG] != 0.0 else 1.0
     tex = rs[RS_TEX] != 0.0
     s0, t0, s1, t1 = v0[S_S], v0[S_T], v1[S_S], v1[S_T]
@@ -412,8 +406,8 @@ def point(mem, ram_size, mapping, regs, cmds, pix, rs, v0):
     elif rs[RS_PROJ] != 0.0 and v0[S_Q] != 0.0:
         s, t = s / v0[S_Q], t / v0[S_Q]
     lod = _lod(rs, 0.0, 0.0, v0[S_W]) if rs[RS_TEX] != 0.0 else 0.0
-    _shade_pixel(mem, ram_size, mapping, regs, cmds, pix, rs, px, py, int(v0[S_Z]), _pack(v0[S_R], v0[S_G], v0[S_B], v0[S_A]),
-                 _pack(v0[S_SR], v0[S_SG], v0[S_SB], 0), v0[S_FOG] if rs[RS_FOG] != 0.0 else 1.0, s, t, lod)
+    _shade_pixel(mem, ram_size, mapping, regs, cmds, pix, rs, px, py, int(v0[S_Z]), pack_rgba(v0[S_R], v0[S_G], v0[S_B], v0[S_A]),
+                 pack_rgba(v0[S_SR], v0[S_SG], v0[S_SB], 0.0), v0[S_FOG] if rs[RS_FOG] != 0.0 else 1.0, s, t, lod)
 
 
 @njit(cache=True, error_model="numpy")
@@ -432,8 +426,8 @@ def line(mem, ram_size, mapping, regs, cmds, pix, rs, v0, v1):
     else:
         first, last, step = (int(a) - 8) // 16, (int(b) - 8) // 16 + 1, -1  # centres in (b, a]
     gouraud = rs[RS_GOURAUD] != 0.0
-    flat_rgba = _pack(v1[S_R], v1[S_G], v1[S_B], v1[S_A])
-    flat_spec = _pack(v1[S_SR], v1[S_SG], v1[S_SB], 0)
+    flat_rgba = pack_rgba(v1[S_R], v1[S_G], v1[S_B], v1[S_A])
+    flat_spec = pack_rgba(v1[S_SR], v1[S_SG], v1[S_SB], 0.0)
     for p in range(first, last + step, step):
         t = (p * 16 + 8 - a) / (b - a)
         minor = (ay + (by - ay) * t) if x_major else (ax + (bx - ax) * t)
@@ -443,10 +437,10 @@ def line(mem, ram_size, mapping, regs, cmds, pix, rs, v0, v1):
             continue
         rgba, spec = flat_rgba, flat_spec
         if gouraud:
-            rgba = _pack(_lerp(v0[S_R], v1[S_R], t), _lerp(v0[S_G], v1[S_G], t), _lerp(v0[S_B], v1[S_B], t),
+            rgba = pack_rgba(_lerp(v0[S_R], v1[S_R], t), _lerp(v0[S_G], v1[S_G], t), _lerp(v0[S_B], v1[S_B], t),
                          _lerp(v0[S_A], v1[S_A], t))
-            spec = _pack(_lerp(v0[S_SR], v1[S_SR], t), _lerp(v0[S_SG], v1[S_SG], t),
-                         _lerp(v0[S_SB], v1[S_SB], t), 0)
+            spec = pack_rgba(_lerp(v0[S_SR], v1[S_SR], t), _lerp(v0[S_SG], v1[S_SG], t),
+                         _lerp(v0[S_SB], v1[S_SB], t), 0.0)
         fog = _lerp(v0[S_FOG], v1[S_FOG], t) if rs[RS_FOG] != 0.0 else 1.0
         z = int(_lerp(v0[S_Z], v1[S_Z], t))
         s = tt = lod = 0.0

@@ -71,6 +71,11 @@ LEVEL_WORDS = 5
 P_PALETTE = P_LEVELS + 8 * LEVEL_WORDS  # the CLUT decoded to RGBA8888 (512 entries)
 TEX_WORDS = P_PALETTE + 512
 
+# constants passed to called (not inlined) functions as int64, not literals: numba would
+# compile the function again for each literal value
+LEVEL0 = np.int64(0)  # mip level 0
+ONE_BYTE, TWO_BYTES, FOUR_BYTES = np.int64(1), np.int64(2), np.int64(4)  # read_le sizes
+
 BITS_PER_TEXEL = np.array([16, 16, 16, 32, 4, 8, 16, 32, 4, 8, 8, 0, 0, 0, 0, 0], dtype=np.int64)
 
 
@@ -120,7 +125,7 @@ def decode_palette(clut, clut_fmt, tex):
 # ---------------------------------------------------------------- memory
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)  # a call: only textures outside plain memory and DXT blocks come here
 def read_le(mem, ram_size, mapping, addr, size):
     """Little-endian unsigned value of `size` bytes (1, 2 or 4, aligned) at guest `addr`;
     0 outside guest memory."""
@@ -147,6 +152,15 @@ def read_texel(mem, ram_size, mapping, direct, addr, offset, size):
     if direct >= 0:
         return le_bytes(mem, direct + offset, size)
     return read_le(mem, ram_size, mapping, addr + offset, size)
+
+
+@njit(cache=True, inline="always")
+def direct_color(mem, ram_size, mapping, fmt, direct, addr, bufw, swizzle, u, v):
+    """RGBA8888 of texel (u, v) of a direct-colour (5650/5551/4444/8888) level at `addr`
+    (`direct` its offset in `mem` or -1, as read_texel takes it): one read for both widths."""
+    bits = 32 if fmt == TF_8888 else 16
+    raw = read_texel(mem, ram_size, mapping, direct, addr, texel_byte_offset(u, v, bufw, bits, swizzle), bits >> 3)
+    return raw if fmt == TF_8888 else from16(fmt, raw)
 
 
 @njit(cache=True, inline="always")
@@ -177,9 +191,9 @@ def dxt_color(mem, ram_size, mapping, block, x, y):
     """RGB of texel (x, y) of a DXT colour block (PSP layout: 4 row bytes of 2-bit
     indices, then colour 0 and colour 1 as 565), and whether it is the transparent
     black of a 3-colour block. Channels expand by a plain shift (no bit replication)."""
-    c0 = read_le(mem, ram_size, mapping, block + 4, 2)
-    c1 = read_le(mem, ram_size, mapping, block + 6, 2)
-    row = read_le(mem, ram_size, mapping, block + y, 1)
+    c0 = read_le(mem, ram_size, mapping, block + 4, TWO_BYTES)
+    c1 = read_le(mem, ram_size, mapping, block + 6, TWO_BYTES)
+    row = read_le(mem, ram_size, mapping, block + y, ONE_BYTE)
     index = (row >> (2 * x)) & 3
     r0, g0, b0 = (c0 >> 8) & 0xF8, (c0 >> 3) & 0xFC, (c0 << 3) & 0xF8
     r1, g1, b1 = (c1 >> 8) & 0xF8, (c1 >> 3) & 0xFC, (c1 << 3) & 0xF8
@@ -204,10 +218,10 @@ def dxt5_alpha(mem, ram_size, mapping, block, x, y):
     """Alpha of texel (x, y) of a DXT5 block: 48 bits of 3-bit indices at +8 (low 32
     bits, then high 16), alpha 0 at +14 and alpha 1 at +15; 8-step or 6-step ramps
     rounded in 8.8 fixed point as the GE does."""
-    lo = read_le(mem, ram_size, mapping, block + 8, 4)
-    hi = read_le(mem, ram_size, mapping, block + 12, 2)
-    a0 = read_le(mem, ram_size, mapping, block + 14, 1)
-    a1 = read_le(mem, ram_size, mapping, block + 15, 1)
+    lo = read_le(mem, ram_size, mapping, block + 8, FOUR_BYTES)
+    hi = read_le(mem, ram_size, mapping, block + 12, TWO_BYTES)
+    a0 = read_le(mem, ram_size, mapping, block + 14, ONE_BYTE)
+    a1 = read_le(mem, ram_size, mapping, block + 15, ONE_BYTE)
     bits = lo | (hi << 32)
     index = (bits >> (y * 12 + x * 3)) & 7
     if index == 0:
@@ -240,22 +254,21 @@ def fetch_dxt(mem, ram_size, mapping, fmt, addr, bufw, u, v):
     if fmt == TF_DXT1:
         return rgb if transparent else rgb | 0xFF000000
     if fmt == TF_DXT3:
-        alpha = (read_le(mem, ram_size, mapping, block + 8 + 2 * y, 2) >> (4 * x)) & 0xF
+        alpha = (read_le(mem, ram_size, mapping, block + 8 + 2 * y, TWO_BYTES) >> (4 * x)) & 0xF
         return rgb | (alpha << 28)
     return rgb | (dxt5_alpha(mem, ram_size, mapping, block, x, y) << 24)
 
 
 @njit(cache=True, inline="always")
 def clut_index(mem, ram_size, mapping, fmt, swizzle, direct, addr, bufw, u, v):
-    """The raw palette index of texel (u, v) of a CLUT4/8/16/32 texture."""
+    """The raw palette index of texel (u, v) of a CLUT4/8/16/32 texture (one read for
+    every width: each inlined read costs compile time)."""
+    bits = BITS_PER_TEXEL[fmt]
+    raw = read_texel(mem, ram_size, mapping, direct, addr, texel_byte_offset(u, v, bufw, bits, swizzle),
+                     max(bits >> 3, 1))
     if fmt == TF_CLUT4:
-        byte = read_texel(mem, ram_size, mapping, direct, addr, texel_byte_offset(u, v, bufw, 4, swizzle), 1)
-        return (byte >> ((u & 1) * 4)) & 0xF
-    if fmt == TF_CLUT8:
-        return read_texel(mem, ram_size, mapping, direct, addr, texel_byte_offset(u, v, bufw, 8, swizzle), 1)
-    if fmt == TF_CLUT16:
-        return read_texel(mem, ram_size, mapping, direct, addr, texel_byte_offset(u, v, bufw, 16, swizzle), 2)
-    return read_texel(mem, ram_size, mapping, direct, addr, texel_byte_offset(u, v, bufw, 32, swizzle), 4)
+        return (raw >> ((u & 1) * 4)) & 0xF
+    return raw
 
 
 @njit(cache=True)
@@ -290,10 +303,8 @@ def fetch(mem, ram_size, mapping, tex, level, u, v):
     addr = tex[base + L_ADDR]
     bufw = tex[base + L_BUFW]
     direct = tex[base + L_DIRECT]
-    if fmt == TF_8888:
-        return read_texel(mem, ram_size, mapping, direct, addr, texel_byte_offset(u, v, bufw, 32, tex[P_SWIZZLE]), 4)
-    if fmt < TF_8888:
-        return from16(fmt, read_texel(mem, ram_size, mapping, direct, addr, texel_byte_offset(u, v, bufw, 16, tex[P_SWIZZLE]), 2))
+    if fmt <= TF_8888:
+        return direct_color(mem, ram_size, mapping, fmt, direct, addr, bufw, tex[P_SWIZZLE], u, v)
     if fmt <= TF_CLUT32:
         return fetch_clut(mem, ram_size, mapping, tex, level, direct, addr, bufw, u, v)
     return fetch_dxt(mem, ram_size, mapping, fmt, addr, bufw, u, v)
@@ -470,29 +481,22 @@ def sample_level_linear(mem, ram_size, mapping, tex, level, u, v):
     xa, xb, ya, yb, fu, fv = linear_taps(u, v, tex[base + L_WSHIFT], tex[base + L_HSHIFT], tex[P_CLAMP_S],
                                          tex[P_CLAMP_T])
     fmt = tex[P_FMT]
+    addr = tex[base + L_ADDR]
+    bufw = tex[base + L_BUFW]
     if fmt <= TF_8888:  # direct colours: one dispatch for the four texels
-        base = P_LEVELS + level * LEVEL_WORDS
-        addr = tex[base + L_ADDR]
-        bufw = tex[base + L_BUFW]
         d = tex[base + L_DIRECT]
         swizzle = tex[P_SWIZZLE]
-        if fmt == TF_8888:
-            tl = read_texel(mem, ram_size, mapping, d, addr, texel_byte_offset(xa, ya, bufw, 32, swizzle), 4)
-            tr = read_texel(mem, ram_size, mapping, d, addr, texel_byte_offset(xb, ya, bufw, 32, swizzle), 4)
-            bl = read_texel(mem, ram_size, mapping, d, addr, texel_byte_offset(xa, yb, bufw, 32, swizzle), 4)
-            br = read_texel(mem, ram_size, mapping, d, addr, texel_byte_offset(xb, yb, bufw, 32, swizzle), 4)
-        else:
-            tl = from16(fmt, read_texel(mem, ram_size, mapping, d, addr, texel_byte_offset(xa, ya, bufw, 16, swizzle), 2))
-            tr = from16(fmt, read_texel(mem, ram_size, mapping, d, addr, texel_byte_offset(xb, ya, bufw, 16, swizzle), 2))
-            bl = from16(fmt, read_texel(mem, ram_size, mapping, d, addr, texel_byte_offset(xa, yb, bufw, 16, swizzle), 2))
-            br = from16(fmt, read_texel(mem, ram_size, mapping, d, addr, texel_byte_offset(xb, yb, bufw, 16, swizzle), 2))
+        tl = direct_color(mem, ram_size, mapping, fmt, d, addr, bufw, swizzle, xa, ya)
+        tr = direct_color(mem, ram_size, mapping, fmt, d, addr, bufw, swizzle, xb, ya)
+        bl = direct_color(mem, ram_size, mapping, fmt, d, addr, bufw, swizzle, xa, yb)
+        br = direct_color(mem, ram_size, mapping, fmt, d, addr, bufw, swizzle, xb, yb)
     elif fmt <= TF_CLUT32:
         tl, tr, bl, br = fetch_clut4(mem, ram_size, mapping, tex, level, xa, xb, ya, yb)
     else:
-        tl = fetch(mem, ram_size, mapping, tex, level, xa, ya)
-        tr = fetch(mem, ram_size, mapping, tex, level, xb, ya)
-        bl = fetch(mem, ram_size, mapping, tex, level, xa, yb)
-        br = fetch(mem, ram_size, mapping, tex, level, xb, yb)
+        tl = fetch_dxt(mem, ram_size, mapping, fmt, addr, bufw, xa, ya)
+        tr = fetch_dxt(mem, ram_size, mapping, fmt, addr, bufw, xb, ya)
+        bl = fetch_dxt(mem, ram_size, mapping, fmt, addr, bufw, xa, yb)
+        br = fetch_dxt(mem, ram_size, mapping, fmt, addr, bufw, xb, yb)
     return bilinear(tl, tr, bl, br, fu, fv)
 
 
@@ -602,11 +606,11 @@ def combine_span(mem, ram_size, mapping, cmds, tex, rgbas, us, vs, zs, start, en
             texel = color_texel(mem, fmt, direct, bufw, swizzle, wrap_coord(texel_fixed8(us[i], ws) >> 8, ws, cs),
                                 wrap_coord(texel_fixed8(vs[i], hs) >> 8, hs, ct))
         elif linear:
-            texel = sample_level_linear(mem, ram_size, mapping, tex, 0, us[i], vs[i])
+            texel = sample_level_linear(mem, ram_size, mapping, tex, LEVEL0, us[i], vs[i])
         else:
             x = wrap_coord(texel_fixed8(us[i], ws) >> 8, ws, cs)
             y = wrap_coord(texel_fixed8(vs[i], hs) >> 8, hs, ct)
-            texel = fetch(mem, ram_size, mapping, tex, 0, x, y)
+            texel = fetch(mem, ram_size, mapping, tex, LEVEL0, x, y)
         rgbas[i] = combine(cmds, rgbas[i], np.uint32(texel))
         count += 1
     return count

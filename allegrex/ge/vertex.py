@@ -35,6 +35,8 @@ NORMAL_ALIGN = (0, 1, 2, 4)
 POS_SIZE = (3, 3, 6, 12)
 POS_ALIGN = (1, 1, 2, 4)
 WEIGHT_SIZE = (0, 1, 2, 4)
+# _scalar's signedness as numpy bools: a literal True/False would have numba compile it once per value
+UNSIGNED, SIGNED = np.bool_(False), np.bool_(True)
 
 # layout record (int64[L_SIZE]) built by `layout`
 L_STRIDE, L_ONE, L_WEIGHT, L_TC, L_COLOR, L_NORMAL, L_POS, L_ALIGN = 0, 1, 2, 3, 4, 5, 6, 7
@@ -178,8 +180,8 @@ def decode(mem, ram_size, mapping, mtx, vtype, lay, mweights, addr, out):
                 out[V_S] += _u16(mem, off) * w
                 out[V_T] += _u16(mem, off + 2) * w
             else:
-                out[V_S] += _scalar(mem, off, tc, 1.0 / 128, 1.0 / 32768, False) * w
-                out[V_T] += _scalar(mem, off + step, tc, 1.0 / 128, 1.0 / 32768, False) * w
+                out[V_S] += _scalar(mem, off, tc, 1.0 / 128, 1.0 / 32768, UNSIGNED) * w
+                out[V_T] += _scalar(mem, off + step, tc, 1.0 / 128, 1.0 / 32768, UNSIGNED) * w
     if col:
         rgba = np.zeros(4, dtype=np.int64)
         for m in range(((vtype >> 18) & 7) + 1):
@@ -195,7 +197,7 @@ def decode(mem, ram_size, mapping, mtx, vtype, lay, mweights, addr, out):
             w = 1.0 if morphs == 1 else mweights[m]
             off = base + m * one + lay[L_NORMAL]
             for i in range(3):
-                out[V_NX + i] += _scalar(mem, off + i * step, nrm, 1.0 / 128, 1.0 / 32768, True) * w
+                out[V_NX + i] += _scalar(mem, off + i * step, nrm, 1.0 / 128, 1.0 / 32768, SIGNED) * w
     step = POS_SIZE[pos] // 3
     for m in range(morphs):
         w = 1.0 if morphs == 1 else mweights[m]
@@ -212,7 +214,7 @@ def decode(mem, ram_size, mapping, mtx, vtype, lay, mweights, addr, out):
             # 8-bit through-mode positions read as 0
         else:
             for i in range(3):
-                out[V_X + i] += _scalar(mem, off + i * step, pos, 1.0 / 128, 1.0 / 32768, True) * w
+                out[V_X + i] += _scalar(mem, off + i * step, pos, 1.0 / 128, 1.0 / 32768, SIGNED) * w
     if wt and not through:
         _skin(mem, base, mtx, wt, nweights, out, nrm != 0)
     return True
@@ -223,7 +225,7 @@ def _skin(mem, base, mtx, wt, nweights, out, has_normal):
     """Blend the bone matrices by the vertex's weights and apply them to position and normal."""
     m = np.zeros(12, dtype=np.float64)
     for j in range(nweights):
-        w = _scalar(mem, base + j * WEIGHT_SIZE[wt], wt, 1.0 / 128, 1.0 / 32768, False)
+        w = _scalar(mem, base + j * WEIGHT_SIZE[wt], wt, 1.0 / 128, 1.0 / 32768, UNSIGNED)
         if w != 0.0:
             for i in range(12):
                 m[i] += w * mtx[BONES + 12 * j + i]
