@@ -294,7 +294,7 @@ def test_vfpu_prefixes_inside_a_compiled_loop_take_the_full_path():
 
 def test_vfpu_prefixes_pending_when_a_compiled_loop_is_entered_are_honoured():
     # The inner loop's region runs vadd.q unguarded (every way round it leaves the prefixes
-    # the identity); the outer path, too long to join the region, sets vpfxs and branches
+    # consumed); the outer path, too long to join the region, sets vpfxs and branches
     # back to the loop head: the region must decline that entry and the interpreter apply it.
     from vfpu.asm import assemble
     inner = [assemble("lv.q C000, 0(a0)"), assemble("vadd.q C100, C100, C000"), enc("addiu", rt="a0", rs="a0", imm=16),
@@ -310,7 +310,7 @@ def test_vfpu_prefixes_pending_when_a_compiled_loop_is_entered_are_honoured():
 
 
 def test_what_each_vfpu_word_leaves_in_the_prefix_registers_is_what_vfpu_gen_assumes():
-    # vfpu_gen.identity_after's rule, checked against the interpreter for every row of the
+    # vfpu_gen.consumed_after's rule, checked against the interpreter for every row of the
     # table: with all three prefixes pending, a keeper leaves them as they were, and any other
     # word but a setter either consumes them (the identity) or raises an event.
     from allegrex.cpu.jit.vfpu_gen import PREFIX_KEEPERS, PREFIX_SETTERS

@@ -44,6 +44,14 @@ cop2.execute = execute_called  # one cached function: a plain copy inlined the V
 vfpu_identity_prefixes, vfpu_consume_prefixes = map(_plain, (vfpu_plain.identity_prefixes, vfpu_exec.consume_prefixes))
 
 
+@njit
+def vfpu_prefixes_consumed(vctrl):
+    """True when the prefix registers are as vfpu.exec.consume_prefixes leaves them (then
+    consuming them again changes nothing): what a region relying on it checks on entry."""
+    return (vctrl[vfpu_exec.VC_SPFX] == 0xE4 and vctrl[vfpu_exec.VC_TPFX] == 0xE4 and vctrl[vfpu_exec.VC_DPFX] == 0
+            and vctrl[vfpu_exec.PEND_S] == 0 and vctrl[vfpu_exec.PEND_T] == 0 and vctrl[vfpu_exec.PEND_D] == 0)
+
+
 def _calling(helper, **plain):
     """A copy of `helper` (one of the VFPU's inline="always" pieces) for numba to inline
     into a region, whose own inline="always" helpers named in `plain` become plain copies

@@ -5,12 +5,13 @@ path covers (vfpu.exec.execute_with) need neither decoding nor the call passing 
 arrays: lv.s/sv.s/lv.q/sv.q run load_store's own steps (load_store_single/_quad, inlined)
 with the address offset and cells known, and the prefix-free vadd/vsub/vmul/vscl/vdot/
 vi2f/vc2i run plain_op's piece for their operation (vfpu.plain, inlined). Those need the
-prefix registers to hold the identity: where the words before one (in its block, and
-through every path into its block, identity_at_heads) leave them so, it runs unguarded;
-elsewhere an identity-prefix check picks it or execute_called (a pending vpfx*). A region
-that relies on the prefixes being the identity when it is entered checks them on entry
-and leaves at once otherwise. Other words call execute_called with the word as a plain
-value (one compiled version for all words).
+prefix registers to hold the identity, and consume them: where the words before one (in
+its block, and through every path into its block, consumed_at_heads) surely left them
+consumed, it runs alone (consuming them again would change nothing); elsewhere an
+identity-prefix check picks it and the consume, or execute_called (a pending vpfx*).
+A region that relies on the prefixes being consumed when it is entered checks them on
+entry and leaves at once otherwise. Other words call execute_called with the word as a
+plain value (one compiled version for all words).
 """
 
 import re
@@ -39,38 +40,38 @@ def called(call: str) -> str:
 # What a VFPU word does to the prefix registers (vfpu.exec.execute_rest): these may set
 # them (vpfx*, and mtvc/vmtvc writing the prefix control registers), these leave them
 # alone (loads, stores, moves); every other word is an operation, which consumes them
-# (leaves the identity) or raises an event, and an event leaves the region.
+# (leaves them as consume_prefixes does) or raises an event, and an event leaves the region.
 PREFIX_SETTERS = {OPS[m] for m in ("vpfxs", "vpfxt", "vpfxd", "mtvc", "vmtvc")}
 PREFIX_KEEPERS = {OPS[m] for m in ("lv.s", "sv.s", "lv.q", "sv.q", "lvl.q", "lvr.q", "svl.q", "svr.q",
                                    "mfv", "mtv", "mfvc", "vmfvc")}
 
 
-def identity_after(instructions, identity: bool) -> bool:
-    """Whether the prefix registers surely hold the identity after `instructions` run in
-    order, when they did (`identity`) before."""
+def consumed_after(instructions, consumed: bool) -> bool:
+    """Whether the prefix registers are surely as consume_prefixes leaves them after
+    `instructions` run in order, when they were (`consumed`) before."""
     for ins in instructions:
         if ins.sem != S_VFPU:
             continue
         row = find(ins.word)
         if row is None or row.op in PREFIX_SETTERS:
-            identity = False
+            consumed = False
         elif row.op not in PREFIX_KEEPERS:
-            identity = True
-    return identity
+            consumed = True
+    return consumed
 
 
-def _leaves_identity(block, identity: bool) -> bool:
-    """identity_after for the whole block on every way out of it (a likely branch's
+def _leaves_consumed(block, consumed: bool) -> bool:
+    """consumed_after for the whole block on every way out of it (a likely branch's
     annulled delay slot does not run)."""
-    after = identity_after(block.instructions, identity)
+    after = consumed_after(block.instructions, consumed)
     if block.ends_in_transfer and TABLE[block.instructions[-2].op].flags & LIKELY:
-        return after and identity_after(block.instructions[:-1], identity)
+        return after and consumed_after(block.instructions[:-1], consumed)
     return after
 
 
-def identity_at_heads(region) -> dict:
-    """head -> whether the prefix registers surely hold the identity when its block starts,
-    given that they do when the region is entered (the greatest fixed point over the
+def consumed_at_heads(region) -> dict:
+    """head -> whether the prefix registers are surely consumed when its block starts,
+    given that they are when the region is entered (the greatest fixed point over the
     region's control flow; a jump through a register may reach any block)."""
     heads = {b.head for b in region.blocks}
     preds = {h: [] for h in heads}
@@ -82,7 +83,7 @@ def identity_at_heads(region) -> dict:
     while changed:
         changed = False
         for b in region.blocks:
-            new = all(_leaves_identity(p, state[p.head]) for p in preds[b.head])
+            new = all(_leaves_consumed(p, state[p.head]) for p in preds[b.head])
             if new != state[b.head]:
                 state[b.head], changed = new, True
     return state
@@ -90,7 +91,7 @@ def identity_at_heads(region) -> dict:
 
 def runs_plain(region) -> bool:
     """Whether the region holds a word run as plain_op's piece (then it relies on the
-    prefix registers being the identity when it is entered: identity_at_heads)."""
+    prefix registers being consumed when it is entered: consumed_at_heads)."""
     return any(ins.sem == S_VFPU and find(ins.word) is not None and find(ins.word).op in PLAIN_OPS
                for b in region.blocks for ins in b.instructions)
 
@@ -106,11 +107,11 @@ def plain_call(op: int, n: int, word: int) -> str:
     return f"vfpu_plain_arith({op}, {n}, {value(word)}, vpr, vpr_bits, vscratch)"
 
 
-def direct_source(word: int, call: str, earlier=(), identity_at_head=False) -> list[str]:
+def direct_source(word: int, call: str, earlier=(), consumed_at_head=False) -> list[str]:
     """Statements setting `status` for `word` (`call`: the interpreter's `status =
     cop2.execute(...)` line, kept as the fallback for words this module does not run
-    directly; `earlier`: the instructions before it in its block; identity_at_head: the
-    prefixes are the identity when its block starts, identity_at_heads)."""
+    directly; `earlier`: the instructions before it in its block; consumed_at_head: the
+    prefixes are consumed when its block starts, consumed_at_heads)."""
     call = called(call.strip())
     row = find(word)
     if row is None:
@@ -125,9 +126,9 @@ def direct_source(word: int, call: str, earlier=(), identity_at_head=False) -> l
         return [f"status = vfpu_load_store_quad({QUADS[row.op]}, {addr}, {value(mem_quad_reg.py_func(word))}, "
                 "vpr_bits, mem32, ram_size, mapping, event)"]
     if row.op in PLAIN_OPS:
-        plain = [plain_call(row.op, row.size, word),
-                 "vfpu_consume_prefixes(vctrl)", "status = EV_NONE"]
-        if identity_after(earlier, identity_at_head):
+        plain = [plain_call(row.op, row.size, word), "status = EV_NONE"]
+        if consumed_after(earlier, consumed_at_head):
             return plain
-        return ["if vfpu_identity_prefixes(vctrl):"] + ["    " + line for line in plain] + ["else:", "    " + call]
+        return (["if vfpu_identity_prefixes(vctrl):"] + ["    " + line for line in plain]
+                + ["    vfpu_consume_prefixes(vctrl)", "else:", "    " + call])
     return [call]
