@@ -23,6 +23,7 @@ OP_VADD, OP_VSUB, OP_VMUL, OP_VSCL = OPS["vadd"], OPS["vsub"], OPS["vmul"], OPS[
 OP_VDOT, OP_VI2F, OP_VC2I = OPS["vdot"], OPS["vi2f"], OPS["vc2i"]
 EXP_BITS = np.uint32(0x7F800000)
 SIGN_BIT = np.uint32(0x80000000)
+FLT_MIN = np.float32(1.17549435e-38)  # the least normal float32: below it the exponent bits are 0
 
 
 @njit(cache=True, inline="always", error_model="numpy")
@@ -39,23 +40,27 @@ def flushed_bits(vpr_bits, cell):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def flushed_float(vpr, vpr_bits, cell):
-    """The lane's value with a denormal read as signed zero (ops.flush)."""
-    if (vpr_bits[cell] & EXP_BITS) == 0:
-        return np.float32(-0.0) if vpr_bits[cell] & SIGN_BIT else np.float32(0.0)
-    return vpr[cell]
+def flushed_float(vpr, cell):
+    """The lane's value with a denormal read as signed zero (ops.flush). Its exponent bits
+    are 0 exactly when |x| < FLT_MIN (NaN compares false), so the float alone tells: no
+    second load of the lane's bits."""
+    x = vpr[cell]
+    if abs(x) < FLT_MIN:
+        return np.float32(math.copysign(0.0, x))
+    return x
 
 
 @njit(cache=True, inline="always", error_model="numpy")
 def store_float(vpr, vpr_bits, cell, value, positive_nan):
     """Write a float result, flushing a denormal to signed zero; positive_nan: the adder's
-    NaN has no sign (ops.vector_op's vadd/vsub)."""
-    vpr[cell] = value
-    x = vpr_bits[cell]
-    if (x & EXP_BITS) == 0:
-        vpr_bits[cell] = x & SIGN_BIT
-    elif positive_nan and math.isnan(value):
-        vpr_bits[cell] = x & np.uint32(0x7FFFFFFF)
+    NaN has no sign (ops.vector_op's vadd/vsub). Tested on the value, not on the bits
+    read back from the lane just written (flushed_float)."""
+    if abs(value) < FLT_MIN:
+        vpr[cell] = np.float32(math.copysign(0.0, value))
+    else:
+        vpr[cell] = value
+        if positive_nan and math.isnan(value):
+            vpr_bits[cell] &= np.uint32(0x7FFFFFFF)
 
 
 @njit(cache=True, inline="always", error_model="numpy")
@@ -80,11 +85,11 @@ def plain_arith(op, n, word, vpr, vpr_bits, lanes):
     """vadd/vsub/vmul/vscl of size n (every operand read before the first result is written)."""
     rd, rs, rt = word & 0x7F, (word >> 8) & 0x7F, (word >> 16) & 0x7F
     for i in range(n):
-        s = flushed_float(vpr, vpr_bits, VEC_CELLS[n, rs, i])
+        s = flushed_float(vpr, VEC_CELLS[n, rs, i])
         if op == OP_VSCL:
-            t = flushed_float(vpr, vpr_bits, VEC_CELLS[1, rt, 0])
+            t = flushed_float(vpr, VEC_CELLS[1, rt, 0])
         else:
-            t = flushed_float(vpr, vpr_bits, VEC_CELLS[n, rt, i])
+            t = flushed_float(vpr, VEC_CELLS[n, rt, i])
         if op == OP_VADD:
             lanes[i] = s + t
         elif op == OP_VSUB:

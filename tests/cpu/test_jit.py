@@ -290,3 +290,41 @@ def test_vfpu_prefixes_inside_a_compiled_loop_take_the_full_path():
             "vc2i.s C210, S010; sv.q C100, 2048(a0)")
     a, b, events = run_both(vfpu_loop(40, body))
     assert events[-1].kind == "break" and b.jit.instructions > 0.9 * b.instructions
+
+
+def test_vfpu_prefixes_pending_when_a_compiled_loop_is_entered_are_honoured():
+    # The inner loop's region runs vadd.q unguarded (every way round it leaves the prefixes
+    # consumed); the outer path, too long to join the region, sets vpfxs and branches
+    # back to the loop head: the region must decline that entry and the interpreter apply it.
+    from vfpu.asm import assemble
+    inner = [assemble("lv.q C000, 0(a0)"), assemble("vadd.q C100, C100, C000"), enc("addiu", rt="a0", rs="a0", imm=16),
+             enc("addiu", rt="a2", rs="a2", imm=-1)]
+    inner += [enc("bne", rs="a2", rt="zero", imm=-(len(inner) + 1)), 0]
+    outer = [assemble("vpfxs [-x, y, |z|, 1]"), enc("addiu", rt="a2", rs="zero", imm=5)] + [0] * 100
+    outer += [enc("addiu", rt="s0", rs="s0", imm=-1)]
+    outer += [enc("bne", rs="s0", rt="zero", imm=-(len(outer) + len(inner) + 1)), 0]
+    words = [enc("lui", rt="a0", imm=DATA >> 16), enc("addiu", rt="a2", rs="zero", imm=5),
+             enc("addiu", rt="s0", rs="zero", imm=6)] + inner + outer + [enc("break")]
+    _, b, events = run_both(words)
+    assert events[-1].kind == "break" and b.jit.instructions > 0
+
+
+def test_what_each_vfpu_word_leaves_in_the_prefix_registers_is_what_vfpu_gen_assumes():
+    # vfpu_gen.consumed_after's rule, checked against the interpreter for every row of the
+    # table: with all three prefixes pending, a keeper leaves them as they were, and any other
+    # word but a setter either consumes them (the identity) or raises an event.
+    from allegrex.cpu.jit.vfpu_gen import PREFIX_KEEPERS, PREFIX_SETTERS
+    from vfpu.exec import execute
+    from vfpu.table import ROWS
+    m = Machine("psp-2000")
+    c, mem = m.cpu, m.memory
+    pending = np.array([0x1E4, 0x4E4, 0x3, 1, 1, 1], dtype=np.uint32)  # s, t, d values; their pending flags
+    for row in ROWS:
+        c.vctrl[[0, 1, 2, 16, 17, 18]] = pending
+        status = execute(np.uint32(row.match), BASE, c.regs, c.vpr, c.vpr_bits, c.vctrl, mem.mem, mem.mem32,
+                         mem.memf32, mem.ram_size, mem.mapping, m._event)
+        left = c.vctrl[[0, 1, 2, 16, 17, 18]]
+        if row.op in PREFIX_KEEPERS:
+            assert np.array_equal(left, pending), row.text_name
+        elif row.op not in PREFIX_SETTERS:
+            assert status != 0 or np.array_equal(left, [0xE4, 0xE4, 0, 0, 0, 0]), row.text_name

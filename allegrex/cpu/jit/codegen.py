@@ -20,7 +20,7 @@ from allegrex.cpu.fields import code_of, imm_of, rd_of, rs_of, rt_of
 from allegrex.cpu.jit import timing_gen as TG
 from allegrex.cpu.jit.region import BRANCHES, TRANSFERS, Region
 from allegrex.cpu.jit.semantics import specialised
-from allegrex.cpu.jit.vfpu_gen import direct_source
+from allegrex.cpu.jit.vfpu_gen import consumed_at_heads, direct_source, runs_plain
 from allegrex.timing.memory_model import LINE_BITS
 
 PHYS_MASK = 0x1FFFFFFF
@@ -47,8 +47,8 @@ def {name}(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem3
     stop = -1  # leaving before an instruction: its index in STOP_PC...
     blk = {first}
     bound = {bound}
-    if tm[T_ENABLED] != {timed} or pc != {entry} or npc != {entry} + 4:
-        blk = -1  # compiled for another timing mode or entered elsewhere: leave at once
+    if tm[T_ENABLED] != {timed} or pc != {entry} or npc != {entry} + 4{prefixes}:
+        blk = -1  # compiled for another timing mode or entered elsewhere (or with the VFPU prefixes not consumed): leave at once
     else:
         for k in range(CODE_PCS.shape[0]):  # the guest may have rewritten its code since
             o = translate(CODE_PCS[k], 4, ram_size, mapping)
@@ -102,6 +102,7 @@ class _Writer:
         self.index = {b.head: k for k, b in enumerate(region.blocks)}
         self.stops = []  # (pc, in a delay slot, instructions of its block retired before it)
         self.body = []  # the instructions of the block being written
+        self.consumed_heads = consumed_at_heads(region)  # head -> VFPU prefixes surely consumed there
         pcs = sorted(region.words)
         self.code_lo, self.code_hi = pcs[0] & PHYS_MASK, (pcs[-1] + 4) & PHYS_MASK
 
@@ -124,7 +125,7 @@ class _Writer:
         if ins.sem in TRANSFERS:
             L += [f"next_pc = {pc + 4}", f"next_npc = {pc + 8}"]
         if ins.sem == S_VFPU:
-            direct = direct_source(w, body[0], self.body[:k])  # body[0]: `status = cop2.execute(...)`
+            direct = direct_source(w, body[0], self.body[:k], self.consumed_heads[self.head])  # body[0]: `status = cop2.execute(...)`
             if direct:
                 body = direct + body[1:]
         L += body
@@ -176,6 +177,7 @@ class _Writer:
 
     def block(self, block):
         body = self.body = block.instructions  # (vfpu_gen reads the words before each VFPU word)
+        self.head = block.head
         n = len(body)
         # Near the instruction or cycle budget the interpreter runs the block instead and
         # stops exactly where the budget ends; here, no instruction can reach it.
@@ -219,7 +221,7 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
            "    vfpu_cc, vfpu_fraction, vfpu_issue, vfpu_produce, vfpu_remember, vfpu_wait, wait_sources, wait_unit)",
            "from allegrex.cpu.jit.runtime import answered  # system calls the run loop answers (hle.pure)",
            "from allegrex.cpu.jit.runtime import (vfpu_consume_prefixes, vfpu_identity_prefixes, vfpu_load_store_quad,",
-           "    vfpu_load_store_single, vfpu_plain_arith, vfpu_plain_c2i, vfpu_plain_dot, vfpu_plain_i2f)"
+           "    vfpu_load_store_single, vfpu_prefixes_consumed, vfpu_plain_arith, vfpu_plain_c2i, vfpu_plain_dot, vfpu_plain_i2f)"
            "  # the VFPU words a region runs directly (jit.vfpu_gen)",
            "",
            f"HEADS = np.array({region.heads!r}, dtype=np.int64)",
@@ -236,7 +238,8 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
             f"STOP_IN_SLOT = np.array({[int(x) for x in slots]!r}, dtype=np.int64)",
             f"STOP_RETIRED = np.array({list(retired)!r}, dtype=np.int64)", "", ""]
     out += PROLOGUE.format(name=name, timed=1 if timed else 0, entry=region.entry,
-                           first=w.index[region.entry], bound="step_bound(tm)" if timed else "1").splitlines()
+                           first=w.index[region.entry], bound="step_bound(tm)" if timed else "1",
+                           prefixes=" or not vfpu_prefixes_consumed(vctrl)" if runs_plain(region) else "").splitlines()
     out += body + ["        else:", "            break"]
     out += EPILOGUE.splitlines()
     return "\n".join(out) + "\n"

@@ -6,7 +6,7 @@ No cache=True: these are compiled into each region's own cached code, whose file
 carries the fingerprint of every source they depend on (see jit.store).
 """
 
-from types import ModuleType
+from types import FunctionType, ModuleType
 
 from numba import njit
 
@@ -42,12 +42,34 @@ cop2 = ModuleType("cop2")  # stands in for the module in the interpreter's `cop2
 cop2.execute = execute_called  # one cached function: a plain copy inlined the VFPU short path into every region
 # The short path's pieces, for the words a region runs directly (jit.vfpu_gen).
 vfpu_identity_prefixes, vfpu_consume_prefixes = map(_plain, (vfpu_plain.identity_prefixes, vfpu_exec.consume_prefixes))
+
+
+@njit
+def vfpu_prefixes_consumed(vctrl):
+    """True when the prefix registers are as vfpu.exec.consume_prefixes leaves them (then
+    consuming them again changes nothing): what a region relying on it checks on entry."""
+    return (vctrl[vfpu_exec.VC_SPFX] == 0xE4 and vctrl[vfpu_exec.VC_TPFX] == 0xE4 and vctrl[vfpu_exec.VC_DPFX] == 0
+            and vctrl[vfpu_exec.PEND_S] == 0 and vctrl[vfpu_exec.PEND_T] == 0 and vctrl[vfpu_exec.PEND_D] == 0)
+
+
+def _calling(helper, **plain):
+    """A copy of `helper` (one of the VFPU's inline="always" pieces) for numba to inline
+    into a region, whose own inline="always" helpers named in `plain` become plain copies
+    (_plain) it calls: LLVM inlines those small calls when it links the region, and numba
+    inlines (re-analysing the function each time) only one level deep. Compiling a
+    region's VFPU words nested, as the run loop does, took ~0.6 s of CPU per word."""
+    f = helper.py_func
+    scope = dict(f.__globals__, **{name: _plain(f.__globals__[name]) for name in plain})
+    return njit(inline="always")(FunctionType(f.__code__, scope, f.__name__, f.__defaults__, f.__closure__))
+
+
 # The loads, stores and plain operations stay inlined by numba (each small once its
 # operation is known): as calls LLVM kept them opaque, and a VFPU loop ran 5x slower.
-(vfpu_load_store_single, vfpu_load_store_quad, vfpu_plain_arith, vfpu_plain_dot, vfpu_plain_i2f,
- vfpu_plain_c2i) = (njit(inline="always")(f.py_func) for f in (
-    vfpu_exec.load_store_single, vfpu_exec.load_store_quad, vfpu_plain.plain_arith, vfpu_plain.plain_dot,
-    vfpu_plain.plain_i2f, vfpu_plain.plain_c2i))
+vfpu_load_store_single, vfpu_load_store_quad = (_calling(f, translate=1, mem_fault=1) for f in (
+    vfpu_exec.load_store_single, vfpu_exec.load_store_quad))
+vfpu_plain_arith = _calling(vfpu_plain.plain_arith, flushed_float=1, store_float=1)
+vfpu_plain_dot = _calling(vfpu_plain.plain_dot, flushed_bits=1)
+vfpu_plain_i2f, vfpu_plain_c2i = (_calling(f) for f in (vfpu_plain.plain_i2f, vfpu_plain.plain_c2i))
 
 # The steps of model.account, called by regions with constant operands: one call is one
 # statement for numba to type (compiling stays fast).

@@ -4,17 +4,21 @@ A region knows each VFPU word when it is generated, so the words the run loop's 
 path covers (vfpu.exec.execute_with) need neither decoding nor the call passing a dozen
 arrays: lv.s/sv.s/lv.q/sv.q run load_store's own steps (load_store_single/_quad, inlined)
 with the address offset and cells known, and the prefix-free vadd/vsub/vmul/vscl/vdot/
-vi2f/vc2i run plain_op's piece for their operation (vfpu.plain, inlined), guarded by
-the identity-prefix check (a pending vpfx* makes the word call execute_called as
-before) unless an earlier word of its block leaves the prefixes known to be the identity. Other words call
-execute_called with the word as a plain value (one compiled version for all words).
+vi2f/vc2i run plain_op's piece for their operation (vfpu.plain, inlined). Those need the
+prefix registers to hold the identity, and consume them: where the words before one (in
+its block, and through every path into its block, consumed_at_heads) surely left them
+consumed, it runs alone (consuming them again would change nothing); elsewhere an
+identity-prefix check picks it and the consume, or execute_called (a pending vpfx*).
+A region that relies on the prefixes being consumed when it is entered checks them on
+entry and leaves at once otherwise. Other words call execute_called with the word as a
+plain value (one compiled version for all words).
 """
 
 import re
 
 import numpy as np
 
-from allegrex.cpu.decode import SEM
+from allegrex.cpu.decode import LIKELY, SEM, TABLE
 from allegrex.cpu.jit.timing_gen import value
 from vfpu.exec import mem_address, mem_quad_reg, single_cell
 from vfpu.plain import OP_VADD, OP_VC2I, OP_VDOT, OP_VI2F, OP_VMUL, OP_VSCL, OP_VSUB
@@ -33,22 +37,63 @@ def called(call: str) -> str:
                   lambda m: f"cop2.execute({value(m.group(1))}, {value(m.group(2))},", call)
 
 
-def prefixes_are_identity(earlier) -> bool:
-    """Whether the prefix registers surely hold the identity after the instructions
-    `earlier` (those before a word in its block, in order): an operation of PLAIN_OPS
-    ran, which consumes them, and after it only words that leave them alone (integer
-    words, lv/sv.s/.q). A block is only entered at its head, and any event leaves it."""
-    for ins in reversed(earlier):
+# What a VFPU word does to the prefix registers (vfpu.exec.execute_rest): these may set
+# them (vpfx*, and mtvc/vmtvc writing the prefix control registers), these leave them
+# alone (loads, stores, moves); every other word is an operation, which consumes them
+# (leaves them as consume_prefixes does) or raises an event, and an event leaves the region.
+PREFIX_SETTERS = {OPS[m] for m in ("vpfxs", "vpfxt", "vpfxd", "mtvc", "vmtvc")}
+PREFIX_KEEPERS = {OPS[m] for m in ("lv.s", "sv.s", "lv.q", "sv.q", "lvl.q", "lvr.q", "svl.q", "svr.q",
+                                   "mfv", "mtv", "mfvc", "vmfvc")}
+
+
+def consumed_after(instructions, consumed: bool) -> bool:
+    """Whether the prefix registers are surely as consume_prefixes leaves them after
+    `instructions` run in order, when they were (`consumed`) before."""
+    for ins in instructions:
         if ins.sem != S_VFPU:
             continue
         row = find(ins.word)
-        if row is None:
-            return False
-        if row.op in PLAIN_OPS:
-            return True
-        if row.op not in SINGLES and row.op not in QUADS:
-            return False
-    return False
+        if row is None or row.op in PREFIX_SETTERS:
+            consumed = False
+        elif row.op not in PREFIX_KEEPERS:
+            consumed = True
+    return consumed
+
+
+def _leaves_consumed(block, consumed: bool) -> bool:
+    """consumed_after for the whole block on every way out of it (a likely branch's
+    annulled delay slot does not run)."""
+    after = consumed_after(block.instructions, consumed)
+    if block.ends_in_transfer and TABLE[block.instructions[-2].op].flags & LIKELY:
+        return after and consumed_after(block.instructions[:-1], consumed)
+    return after
+
+
+def consumed_at_heads(region) -> dict:
+    """head -> whether the prefix registers are surely consumed when its block starts,
+    given that they are when the region is entered (the greatest fixed point over the
+    region's control flow; a jump through a register may reach any block)."""
+    heads = {b.head for b in region.blocks}
+    preds = {h: [] for h in heads}
+    for b in region.blocks:
+        for s in (heads if b.dynamic else set(b.successors) & heads):
+            preds[s].append(b)
+    state = dict.fromkeys(heads, True)
+    changed = True
+    while changed:
+        changed = False
+        for b in region.blocks:
+            new = all(_leaves_consumed(p, state[p.head]) for p in preds[b.head])
+            if new != state[b.head]:
+                state[b.head], changed = new, True
+    return state
+
+
+def runs_plain(region) -> bool:
+    """Whether the region holds a word run as plain_op's piece (then it relies on the
+    prefix registers being consumed when it is entered: consumed_at_heads)."""
+    return any(ins.sem == S_VFPU and find(ins.word) is not None and find(ins.word).op in PLAIN_OPS
+               for b in region.blocks for ins in b.instructions)
 
 
 def plain_call(op: int, n: int, word: int) -> str:
@@ -62,10 +107,11 @@ def plain_call(op: int, n: int, word: int) -> str:
     return f"vfpu_plain_arith({op}, {n}, {value(word)}, vpr, vpr_bits, vscratch)"
 
 
-def direct_source(word: int, call: str, earlier=()) -> list[str]:
+def direct_source(word: int, call: str, earlier=(), consumed_at_head=False) -> list[str]:
     """Statements setting `status` for `word` (`call`: the interpreter's `status =
     cop2.execute(...)` line, kept as the fallback for words this module does not run
-    directly; `earlier`: the instructions before it in its block)."""
+    directly; `earlier`: the instructions before it in its block; consumed_at_head: the
+    prefixes are consumed when its block starts, consumed_at_heads)."""
     call = called(call.strip())
     row = find(word)
     if row is None:
@@ -80,9 +126,9 @@ def direct_source(word: int, call: str, earlier=()) -> list[str]:
         return [f"status = vfpu_load_store_quad({QUADS[row.op]}, {addr}, {value(mem_quad_reg.py_func(word))}, "
                 "vpr_bits, mem32, ram_size, mapping, event)"]
     if row.op in PLAIN_OPS:
-        plain = [plain_call(row.op, row.size, word),
-                 "vfpu_consume_prefixes(vctrl)", "status = EV_NONE"]
-        if prefixes_are_identity(earlier):
+        plain = [plain_call(row.op, row.size, word), "status = EV_NONE"]
+        if consumed_after(earlier, consumed_at_head):
             return plain
-        return ["if vfpu_identity_prefixes(vctrl):"] + ["    " + line for line in plain] + ["else:", "    " + call]
+        return (["if vfpu_identity_prefixes(vctrl):"] + ["    " + line for line in plain]
+                + ["    vfpu_consume_prefixes(vctrl)", "else:", "    " + call])
     return [call]
