@@ -8,7 +8,8 @@ carries the fingerprint of every source they depend on (see jit.store).
 
 from types import FunctionType, ModuleType
 
-from numba import njit
+from numba import njit, types
+from numba.core.registry import CPUDispatcher
 
 from allegrex import memory
 from allegrex.cpu import fpu, interp
@@ -25,12 +26,23 @@ from vfpu import plain as vfpu_plain
 from vfpu.exec import execute_called
 
 
+class _Typed(CPUDispatcher):
+    """A numba function compiled once per argument type, not once per constant: a region
+    passes each call its own constants (the instruction's pc, a system call's code), and
+    numba compiled a copy of the callee for every distinct literal (76 copies of `access`
+    in four small regions). LLVM still sees the constants when it inlines the call."""
+
+    def get_call_template(self, args, kws):
+        return super().get_call_template(tuple(map(types.unliteral, args)),
+                                         {k: types.unliteral(v) for k, v in kws.items()})
+
+
 def _plain(helper):
     """A copy of an inline="always" numba helper that is an ordinary call. The run loop
     inlines its helpers; a region calls plain copies, which LLVM inlines (or not, for
     the large ones) when it links the region: numba's own inlining re-analyses the whole
     function at every call site, which made compiling quadratic."""
-    return njit(helper.py_func)
+    return _Typed(py_func=helper.py_func, locals={}, targetoptions={"nopython": True})
 
 
 translate = _plain(memory.translate)
