@@ -8,7 +8,10 @@ import io
 import pytest
 
 from allegrex.commands.run import load_program
+from allegrex.cpu.decode import SEM
 from allegrex.cpu.jit import Jit
+from allegrex.cpu.fields import code_of
+from allegrex.cpu.jit.region import discover
 from allegrex.hle import pure
 from allegrex.hle.ctrl import parse_script
 from allegrex.hle.kernel import RunOptions
@@ -101,11 +104,33 @@ def pad_eboot(tmp_path_factory):
     return _build(tmp_path_factory.mktemp("pad"), PAD_PROGRAM)
 
 
+class OneCallRegion(Jit):
+    """Compiles one region, the first to get hot that holds a system call the loop answers:
+    the code under test. (Compiling every hot loop, printf's too, took minutes of a cold
+    test run: a region costs ~15 s of CPU to compile.)"""
+
+    def __init__(self, kernel, **options):
+        super().__init__(kernel.machine._read_word, **options)
+        self.kernel = kernel
+
+    def region_at(self, pc, timed, profile):
+        if self.regions:
+            self.reject(pc)
+            return None
+        region = discover(pc, self.read_word)
+        codes = [] if region is None else [code_of(i.word) - pure.SYSCALL_BASE for b in region.blocks
+                                           for i in b.instructions if i.sem == SEM["syscall"]]
+        if not any(0 <= code < pure.CODES and self.kernel.syscall_table[pure.KIND + code] for code in codes):
+            self.reject(pc)
+            return None
+        return super().region_at(pc, timed, profile)
+
+
 def run(eboot, in_loop: bool, jit: bool = False, input_events=()):
     out = io.StringIO()
     options = RunOptions(stdout=out, stderr=io.StringIO(), input_events=list(input_events))
     machine, kernel = load_program(str(eboot), "psp-2000", options)
-    machine.jit = Jit(machine._read_word, threshold=3 if jit else 0, compile_after=0)
+    machine.jit = OneCallRegion(kernel, threshold=3 if jit else 0, compile_after=0)
     if not in_loop:  # Python answers every call
         kernel.syscall_table[pure.KIND:pure.KIND + pure.CODES] = 0
     stop = kernel.run(max_seconds=5)
