@@ -15,6 +15,7 @@ from numba import njit
 
 from allegrex.cpu import interp
 from allegrex.cpu.events import EV_FAULT, FAULT_VFPU_UNAVAILABLE
+from allegrex.timing import model
 
 
 @njit(cache=True, inline="always")
@@ -29,18 +30,27 @@ _COP2_ABSENT = types.ModuleType("allegrex.cpu.cop2_absent")
 _COP2_ABSENT.execute = _absent
 
 
-def _recompiled(name: str, **replaced):
-    """interp.run compiled again under `name`, with some of its module's names replaced
-    (numba reads a function's globals when it compiles it; the cache keeps it apart by name)."""
-    source = interp.run.py_func
+@njit(inline="always")
+def _vfpu_account_absent(tm, counters, word, pc, maddr, t):
+    """model.vfpu_account's contract, never reached here: a VFPU word faults before its timing step."""
+    return t
+
+
+def _recompiled(dispatcher, name: str, cache: bool = False, **replaced):
+    """`dispatcher` compiled again under `name`, with some of its module's names replaced
+    (numba reads a function's globals when it compiles or inlines it; the cache keeps it
+    apart by name)."""
+    source = dispatcher.py_func
     names = dict(source.__globals__, **replaced)
     fn = types.FunctionType(source.__code__, names, name, source.__defaults__, source.__closure__)
     fn.__qualname__, fn.__module__, fn.__doc__ = name, source.__module__, source.__doc__
-    options = {k: v for k, v in interp.run.targetoptions.items() if k != "nopython"}  # njit implies it
-    return njit(cache=True, **options)(fn)
+    options = {k: v for k, v in dispatcher.targetoptions.items() if k != "nopython"}  # njit implies it
+    return njit(cache=cache, **options)(fn)
 
 
-run = _recompiled("run_without_vfpu", cop2=_COP2_ABSENT)
+# the timing step without the VFPU's: most of the inlined code numba types in the loop
+_account = _recompiled(model.account, "account_without_vfpu", vfpu_account=_vfpu_account_absent)
+run = _recompiled(interp.run, "run_without_vfpu", cache=True, cop2=_COP2_ABSENT, account=_account)
 
 
 def is_vfpu_absent(code: int, event) -> bool:
