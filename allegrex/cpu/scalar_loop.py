@@ -13,8 +13,10 @@ import types
 
 from numba import njit
 
-from allegrex.cpu import interp
+from allegrex.cpu import fields, interp
 from allegrex.cpu.events import EV_FAULT, FAULT_VFPU_UNAVAILABLE
+from allegrex.cpu.jit.runtime import _Typed
+from allegrex.hle import pure
 from allegrex.timing import model
 
 
@@ -48,9 +50,24 @@ def _recompiled(dispatcher, name: str, cache: bool = False, **replaced):
     return njit(cache=cache, **options)(fn)
 
 
+def _called(helper):
+    """A copy of an inline="always" helper that the loop calls: numba types one call
+    statement instead of inlining the helper's code at every call site (the deep copies
+    and re-analysis of that inlining were most of the loop's compile); LLVM inlines the
+    small call when it links the loop. Like the loop: no reference counting, numpy errors."""
+    return _Typed(py_func=helper.py_func, locals={},
+                  targetoptions={"nopython": True, "_nrt": False, "error_model": "numpy"})
+
+
+_FIELDS = ("rs_of", "rt_of", "rd_of", "sa_of", "fs_of", "ft_of", "fd_of", "imm_of", "uimm_of", "code_of", "cond_of",
+           "vcc_of", "branch_target", "jump_target")
+_HELPERS = ("sx32", "clz32", "bitrev32", "decode_cached", "at_breakpoint", "loop_turns_hot", "finish", "answered")
+_CALLED = {name: _called(interp.run.py_func.__globals__[name]) for name in _FIELDS + _HELPERS}
+
 # the timing step without the VFPU's: most of the inlined code numba types in the loop
-_account = _recompiled(model.account, "account_without_vfpu", vfpu_account=_vfpu_account_absent)
-run = _recompiled(interp.run, "run_without_vfpu", cache=True, cop2=_COP2_ABSENT, account=_account)
+_account = _recompiled(model.account, "account_without_vfpu", vfpu_account=_vfpu_account_absent,
+                       cache_op=_called(model.cache_op), profile_slot=_called(model.profile_slot))
+run = _recompiled(interp.run, "run_without_vfpu", cache=True, cop2=_COP2_ABSENT, account=_account, **_CALLED)
 
 
 def is_vfpu_absent(code: int, event) -> bool:
