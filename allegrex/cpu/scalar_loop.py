@@ -65,8 +65,10 @@ _HELPERS = ("sx32", "clz32", "bitrev32", "decode_cached", "at_breakpoint", "loop
 _CALLED = {name: _called(interp.run.py_func.__globals__[name]) for name in _FIELDS + _HELPERS}
 
 # the timing step without the VFPU's: most of the inlined code numba types in the loop
+_STEPS = ("os_tick", "operand_slot", "wait_sources", "wait_unit", "produce", "jump_cost", "branch_cost", "cache_op",
+          "profile_slot")
 _account = _recompiled(model.account, "account_without_vfpu", vfpu_account=_vfpu_account_absent,
-                       cache_op=_called(model.cache_op), profile_slot=_called(model.profile_slot))
+                       **{name: _called(getattr(model, name)) for name in _STEPS})
 run = _recompiled(interp.run, "run_without_vfpu", cache=True, cop2=_COP2_ABSENT, account=_account, **_CALLED)
 
 
