@@ -76,10 +76,12 @@ def _called_helpers(dispatcher, inlined: tuple, **replaced) -> dict:
     return replaced
 
 
-# The timing step without the VFPU's. Numba still inlines the cache lookups: LLVM kept
-# those calls (one per load, store and I-cache line), a slower loop.
+# The timing step without the VFPU's. Numba still inlines the steps every instruction
+# takes: as LLVM-inlined calls the timed float loop measured ~5-10% slower (noisy); only
+# the steps off the common path (cache ops, the profiler's) are calls.
 _account = _recompiled(model.account, "account_without_vfpu", **_called_helpers(
-    model.account, inlined=("fetch_line", "dcache_access"), vfpu_account=_vfpu_account_absent))
+    model.account, inlined=("os_tick", "fetch_line", "operand_slot", "wait_sources", "wait_unit", "dcache_access",
+                            "produce", "jump_cost", "branch_cost"), vfpu_account=_vfpu_account_absent))
 # Numba still inlines a load's or store's access (LLVM kept 7 of its 12 sites as calls)
 # and the fetch's translate, and the rare ops LLVM kept as calls where interp.run has none.
 run = _recompiled(interp.run, "run_without_vfpu", cache=True, **_called_helpers(
