@@ -11,6 +11,14 @@ changes nothing else (no thread waits or wakes); the cycle count is the same eit
 A call the loop cannot answer exactly as Python would (a pad buffer that is not plain
 word-aligned memory, a size Python refuses) is left to Python before anything changed.
 
+One call that waits is answered here too, where its wait is certain to be one idle skip:
+sceDisplayWaitVblankStart when the Kernel said the calling thread runs alone (no other
+thread ready, nothing that runs when a thread leaves the CPU, dispatch and interrupts on)
+and no timer falls due before the vblank (IDLE_LIMIT: the cycle count of the earliest
+deadline, written before each step). Python would then block the thread, jump time to
+the vblank as idle time, wake it and switch back to it; the loop does what that leaves:
+the cycle count at the vblank plus the switch, the idle cycles (IDLE_CYCLES), v0 = 0.
+
 `table` (int64, one per Kernel, passed to the run loop): the clock (Kernel's Clock keeps
 its state here: base cycles, base microseconds, CPU MHz), the HLE cycles and calls the
 loop charged, the pad's sampling state (sceCtrl's Ctrl keeps it here), per syscall code
@@ -22,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from allegrex.cpu.state import A0, A1, AT, HI, LO, T7, T8, T9, V0, V1
+from allegrex.hle.costs import THREAD_SWITCH
 from allegrex.memory import translate
 from allegrex.timing.counters import HLE_CALLS, STALL_SYSCALL
 
@@ -37,6 +46,7 @@ SYSTEM_TIME = 1  # microseconds since boot, 64 bits in v0:v1 (sceKernelGetSystem
 SYSTEM_TIME_LOW = 2  # its low 32 bits in v0 (sceKernelGetSystemTimeLow)
 PAD_PEEK = 3  # the latest pad sample into a0's count records, the count in v0 (sceCtrlPeekBufferPositive)
 PAD_PEEK_NEGATIVE = 4  # the same with the buttons inverted (sceCtrlPeekBufferNegative)
+VBLANK_WAIT = 5  # wait for the next vblank's start, 0 in v0 (sceDisplayWaitVblankStart): see above
 
 # table layout
 BASE_CYCLES, BASE_US, CPU_MHZ = 0, 1, 2  # the clock: now = BASE_US + (cycles - BASE_CYCLES) // CPU_MHZ
@@ -44,7 +54,10 @@ CHARGED_CYCLES = 3  # HLE cycles the loop charged (Kernel.hle_cycles adds them)
 # the pad: sampling mode (0 digital, 1 analog), cycle (0: at each vblank's end, else every
 # `cycle` us from the base), and how many input events follow the codes
 PAD_MODE, PAD_CYCLE, PAD_CYCLE_BASE, PAD_EVENTS = 4, 5, 6, 7
-HEADER = 8
+# a wait the loop may answer with an idle skip: the cycle count it must stay below (0: it
+# may not; the Kernel writes it before each step), and the idle cycles the loop added
+IDLE_LIMIT, IDLE_CYCLES = 8, 9
+HEADER = 10
 CODES = 4096  # syscall codes the table covers; a later code is answered by Python
 KIND, COST, COUNT = HEADER, HEADER + CODES, HEADER + 2 * CODES
 INPUT = HEADER + 3 * CODES  # the input script: per event start us, end us, buttons, analog x (-1: none), y
@@ -60,7 +73,7 @@ ANALOG_CENTER = 128
 PAD_RECORDS_MAX = 64  # a peek or read fills 1..64 records
 PAD_RECORD_WORDS = 4  # time stamp, buttons, analog x | y << 8, reserved (16 bytes)
 # the loop's 64-bit vblank arithmetic holds up to here (42 h of simulated time); later, Python answers
-PAD_LOOP_UNTIL_US = 10**11
+LOOP_VBLANK_UNTIL_US = 10**11
 
 
 def new_table(events=()) -> np.ndarray:
@@ -141,6 +154,12 @@ def value(kind, clock, cycles):
     return now
 
 
+@njit(cache=True, inline="always")
+def cycles_at(clock, us):
+    """The first cycle count at which the time is simulated microsecond `us` (whole)."""
+    return clock[BASE_CYCLES] + (us - clock[BASE_US]) * clock[CPU_MHZ]
+
+
 def answer(k, kind: int) -> int:
     """The HLE function's result when Python answers (the same definition as the loop's)."""
     return value.py_func(kind, k.clock.state, k.clock.cycles)
@@ -172,10 +191,20 @@ def answered(code, regs, counters, cycles, table, mem32, ram_size, mapping):
     at = cycles + cost  # charged before the call runs, as Kernel.on_syscall does
     now = value(SYSTEM_TIME, table, at)
     result = value(kind, table, at)
-    if kind == PAD_PEEK or kind == PAD_PEEK_NEGATIVE:
+    resume = at
+    if kind == VBLANK_WAIT:
+        if now >= LOOP_VBLANK_UNTIL_US:
+            return -1
+        woken = cycles_at(table, vblank_us(vcount_at(now) + 1))
+        if woken >= table[IDLE_LIMIT]:  # not alone, or a timer falls due first: Python waits
+            return -1
+        table[IDLE_CYCLES] += woken - at
+        resume = woken + THREAD_SWITCH  # back to the thread that waited
+        result = 0
+    elif kind == PAD_PEEK or kind == PAD_PEEK_NEGATIVE:
         count = np.int64(regs[A1])
         w = pad_buffer(np.int64(regs[A0]), count, mem32, ram_size, mapping)
-        if w < 0 or now >= PAD_LOOP_UNTIL_US:
+        if w < 0 or now >= LOOP_VBLANK_UNTIL_US:
             return -1
         stamp, buttons, stick, reserved = pad_record(table, now, kind == PAD_PEEK_NEGATIVE)
         for r in range(count):
@@ -194,4 +223,4 @@ def answered(code, regs, counters, cycles, table, mem32, ram_size, mapping):
     regs[V0] = result & 0xFFFFFFFF
     if kind == SYSTEM_TIME:
         regs[V1] = (result >> 32) & 0xFFFFFFFF
-    return at
+    return resume

@@ -85,6 +85,58 @@ PAD_INPUT = """
 300ms TRIANGLE for 200ms
 450ms R analog 200 40
 """
+# Vblank waits (the loop answers them with the idle skip when the thread runs alone until
+# the vblank): waits alone, with frame buffers set for the next frame (latched at the vblank),
+# with a worker thread whose delays fall due first, with a vblank interrupt handler (a timer
+# each vblank), and after both went away; the time after each wait and the frame on screen.
+VBLANK_PROGRAM = r"""
+#include <stdio.h>
+#include <pspsdk.h>
+#include <pspuser.h>
+PSP_MODULE_INFO("vblank", PSP_MODULE_USER, 1, 0);
+PSP_MAIN_THREAD_ATTR(PSP_THREAD_ATTR_USER);
+
+static volatile unsigned sink, handled;
+
+static int worker(SceSize args, void *argp)
+{
+    int i;
+    for (i = 0; i < 8; i++) {
+        sceKernelDelayThread(7000);
+        sink += i;
+    }
+    return 0;
+}
+
+static void on_vblank(int sub, void *arg) { handled++; }
+
+int main(void)
+{
+    static unsigned got[40], at[40], shown[40], counted[40];
+    void *top;
+    int stride, format, i, j;
+    for (i = 0; i < 40; i++) {
+        if (i == 8) sceKernelStartThread(sceKernelCreateThread("worker", worker, 0x18, 0x1000, 0, 0), 0, 0);
+        if (i == 20) {
+            sceKernelRegisterSubIntrHandler(PSP_VBLANK_INT, 0, on_vblank, 0);
+            sceKernelEnableSubIntr(PSP_VBLANK_INT, 0);
+        }
+        if (i == 26) sceKernelReleaseSubIntrHandler(PSP_VBLANK_INT, 0);
+        if (i % 3 == 1) sceDisplaySetFrameBuf((void *)(0x04000000 + (i & 1) * 0x88000), 512, 3, 1);
+        for (j = 0; j < 700 * (i % 5); j++) sink += j;
+        got[i] = sceDisplayWaitVblankStart();
+        at[i] = sceKernelGetSystemTimeLow();
+        sceDisplayGetFrameBuf(&top, &stride, &format, 0);
+        shown[i] = (unsigned)top;
+        counted[i] = handled;
+    }
+    for (i = 0; i < 40; i++) printf("%d %u %u %08x %u\n", got[i], at[i], i ? at[i] - at[i - 1] : 0, shown[i], counted[i]);
+    return 0;
+}
+"""
+# of the 40, Python answers the 4 waits (i = 8..11) a worker's delay falls due in and the 7
+# (i = 20..26) the vblank handlers' timer comes first in (armed once more before its release)
+VBLANK_WAITS_IN_LOOP = 29
 PAD_PEEKS_IN_LOOP = 48  # of the 64: the refused sizes (i % 8 == 5) and odd buffers (6) go to Python
 
 
@@ -97,6 +149,11 @@ def _build(folder, text):
 @pytest.fixture(scope="module")
 def eboot(tmp_path_factory):
     return _build(tmp_path_factory.mktemp("pure"), PROGRAM)
+
+
+@pytest.fixture(scope="module")
+def vblank_eboot(tmp_path_factory):
+    return _build(tmp_path_factory.mktemp("vblank"), VBLANK_PROGRAM)
 
 
 @pytest.fixture(scope="module")
@@ -178,3 +235,27 @@ def test_pad_peeks_answered_in_the_run_loop_end_as_python_answers_them(pad_eboot
     assert {int(row[3], 16) for row in rows} > {0, 0x4000, 0x8, 0x1000, 0x200}  # the script's buttons were seen
     assert {(row[4], row[5]) for row in rows} > {("128", "128"), ("10", "250"), ("200", "40")}  # and its stick
     assert text.splitlines()[-1][4:36].strip("0")  # Python's record at the odd address
+
+
+@pytest.fixture(scope="module")
+def vblank_answered_by_python(vblank_eboot):
+    return run(vblank_eboot, in_loop=False)
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["interpreted", "compiled-regions"])
+def test_vblank_waits_answered_in_the_run_loop_end_as_python_answers_them(vblank_eboot, vblank_answered_by_python,
+                                                                          jit):
+    text, stats, regs, loop_calls = run(vblank_eboot, in_loop=True, jit=jit)
+    text_py, stats_py, regs_py, loop_calls_py = vblank_answered_by_python
+    time_calls = 40
+    assert loop_calls - time_calls == VBLANK_WAITS_IN_LOOP and loop_calls_py == 0
+    assert text == text_py  # results, the time after each wait, the frame on screen, the handler's count
+    assert stats == stats_py  # cycles, idle and HLE cycles, calls by name, every counter
+    assert (regs == regs_py).all()
+    rows = [list(map(int, line.split()[:3])) + [int(line.split()[3], 16), int(line.split()[4])]
+            for line in text.splitlines()]
+    assert {row[0] for row in rows} == {0}
+    frame = 1e6 / 59.94006
+    assert all(abs(row[2] - frame) < 0.6 * frame for row in rows[1:])  # each wait ends at the next vblank
+    assert {row[3] for row in rows[2:]} == {0x04000000, 0x04088000}  # the buffers set for the next frame
+    assert rows[-1][4] == 6  # the handler ran at the six vblanks it was registered for
