@@ -230,7 +230,7 @@ class Kernel:
         self.call_counts: dict[str, int] = {}  # calls Python answered (calls_made() adds the run loop's)
         self._hle_cycles = 0  # charged by Python (hle_cycles adds the run loop's)
         self._idle_cycles = 0  # skipped by Python (idle_cycles adds the run loop's)
-        self.idle_waits_in_loop = False  # the run loop may answer a wait with an idle skip (pure.VBLANK_WAIT)
+        self.idle_waits_in_loop = False  # the run loop may answer a wait with an idle skip (pure.WAITS)
         self.memstick_cycles = 0  # the memory stick's driver copying: the CPU is busy, no thread runs
         self.reported: set = set()
         self.sandbox_refusals: list[str] = []
@@ -333,7 +333,7 @@ class Kernel:
         if type(entry) is registry.HleFunction and entry.in_loop and index < pure.CODES:  # the run loop answers it
             self.syscall_table[pure.KIND + index] = entry.in_loop
             self.syscall_table[pure.COST + index] = entry.cost
-            self.idle_waits_in_loop |= entry.in_loop == pure.VBLANK_WAIT
+            self.idle_waits_in_loop |= entry.in_loop in pure.WAITS
         return SYSCALL_BASE + index
 
     def install_imports(self, imports) -> None:
@@ -552,7 +552,7 @@ class Kernel:
             if limit is not None and limit <= cycles:
                 limit = cycles + 1
             budget = chunk if timeout is None else self._timed_budget(chunk, first_instructions, run_began)
-            if self.idle_waits_in_loop:  # how long the loop may skip idle time for a wait (pure.VBLANK_WAIT)
+            if self.idle_waits_in_loop:  # how long the loop may skip idle time for a wait (pure.WAITS)
                 idle_limit = IDLE_UNBOUNDED if limit is None else limit
                 clock.state[pure.IDLE_LIMIT] = idle_limit if threads.runs_alone() else 0
             code = self.machine.advance(budget, max_cycles=limit)

@@ -137,6 +137,49 @@ int main(void)
 # of the 40, Python answers the 4 waits (i = 8..11) a worker's delay falls due in and the 7
 # (i = 20..26) the vblank handlers' timer comes first in (armed once more before its release)
 VBLANK_WAITS_IN_LOOP = 29
+# of the 48 reads, Python answers the 6 of size 0 and the 2 a worker's delay falls due before
+PAD_READS_IN_LOOP = 40
+# Pad reads (the loop answers them: at once with the samples not yet read, or with the idle
+# skip to the next sample when the thread runs alone until then): 1 and 3 records, after a
+# delay that let samples pile up, digital and analog mode, vblank and timed sampling, a size
+# Python refuses, and reads while a worker's delays fall due first, with the script's input.
+READ_PROGRAM = r"""
+#include <stdio.h>
+#include <pspsdk.h>
+PSP_MODULE_INFO("read", PSP_MODULE_USER, 1, 0);
+PSP_MAIN_THREAD_ATTR(PSP_THREAD_ATTR_USER);
+
+static volatile unsigned sink;
+
+static int worker(SceSize args, void *argp)
+{
+    int i;
+    for (i = 0; i < 6; i++) sceKernelDelayThread(4000);
+    return 0;
+}
+
+int main(void)
+{
+    static SceCtrlData pads[48][3];
+    static int got[48];
+    static unsigned at[48];
+    int i, j;
+    for (i = 0; i < 48; i++) {
+        if (i == 12) sceKernelStartThread(sceKernelCreateThread("worker", worker, 0x18, 0x1000, 0, 0), 0, 0);
+        if (i == 24) sceCtrlSetSamplingMode(1);
+        if (i == 32) sceCtrlSetSamplingCycle(7000);
+        if (i % 6 == 5) sceKernelDelayThread(40000);  /* samples pile up: the next read returns them at once */
+        for (j = 0; j < 400 * (i % 3); j++) sink += j;
+        got[i] = sceCtrlReadBufferPositive(pads[i], i % 8 == 6 ? 0 : (i % 6 == 5 || i % 4 == 3 ? 3 : 1));
+        at[i] = sceKernelGetSystemTimeLow();
+    }
+    for (i = 0; i < 48; i++)
+        for (j = 0; j < 3; j++)
+            printf("%d %d %u %u %08x %d %d\n", i, got[i], at[i], pads[i][j].TimeStamp, pads[i][j].Buttons,
+                   pads[i][j].Lx, pads[i][j].Ly);
+    return 0;
+}
+"""
 PAD_PEEKS_IN_LOOP = 48  # of the 64: the refused sizes (i % 8 == 5) and odd buffers (6) go to Python
 
 
@@ -154,6 +197,11 @@ def eboot(tmp_path_factory):
 @pytest.fixture(scope="module")
 def vblank_eboot(tmp_path_factory):
     return _build(tmp_path_factory.mktemp("vblank"), VBLANK_PROGRAM)
+
+
+@pytest.fixture(scope="module")
+def read_eboot(tmp_path_factory):
+    return _build(tmp_path_factory.mktemp("read"), READ_PROGRAM)
 
 
 @pytest.fixture(scope="module")
@@ -194,7 +242,8 @@ def run(eboot, in_loop: bool, jit: bool = False, input_events=()):
     assert stop.kind in ("exit", "threads-ended"), stop
     assert (machine.jit.instructions > 0) == jit
     loop_calls = int(kernel.syscall_table[pure.COUNT:pure.COUNT + pure.CODES].sum())
-    return out.getvalue(), kernel.stats(), machine.cpu.regs.copy(), loop_calls
+    stats = {**kernel.stats(), "pad": (kernel.ctrl.last_read, kernel.ctrl.latch_base, kernel.ctrl.latch)}
+    return out.getvalue(), stats, machine.cpu.regs.copy(), loop_calls
 
 
 @pytest.fixture(scope="module")
@@ -259,3 +308,24 @@ def test_vblank_waits_answered_in_the_run_loop_end_as_python_answers_them(vblank
     assert all(abs(row[2] - frame) < 0.6 * frame for row in rows[1:])  # each wait ends at the next vblank
     assert {row[3] for row in rows[2:]} == {0x04000000, 0x04088000}  # the buffers set for the next frame
     assert rows[-1][4] == 6  # the handler ran at the six vblanks it was registered for
+
+
+@pytest.fixture(scope="module")
+def read_answered_by_python(read_eboot):
+    return run(read_eboot, in_loop=False, input_events=parse_script(PAD_INPUT))
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["interpreted", "compiled-regions"])
+def test_pad_reads_answered_in_the_run_loop_end_as_python_answers_them(read_eboot, read_answered_by_python, jit):
+    text, stats, regs, loop_calls = run(read_eboot, in_loop=True, jit=jit, input_events=parse_script(PAD_INPUT))
+    text_py, stats_py, regs_py, loop_calls_py = read_answered_by_python
+    time_calls = 48
+    assert loop_calls - time_calls == PAD_READS_IN_LOOP and loop_calls_py == 0
+    assert text == text_py  # every record the program read, the results, the time after each read
+    assert stats == stats_py  # cycles, idle and HLE cycles, calls by name, every counter, the pad's latch
+    assert (regs == regs_py).all()
+    rows = [line.split() for line in text.splitlines()]
+    got = {int(row[0]): int(row[1]) for row in rows}
+    assert {got[i] for i in got if i % 8 == 6} == {0x80000104 - (1 << 32)}  # INVALID_SIZE
+    assert min(got[i] for i in range(5, 48, 6)) >= 2  # after a 40 ms delay: the samples piled up
+    assert {int(row[4], 16) for row in rows} > {0, 0x4000, 0x8, 0x1000}  # the script's buttons were seen
