@@ -246,6 +246,20 @@ def run(eboot, in_loop: bool, jit: bool = False, input_events=()):
     return out.getvalue(), stats, machine.cpu.regs.copy(), loop_calls
 
 
+def same_as_python(eboot, by_python, jit: bool, loop_calls: int, input_events=()) -> str:
+    """Runs `eboot` with the loop answering what it can and checks that it ends as the run
+    where Python answered every call (`by_python`): the same text, statistics (cycles, idle
+    and HLE cycles, calls by name, every counter, the pad's state) and registers, with
+    `loop_calls` calls answered in the loop. Returns the text."""
+    text, stats, regs, in_loop = run(eboot, in_loop=True, jit=jit, input_events=input_events)
+    text_py, stats_py, regs_py, in_loop_py = by_python
+    assert in_loop == loop_calls and in_loop_py == 0
+    assert text == text_py
+    assert stats == stats_py
+    assert (regs == regs_py).all()
+    return text
+
+
 @pytest.fixture(scope="module")
 def answered_by_python(eboot):
     return run(eboot, in_loop=False)
@@ -253,12 +267,7 @@ def answered_by_python(eboot):
 
 @pytest.mark.parametrize("jit", [False, True], ids=["interpreted", "compiled-regions"])
 def test_time_calls_answered_in_the_run_loop_end_as_python_answers_them(eboot, answered_by_python, jit):
-    text, stats, regs, loop_calls = run(eboot, in_loop=True, jit=jit)
-    text_py, stats_py, regs_py, loop_calls_py = answered_by_python
-    assert loop_calls == 96 and loop_calls_py == 0  # every reading came from the loop, or none
-    assert text == text_py
-    assert stats == stats_py  # cycles, HLE cycles and calls (by name), every counter
-    assert (regs == regs_py).all()
+    text = same_as_python(eboot, answered_by_python, jit, 96)  # every reading came from the loop
     readings = [tuple(map(int, line.split())) for line in text.splitlines()]
     assert len(readings) == 48
     assert all(0 <= wide - low < 10_000 for low, wide in readings)  # read with a little work between
@@ -273,12 +282,7 @@ def pad_answered_by_python(pad_eboot):
 
 @pytest.mark.parametrize("jit", [False, True], ids=["interpreted", "compiled-regions"])
 def test_pad_peeks_answered_in_the_run_loop_end_as_python_answers_them(pad_eboot, pad_answered_by_python, jit):
-    text, stats, regs, loop_calls = run(pad_eboot, in_loop=True, jit=jit, input_events=parse_script(PAD_INPUT))
-    text_py, stats_py, regs_py, loop_calls_py = pad_answered_by_python
-    assert loop_calls == PAD_PEEKS_IN_LOOP and loop_calls_py == 0
-    assert text == text_py  # every record the program read, and the results
-    assert stats == stats_py
-    assert (regs == regs_py).all()
+    text = same_as_python(pad_eboot, pad_answered_by_python, jit, PAD_PEEKS_IN_LOOP, parse_script(PAD_INPUT))
     rows = [line.split() for line in text.splitlines()[:-1]]
     assert {row[1] for row in rows if int(row[0]) % 8 == 5} == {str(0x80000104 - (1 << 32))}  # INVALID_SIZE
     assert {int(row[3], 16) for row in rows} > {0, 0x4000, 0x8, 0x1000, 0x200}  # the script's buttons were seen
@@ -294,13 +298,8 @@ def vblank_answered_by_python(vblank_eboot):
 @pytest.mark.parametrize("jit", [False, True], ids=["interpreted", "compiled-regions"])
 def test_vblank_waits_answered_in_the_run_loop_end_as_python_answers_them(vblank_eboot, vblank_answered_by_python,
                                                                           jit):
-    text, stats, regs, loop_calls = run(vblank_eboot, in_loop=True, jit=jit)
-    text_py, stats_py, regs_py, loop_calls_py = vblank_answered_by_python
     time_calls = 40
-    assert loop_calls - time_calls == VBLANK_WAITS_IN_LOOP and loop_calls_py == 0
-    assert text == text_py  # results, the time after each wait, the frame on screen, the handler's count
-    assert stats == stats_py  # cycles, idle and HLE cycles, calls by name, every counter
-    assert (regs == regs_py).all()
+    text = same_as_python(vblank_eboot, vblank_answered_by_python, jit, time_calls + VBLANK_WAITS_IN_LOOP)
     rows = [list(map(int, line.split()[:3])) + [int(line.split()[3], 16), int(line.split()[4])]
             for line in text.splitlines()]
     assert {row[0] for row in rows} == {0}
@@ -317,13 +316,9 @@ def read_answered_by_python(read_eboot):
 
 @pytest.mark.parametrize("jit", [False, True], ids=["interpreted", "compiled-regions"])
 def test_pad_reads_answered_in_the_run_loop_end_as_python_answers_them(read_eboot, read_answered_by_python, jit):
-    text, stats, regs, loop_calls = run(read_eboot, in_loop=True, jit=jit, input_events=parse_script(PAD_INPUT))
-    text_py, stats_py, regs_py, loop_calls_py = read_answered_by_python
     time_calls = 48
-    assert loop_calls - time_calls == PAD_READS_IN_LOOP and loop_calls_py == 0
-    assert text == text_py  # every record the program read, the results, the time after each read
-    assert stats == stats_py  # cycles, idle and HLE cycles, calls by name, every counter, the pad's latch
-    assert (regs == regs_py).all()
+    text = same_as_python(read_eboot, read_answered_by_python, jit, time_calls + PAD_READS_IN_LOOP,
+                          parse_script(PAD_INPUT))
     rows = [line.split() for line in text.splitlines()]
     got = {int(row[0]): int(row[1]) for row in rows}
     assert {got[i] for i in got if i % 8 == 6} == {0x80000104 - (1 << 32)}  # INVALID_SIZE
