@@ -102,6 +102,7 @@ class _Writer:
         self.index = {b.head: k for k, b in enumerate(region.blocks)}
         self.stops = []  # (pc, in a delay slot, instructions of its block retired before it)
         self.body = []  # the instructions of the block being written
+        self.may_raise = True  # whether the last VFPU word written may raise an event
         self.consumed_heads = consumed_at_heads(region)  # head -> VFPU prefixes surely consumed there
         pcs = sorted(region.words)
         self.code_lo, self.code_hi = pcs[0] & PHYS_MASK, (pcs[-1] + 4) & PHYS_MASK
@@ -120,16 +121,16 @@ class _Writer:
         if npc_text.isdigit():
             known["npc"] = int(npc_text)
         body = specialised(ins.sem, known, [f"stop = {g}"])
-        if store or (self.timed and TG.needs_addr(ins.op)) or _reads(body, "addr"):
+        if ins.sem == S_VFPU:  # body[0]: `status = cop2.execute(...)`, then the event check
+            direct, self.may_raise = direct_source(w, body[0], self.body[:k], self.consumed_heads[self.head])
+            body = direct + body[1:] if self.may_raise else direct
+        if store or (self.timed and TG.needs_addr(ins.op, w)) or _reads(body, "addr"):
             L.append(f"addr = (np.int64(regs[{rs_of(w)}]) + {imm_of(w)}) & 0xFFFFFFFF")
         if ins.sem in TRANSFERS:
             L += [f"next_pc = {pc + 4}", f"next_npc = {pc + 8}"]
-        if ins.sem == S_VFPU:
-            direct = direct_source(w, body[0], self.body[:k], self.consumed_heads[self.head])  # body[0]: `status = cop2.execute(...)`
-            if direct:
-                body = direct + body[1:]
         L += body
-        if ins.sem == S_VFPU or any(line.lstrip().startswith("regs[0] =") for line in body):
+        # (the VFPU words run directly write no GPR; execute_called may: mfv $zero)
+        if (ins.sem == S_VFPU and _reads(body, "cop2")) or any(line.lstrip().startswith("regs[0] =") for line in body):
             L.append("regs[0] = 0")
         if self.timed:
             if ins.sem in BRANCHES:
@@ -148,7 +149,7 @@ class _Writer:
         if store:
             L += [f"if {self.code_lo - STORE_SLACK} <= (addr & {PHYS_MASK}) < {self.code_hi + STORE_SLACK}:"]
             L += _indent(_exit(pc_text, npc_text, retired))
-        if ins.sem == S_VFPU:
+        if ins.sem == S_VFPU and self.may_raise:
             L += ["if code != EV_NONE:"] + _indent(_exit(pc_text, npc_text, retired))
         if ins.sem == S_SYSCALL:  # the run loop's step after a syscall (interp.run), then the budget
             L += [f"answered_at = answered({code_of(ins.word)}, regs, counters, cycles, syscalls, mem32, ram_size, "
