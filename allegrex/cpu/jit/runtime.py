@@ -135,6 +135,17 @@ def dcache(tm, counters, addr, is_store):
     return dcache_access_call(tm, counters, addr, is_store)
 
 
+def _trace_run(trace, icount, head, count):
+    """The trace ring's entries of `count` instructions at head, head + 4, ... retired
+    as instructions icount, icount + 1, ... (the run loop writes one per instruction)."""
+    tmask = trace.shape[0] - 1
+    for j in range(count):
+        trace[(icount + j) & tmask] = head + 4 * j
+
+
+trace_run = _cached(_Typed(py_func=_trace_run, locals={}, targetoptions={"nopython": True}))
+
+
 @_cached
 @njit
 def find_block(heads, pc):
