@@ -18,7 +18,7 @@ import numpy as np
 from allegrex.cpu import interp, scalar_loop
 from allegrex.cpu.events import (EV_BREAK, EV_BREAKPOINT, EV_BUDGET, EV_FAULT, EV_HALT, EV_JIT, EV_NEAR_BUDGET,
                                  EV_NONE, EV_STALE, EV_SYSCALL, EVENT_FIELDS, EVENT_NAMES)
-from allegrex.cpu.jit import Jit
+from allegrex.cpu.jit import Jit, room_to_compile
 from allegrex.cpu.faults import GuestFault
 from allegrex.cpu.state import CYCLES, INSTRUCTIONS, CpuState
 from allegrex.errors import GuestMemoryError
@@ -186,6 +186,7 @@ class Machine:
         if seen is None or seen[0] is not t.tm or seen[1] is not t.prof or seen[2] != m.mapping:
             c = self.cpu
             self._arrays_for, self._run_loop = (t.tm, t.prof, m.mapping), None
+            self.jit.entry_points.clear()  # compiled for the old arrays' types
             self._loop_arrays = ((c.regs, c.fpr, c.fpr_bits, c.vpr, c.vpr_bits, c.vctrl, c.counters,
                                   m.mem, m.mem16, m.mem32, m.memf32, m.ram_size, m.mapping),
                                  (t.tm, t.prof, self._vscratch, self._vterms))
@@ -195,20 +196,27 @@ class Machine:
         """Run the region compiled at `pc` (compiling it first if needed); EV_NONE when
         the interpreter should go on."""
         timed, profiled = self.timing.enabled, self.timing.prof.shape[1] > 0
-        fn = self.jit.region_at(pc, timed, profiled)
-        if fn is None:
-            return EV_NONE
+        key = (pc, timed, profiled)
         counters = self.cpu.counters
         before = counters.item(INSTRUCTIONS)
         state, timing = self._arrays()
-        try:  # the first call compiles; a region that cannot compile runs nothing
-            code = fn(*state, self._trace, end - before, limit, self._event, *timing, self.syscall_table)
-        except Exception as e:  # noqa: BLE001 (numba's compile errors have no common base)
-            self.jit.compile_failed(pc, timed, profiled, e)
-            return EV_NONE
+        args = (*state, self._trace, end - before, limit, self._event, *timing, self.syscall_table)
+        entry = self.jit.entry_points.get(key)
+        if entry is None:
+            fn = self.jit.region_at(pc, timed, profiled)
+            if fn is None:
+                return EV_NONE
+            try:  # compiled here (or loaded from numba's cache); a region that cannot compile runs nothing
+                with room_to_compile():
+                    entry = self.jit.entry_points[key] = compiled_entry(fn, args)
+            except Exception as e:  # noqa: BLE001 (numba's compile errors have no common base)
+                self.jit.compile_failed(pc, timed, profiled, e)
+                return EV_NONE
+        code = entry(*args)
         if code == EV_STALE:
             self.jit.forget(pc)
             return EV_NONE
+        self.jit.entered += 1
         self.jit.instructions += counters.item(INSTRUCTIONS) - before
         return code
 

@@ -37,8 +37,8 @@ APP = ROOT / "psp" / "apps" / "hle_speed" / "main.c"
 KINDS = ("loop", "time", "ctrl-peek", "ctrl-read", "vblank", "ge-enqueue", "ge-stall", "io-read")
 WHAT = {"loop": "no call: the guest loop alone", "time": "sceKernelGetSystemTimeLow (answered in the run loop)",
         "ctrl-peek": "sceCtrlPeekBufferPositive (answered in the run loop)",
-        "ctrl-read": "sceCtrlReadBufferPositive (waits a frame)",
-        "vblank": "sceDisplayWaitVblankStart (waits a frame)", "ge-enqueue": "sceGeListEnQueue (the list already queued)",
+        "ctrl-read": "sceCtrlReadBufferPositive (waits a frame, in the run loop when alone)",
+        "vblank": "sceDisplayWaitVblankStart (waits a frame, in the run loop when alone)", "ge-enqueue": "sceGeListEnQueue (the list already queued)",
         "ge-stall": "sceGeListUpdateStallAddr (an unknown list id)", "io-read": "sceIoRead, 16 bytes of a 4 KiB file"}
 
 

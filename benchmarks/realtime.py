@@ -13,15 +13,20 @@ A ratio of 1.0 means the simulated PSP keeps pace with a real one. The programs:
                   a vblank wait (5 s)
   llama2-vfpu     the llama2 port's PSP build (allegrex.llama.psp) with its VFPU kernels, on
                   the random stories260K q80 model (allegrex.bench.models), 32 positions at 333 MHz
-Each program is built (the SDK caches builds), run once to warm up (numba's cache and the
-compiled regions of its hot loops, stored for later runs), then `--repeat` times; the
-figure is the median. Times are process CPU time (time.process_time) and wall time of
-Kernel.run alone (not loading): the machine is shared, so wall time is noisy. `busy` is the
-share of simulated cycles the CPU was not idle (waiting for vblank, audio, the pad): a
-program that idles most of a frame is easy to keep in real time; the MIPS column is guest
-instructions per CPU second. The first (warm-up) run's wall time is shown too: it includes
-compiling the program's hot loops. `VRAM` is a digest of VRAM when the program ends (for
-the GE programs their last frames and depth buffer): every run must give the same, and a
+Each program is built (the SDK caches builds), run once to warm up, then `--repeat` times;
+the figure is the median: the speed of a program run again, once its hot loops are
+compiled. The warm-up run compiles every hot loop it meets (compile_after 0: by default a
+loop waits for COMPILE_AFTER iterations, more than a short program such as this llama2
+run makes) and stores them; later runs load them from the cache. Times are process CPU
+time (time.process_time) and wall time of Kernel.run alone (not loading): the machine is
+shared, so wall time is noisy. `busy` is the share of simulated cycles the CPU was not
+idle (waiting for vblank, audio, the pad): a program that idles most of a frame is easy
+to keep in real time; the MIPS column is guest instructions per CPU second; `interp.` the
+share of them the interpreter ran (the rest ran in compiled regions) and `regions` how
+many times a compiled region was entered (each a round trip between the interpreter and
+compiled code). The first (warm-up) run's wall time is shown too: it includes compiling
+the program's hot loops. `VRAM` is a digest of VRAM when the program ends (for the GE
+programs their last frames and depth buffer): every run must give the same, and a
 faster renderer must not change it.
 """
 
@@ -92,8 +97,9 @@ def programs(folder: Path, only) -> list[Program]:
     return out
 
 
-def run_once(program: Program) -> dict:
-    """Load and run `program` to its end; the figures of Kernel.run."""
+def run_once(program: Program, compile_all: bool = False) -> dict:
+    """Load and run `program` to its end; the figures of Kernel.run. compile_all: compile
+    every hot loop met, not only those that ran COMPILE_AFTER iterations (the warm-up)."""
     from allegrex.commands.run import load_program
     from allegrex.hle import ctrl
     from allegrex.hle.kernel import RunOptions
@@ -103,6 +109,8 @@ def run_once(program: Program) -> dict:
                          input_events=[ctrl.parse_press(p) for p in program.presses], stdout=text,
                          stderr=io.StringIO())
     machine, kernel = load_program(str(program.eboot), "psp-2000", options)
+    if compile_all:
+        machine.jit.compile_after = 0
     cpu, wall = time.process_time(), time.perf_counter()
     stop = kernel.run(max_seconds=120)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
@@ -113,11 +121,12 @@ def run_once(program: Program) -> dict:
     vram = memory.mem[memory.ram_size:memory.ram_size + VRAM_SIZE]
     return {"vram": hashlib.sha256(vram.tobytes()).hexdigest()[:12],"simulated_s": s["simulated_seconds"], "cpu_s": cpu, "wall_s": wall, "cycles": s["cycles"],
             "instructions": s["instructions"], "busy": 1 - s["idle_cycles"] / s["cycles"],
+            "interpreted": s["instructions"] - machine.jit.instructions, "regions_entered": machine.jit.entered,
             "output": text.getvalue()}
 
 
 def measure(program: Program, repeat: int) -> dict:
-    first = run_once(program)
+    first = run_once(program, compile_all=True)
     runs = [run_once(program) for _ in range(repeat)]
     for r in runs:  # deterministic: every run the same simulation
         if (r["cycles"], r["output"], r["vram"]) != (first["cycles"], first["output"], first["vram"]):
@@ -127,7 +136,8 @@ def measure(program: Program, repeat: int) -> dict:
     return {"program": program.name, "simulated_s": sim, "cpu_s": cpu, "wall_s": wall,
             "realtime_cpu": sim / cpu, "realtime_wall": sim / wall, "busy": first["busy"],
             "mips": first["instructions"] / cpu / 1e6, "first_wall_s": first["wall_s"],
-            "cycles": first["cycles"], "instructions": first["instructions"], "vram": first["vram"]}
+            "cycles": first["cycles"], "instructions": first["instructions"], "vram": first["vram"],
+            "interpreted": runs[-1]["interpreted"] / first["instructions"], "regions_entered": runs[-1]["regions_entered"]}
 
 
 def main() -> None:
@@ -145,10 +155,11 @@ def main() -> None:
             print(f"{r['program']:15s} done: {r['realtime_cpu']:.2f}x real time (CPU)", file=sys.stderr, flush=True)
     print(f"simulated seconds per second, median of {args.repeat} runs after a warm-up run\n")
     print(f"{'program':15s} {'sim s':>6s} {'CPU s':>6s} {'x real (CPU)':>12s} {'x real (wall)':>13s} "
-          f"{'busy':>5s} {'MIPS':>6s} {'1st run wall s':>14s} {'VRAM':>12s}")
+          f"{'busy':>5s} {'MIPS':>6s} {'interp.':>7s} {'regions':>8s} {'1st run wall s':>14s} {'VRAM':>12s}")
     for r in rows:
         print(f"{r['program']:15s} {r['simulated_s']:6.2f} {r['cpu_s']:6.2f} {r['realtime_cpu']:12.2f} "
-              f"{r['realtime_wall']:13.2f} {100 * r['busy']:4.0f}% {r['mips']:6.1f} {r['first_wall_s']:14.1f} "
+              f"{r['realtime_wall']:13.2f} {100 * r['busy']:4.0f}% {r['mips']:6.1f} {100 * r['interpreted']:6.1f}% "
+              f"{r['regions_entered']:8d} {r['first_wall_s']:14.1f} "
               f"{r['vram']:>12s}")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2))

@@ -28,6 +28,7 @@ DATA_SIZE = 4 * pure.PAD_RECORD_WORDS
 # loop answers peeks with it); these are those functions as Python, over the Kernel's table.
 _samples_at, _sample_us = pure.pad_samples_at.py_func, pure.pad_sample_us.py_func
 _pad_state, _pad_record = pure.pad_state.py_func, pure.pad_record.py_func
+_latch_update = pure.pad_latch_update.py_func
 _RECORD = struct.Struct("<4I")
 VBLANK_SAMPLE_DELAY_US = pure.VBLANK_SAMPLE_DELAY_US  # in vblank mode: a sample as the vblank ends
 
@@ -118,16 +119,14 @@ class Ctrl:
     """The pad is sampled at the end of every vblank (cycle 0) or every `cycle` microseconds
     into a 64-entry buffer. Reads consume the samples taken since the previous read and wait for
     the next sample when there is none; the latch counts samples since it was last read.
-    The sampling mode and cycle live in the Kernel's allegrex.hle.pure table (with the input
-    script, which the Kernel put there), where the run loop reads them for peeks."""
+    The sampling mode and cycle, what was read last and the latch live in the Kernel's
+    allegrex.hle.pure table (with the input script, which the Kernel put there), where the
+    run loop reads them for peeks and reads."""
 
     def __init__(self, kernel):
         self.k = kernel
         self.table = kernel.clock.state  # a memoryview of the table: cheap from Python
         self.last_read = self.sample_us(-2)  # the sample taken before the program started is unread
-        self.latch_base = 0
-        self.latch_prev = 0
-        self.latch = [0, 0, 0, 0]  # make, break, press, release
         self.idle_reset = -1
         self.idle_back = -1
 
@@ -139,6 +138,33 @@ class Ctrl:
     @mode.setter
     def mode(self, mode: int) -> None:
         self.table[pure.PAD_MODE] = mode
+
+    @property
+    def last_read(self) -> int:
+        """When the last sample read was taken."""
+        return self.table[pure.PAD_LAST_READ]
+
+    @last_read.setter
+    def last_read(self, us: int) -> None:
+        self.table[pure.PAD_LAST_READ] = us
+
+    @property
+    def latch_base(self) -> int:
+        """The latch counts the samples taken after this microsecond."""
+        return self.table[pure.PAD_LATCH_BASE]
+
+    @latch_base.setter
+    def latch_base(self, us: int) -> None:
+        self.table[pure.PAD_LATCH_BASE] = us
+
+    @property
+    def latch(self) -> list:
+        """make, break, press, release"""
+        return self.table[pure.PAD_LATCH:pure.PAD_LATCH + pure.PAD_LATCH_WORDS].tolist()
+
+    def reset_latch(self) -> None:
+        for i in range(pure.PAD_LATCH_WORDS):
+            self.table[pure.PAD_LATCH + i] = 0
 
     @property
     def cycle(self) -> int:
@@ -180,16 +206,7 @@ class Ctrl:
 
     def update_latch(self, now: int) -> int:
         """Fold the samples since the latch was reset into make/break/press/release; the count."""
-        count = self.samples_between(self.latch_base, now)
-        for i in range(min(count, 64)):  # the button state can only change at script events
-            buttons, _ = self.state(now - i)
-            changed = buttons ^ self.latch_prev
-            self.latch[0] |= changed & buttons
-            self.latch[1] |= changed & ~buttons & 0xFFFFFFFF
-            self.latch[2] |= buttons
-            self.latch[3] |= ~buttons & 0xFFFFFFFF
-            self.latch_prev = buttons
-        return count
+        return _latch_update(self.table, now)
 
 
 LIB = "sceCtrl"
@@ -256,12 +273,14 @@ def sceCtrlPeekBufferNegative(k, data: Ptr, count: int) -> int:
     return _peek(k, data, count, True)
 
 
-@hle(LIB, cost=costs.SYSCALL)
+# The run loop answers reads when the thread runs alone until the sample it waits for
+# (allegrex.hle.pure.PAD_READ: the same samples, records and latch as _read leaves).
+@hle(LIB, cost=costs.SYSCALL, in_loop=pure.PAD_READ)
 def sceCtrlReadBufferPositive(k, data: Ptr, count: int) -> Raw:
     _read(k, data, count, False)
 
 
-@hle(LIB, cost=costs.SYSCALL)
+@hle(LIB, cost=costs.SYSCALL, in_loop=pure.PAD_READ_NEGATIVE)
 def sceCtrlReadBufferNegative(k, data: Ptr, count: int) -> Raw:
     _read(k, data, count, True)
 
@@ -304,7 +323,7 @@ def _latch(k, out, reset) -> int:
     for i, v in enumerate(c.latch):
         k.memory.write_u32(out + 4 * i, v)
     if reset:
-        c.latch = [0, 0, 0, 0]
+        c.reset_latch()
         c.latch_base = now
     else:
         c.latch_base = now  # the samples are folded in; keep counting from here

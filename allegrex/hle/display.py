@@ -238,7 +238,9 @@ def _wait_vblank(k, cb: bool, count: int = 1) -> None:
     wait.timer = k.timers.add(target, on_vblank)
 
 
-@hle(LIB, cost=costs.DISPLAY)
+# The run loop answers it when the thread runs alone until the vblank (allegrex.hle.pure.VBLANK_WAIT:
+# the same vblank, idle skip and switch back as this wait leaves)
+@hle(LIB, cost=costs.DISPLAY, in_loop=pure.VBLANK_WAIT)
 def sceDisplayWaitVblankStart(k) -> Raw:
     _wait_vblank(k, False)
 

@@ -114,6 +114,7 @@ class RunOptions:
     harness_output: object = None
 
 
+IDLE_UNBOUNDED = 1 << 62  # a cycle count no run reaches: no timer and no time limit bound an idle skip
 _pure_value = pure.value.py_func  # the run loop's definition of a pure call's result, as Python
 
 
@@ -228,7 +229,8 @@ class Kernel:
         self.unknown_imports: list[UnknownImport] = []
         self.call_counts: dict[str, int] = {}  # calls Python answered (calls_made() adds the run loop's)
         self._hle_cycles = 0  # charged by Python (hle_cycles adds the run loop's)
-        self.idle_cycles = 0
+        self._idle_cycles = 0  # skipped by Python (idle_cycles adds the run loop's)
+        self.idle_waits_in_loop = False  # the run loop may answer a wait with an idle skip (pure.WAITS)
         self.memstick_cycles = 0  # the memory stick's driver copying: the CPU is busy, no thread runs
         self.reported: set = set()
         self.sandbox_refusals: list[str] = []
@@ -258,6 +260,15 @@ class Kernel:
     @hle_cycles.setter
     def hle_cycles(self, value: int) -> None:
         self._hle_cycles = value - int(self.syscall_table[pure.CHARGED_CYCLES])
+
+    @property
+    def idle_cycles(self) -> int:
+        """Cycles every thread waited, skipped by Python and by the run loop (allegrex.hle.pure)."""
+        return self._idle_cycles + int(self.syscall_table[pure.IDLE_CYCLES])
+
+    @idle_cycles.setter
+    def idle_cycles(self, value: int) -> None:
+        self._idle_cycles = value - int(self.syscall_table[pure.IDLE_CYCLES])
 
     def calls_made(self) -> dict:
         """HLE function name -> calls, whoever answered them."""
@@ -322,6 +333,7 @@ class Kernel:
         if type(entry) is registry.HleFunction and entry.in_loop and index < pure.CODES:  # the run loop answers it
             self.syscall_table[pure.KIND + index] = entry.in_loop
             self.syscall_table[pure.COST + index] = entry.cost
+            self.idle_waits_in_loop |= entry.in_loop in pure.WAITS
         return SYSCALL_BASE + index
 
     def install_imports(self, imports) -> None:
@@ -540,6 +552,9 @@ class Kernel:
             if limit is not None and limit <= cycles:
                 limit = cycles + 1
             budget = chunk if timeout is None else self._timed_budget(chunk, first_instructions, run_began)
+            if self.idle_waits_in_loop:  # how long the loop may skip idle time for a wait (pure.WAITS)
+                idle_limit = IDLE_UNBOUNDED if limit is None else limit
+                clock.state[pure.IDLE_LIMIT] = idle_limit if threads.runs_alone() else 0
             code = self.machine.advance(budget, max_cycles=limit)
             if code == EV_SYSCALL:  # the common case: no Event built
                 self.on_syscall(self.machine.event_value())
@@ -549,6 +564,7 @@ class Kernel:
             threads.reschedule()
             if progress is not None:
                 progress(self)
+        clock.state[pure.IDLE_LIMIT] = 0  # a step outside this loop skips no idle time
         self.io.flush_all()
         return self.stop
 

@@ -11,6 +11,16 @@ changes nothing else (no thread waits or wakes); the cycle count is the same eit
 A call the loop cannot answer exactly as Python would (a pad buffer that is not plain
 word-aligned memory, a size Python refuses) is left to Python before anything changed.
 
+Two calls that wait are answered here too, where the wait is certain to be one idle skip:
+sceDisplayWaitVblankStart, and a pad read with no sample left to read (one with samples
+waiting returns at once), when the Kernel said the calling thread runs alone (no other
+thread ready, nothing that runs when a thread leaves the CPU, dispatch and interrupts on)
+and no timer falls due before the vblank or the sample (IDLE_LIMIT: the cycle count of the
+earliest deadline, written before each step). Python would then block the thread, jump
+time to then as idle time, wake it and switch back to it; the loop does what that leaves:
+the cycle count then plus the switch, the idle cycles (IDLE_CYCLES), the result (and the
+pad's record and latch).
+
 `table` (int64, one per Kernel, passed to the run loop): the clock (Kernel's Clock keeps
 its state here: base cycles, base microseconds, CPU MHz), the HLE cycles and calls the
 loop charged, the pad's sampling state (sceCtrl's Ctrl keeps it here), per syscall code
@@ -22,6 +32,7 @@ import numpy as np
 from numba import njit
 
 from allegrex.cpu.state import A0, A1, AT, HI, LO, T7, T8, T9, V0, V1
+from allegrex.hle.costs import THREAD_SWITCH
 from allegrex.memory import translate
 from allegrex.timing.counters import HLE_CALLS, STALL_SYSCALL
 
@@ -37,6 +48,10 @@ SYSTEM_TIME = 1  # microseconds since boot, 64 bits in v0:v1 (sceKernelGetSystem
 SYSTEM_TIME_LOW = 2  # its low 32 bits in v0 (sceKernelGetSystemTimeLow)
 PAD_PEEK = 3  # the latest pad sample into a0's count records, the count in v0 (sceCtrlPeekBufferPositive)
 PAD_PEEK_NEGATIVE = 4  # the same with the buttons inverted (sceCtrlPeekBufferNegative)
+VBLANK_WAIT = 5  # wait for the next vblank's start, 0 in v0 (sceDisplayWaitVblankStart): see above
+PAD_READ = 6  # the samples not yet read, or wait for the next (sceCtrlReadBufferPositive): see above
+PAD_READ_NEGATIVE = 7  # the same with the buttons inverted (sceCtrlReadBufferNegative)
+WAITS = (VBLANK_WAIT, PAD_READ, PAD_READ_NEGATIVE)  # the kinds that may wait (the Kernel then bounds IDLE_LIMIT)
 
 # table layout
 BASE_CYCLES, BASE_US, CPU_MHZ = 0, 1, 2  # the clock: now = BASE_US + (cycles - BASE_CYCLES) // CPU_MHZ
@@ -44,7 +59,15 @@ CHARGED_CYCLES = 3  # HLE cycles the loop charged (Kernel.hle_cycles adds them)
 # the pad: sampling mode (0 digital, 1 analog), cycle (0: at each vblank's end, else every
 # `cycle` us from the base), and how many input events follow the codes
 PAD_MODE, PAD_CYCLE, PAD_CYCLE_BASE, PAD_EVENTS = 4, 5, 6, 7
-HEADER = 8
+# a wait the loop may answer with an idle skip: the cycle count it must stay below (0: it
+# may not; the Kernel writes it before each step), and the idle cycles the loop added
+IDLE_LIMIT, IDLE_CYCLES = 8, 9
+# what the pad's reads and latch keep (sceCtrl's Ctrl keeps it here): the time of the last
+# sample read, when the latch last counted from, the buttons it saw last, and the latch's
+# four words (make, break, press, release)
+PAD_LAST_READ, PAD_LATCH_BASE, PAD_LATCH_PREV, PAD_LATCH = 10, 11, 12, 13
+PAD_LATCH_WORDS = 4
+HEADER = PAD_LATCH + PAD_LATCH_WORDS
 CODES = 4096  # syscall codes the table covers; a later code is answered by Python
 KIND, COST, COUNT = HEADER, HEADER + CODES, HEADER + 2 * CODES
 INPUT = HEADER + 3 * CODES  # the input script: per event start us, end us, buttons, analog x (-1: none), y
@@ -60,7 +83,7 @@ ANALOG_CENTER = 128
 PAD_RECORDS_MAX = 64  # a peek or read fills 1..64 records
 PAD_RECORD_WORDS = 4  # time stamp, buttons, analog x | y << 8, reserved (16 bytes)
 # the loop's 64-bit vblank arithmetic holds up to here (42 h of simulated time); later, Python answers
-PAD_LOOP_UNTIL_US = 10**11
+LOOP_VBLANK_UNTIL_US = 10**11
 
 
 def new_table(events=()) -> np.ndarray:
@@ -133,12 +156,34 @@ def pad_record(table, now, negative):
 
 
 @njit(cache=True, inline="always")
+def pad_latch_update(table, now):
+    """Fold the samples taken since the latch last counted into its make/break/press/release
+    words (the buttons seen at each of the last microseconds, one per sample); the count."""
+    count = max(0, pad_samples_at(table, now) - pad_samples_at(table, table[PAD_LATCH_BASE]))
+    for i in range(min(count, PAD_RECORDS_MAX)):  # the button state can only change at script events
+        buttons = pad_state(table, now - i)[0]
+        changed = buttons ^ table[PAD_LATCH_PREV]
+        table[PAD_LATCH] |= changed & buttons
+        table[PAD_LATCH + 1] |= changed & ~buttons & 0xFFFFFFFF
+        table[PAD_LATCH + 2] |= buttons
+        table[PAD_LATCH + 3] |= ~buttons & 0xFFFFFFFF
+        table[PAD_LATCH_PREV] = buttons
+    return count
+
+
+@njit(cache=True, inline="always")
 def value(kind, clock, cycles):
     """What call `kind` returns at cycle count `cycles`; clock: the table (or a view of it)."""
     now = clock[BASE_US] + (cycles - clock[BASE_CYCLES]) // clock[CPU_MHZ]
     if kind == SYSTEM_TIME_LOW:
         return now & 0xFFFFFFFF
     return now
+
+
+@njit(cache=True, inline="always")
+def cycles_at(clock, us):
+    """The first cycle count at which the time is simulated microsecond `us` (whole)."""
+    return clock[BASE_CYCLES] + (us - clock[BASE_US]) * clock[CPU_MHZ]
 
 
 def answer(k, kind: int) -> int:
@@ -172,12 +217,40 @@ def answered(code, regs, counters, cycles, table, mem32, ram_size, mapping):
     at = cycles + cost  # charged before the call runs, as Kernel.on_syscall does
     now = value(SYSTEM_TIME, table, at)
     result = value(kind, table, at)
-    if kind == PAD_PEEK or kind == PAD_PEEK_NEGATIVE:
+    resume = at
+    if kind == VBLANK_WAIT:
+        if now >= LOOP_VBLANK_UNTIL_US:
+            return -1
+        woken = cycles_at(table, vblank_us(vcount_at(now) + 1))
+        if woken >= table[IDLE_LIMIT]:  # not alone, or a timer falls due first: Python waits
+            return -1
+        table[IDLE_CYCLES] += woken - at
+        resume = woken + THREAD_SWITCH  # back to the thread that waited
+        result = 0
+    elif kind == PAD_PEEK or kind == PAD_PEEK_NEGATIVE or kind == PAD_READ or kind == PAD_READ_NEGATIVE:
         count = np.int64(regs[A1])
         w = pad_buffer(np.int64(regs[A0]), count, mem32, ram_size, mapping)
-        if w < 0 or now >= PAD_LOOP_UNTIL_US:
+        if w < 0 or now >= LOOP_VBLANK_UNTIL_US:
             return -1
-        stamp, buttons, stick, reserved = pad_record(table, now, kind == PAD_PEEK_NEGATIVE)
+        at_us = now  # the sample the records show: the latest
+        if kind == PAD_READ or kind == PAD_READ_NEGATIVE:
+            if table[IDLE_LIMIT] == 0:  # a read may wait: not alone (or it may not wait), Python answers
+                return -1
+            unread = min(PAD_RECORDS_MAX, max(0, pad_samples_at(table, now) - pad_samples_at(table, table[PAD_LAST_READ])))
+            if unread > 0:  # the samples not yet read, at once
+                count = min(count, unread)
+            else:  # wait for the next sample, which is the one read
+                at_us = pad_sample_us(table, pad_samples_at(table, now) + 1)
+                woken = cycles_at(table, at_us)
+                if woken >= table[IDLE_LIMIT]:
+                    return -1
+                count = 1
+                pad_latch_update(table, at_us - 1)  # the sample read here still counts for the latch
+                table[PAD_LATCH_BASE] = at_us - 1
+                table[IDLE_CYCLES] += woken - at
+                resume = woken + THREAD_SWITCH
+            table[PAD_LAST_READ] = at_us
+        stamp, buttons, stick, reserved = pad_record(table, at_us, kind == PAD_PEEK_NEGATIVE or kind == PAD_READ_NEGATIVE)
         for r in range(count):
             mem32[w] = stamp
             mem32[w + 1] = buttons
@@ -194,4 +267,4 @@ def answered(code, regs, counters, cycles, table, mem32, ram_size, mapping):
     regs[V0] = result & 0xFFFFFFFF
     if kind == SYSTEM_TIME:
         regs[V1] = (result >> 32) & 0xFFFFFFFF
-    return at
+    return resume

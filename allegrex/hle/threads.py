@@ -142,6 +142,20 @@ class ThreadManager:
         self.cpu_held_until = 0  # us: a driver (the memory stick's) copies on the CPU until then
 
     # --- queries ---
+    def runs_alone(self) -> bool:
+        """Were the running thread to wait now, nothing else would run until a timer fires:
+        no thread ready or let in ahead, no leave hook, dispatch and interrupts on, not
+        inside a handler, the CPU not held (the run loop may then answer a wait with the
+        idle skip, allegrex.hle.pure.WAITS)."""
+        cur, k = self.current, self.k
+        if self.cpu_held_until:
+            if self.cpu_held():
+                return False
+            self.cpu_held_until = 0  # over: no need to read the time again
+        return (cur is not None and cur.status == RUNNING and not self.ready and not self.no_preempt
+                and not self.leave_hooks and not self.dispatch_suspended and k.intr_enabled
+                and not k.interrupts)
+
     def any_alive(self) -> bool:
         return any(t.status not in (DORMANT, DEAD) for t in self.threads)
 

@@ -90,6 +90,23 @@ def test_a_hot_loop_runs_compiled_and_ends_exactly_as_interpreted():
     assert a.jit.instructions == 0
 
 
+def test_a_profile_switched_on_between_two_entries_of_a_region_is_kept_as_interpreted():
+    """A machine keeps each region's machine code for the run's argument types; a profile
+    switched on replaces the timing arrays, and the region entered again after it counts
+    into the new profile exactly as the interpreter does."""
+    pair = []
+    for jit in (False, True):
+        m = machine(jit)
+        load(m, int8_dot(50, 10))
+        first = m.step(2_000)
+        m.timing.enable_profile(BASE, 4 * 16, m.cpu.counters)
+        pair.append((m, [first, m.step(10**7)]))
+    (a, ea), (b, eb) = pair
+    assert ea == eb and eb[-1].kind == "break"
+    same_state(a, b)
+    assert b.jit.entered >= 2 and a.jit.entered == 0
+
+
 def test_float_loop_with_fpu_latencies_and_the_divider():
     _, b, _ = run_both(float_mac(100))
     assert b.jit.instructions > 0

@@ -44,6 +44,21 @@ def test_nested_loops_and_a_called_function_are_included():
     assert region.entry == BASE + 8
 
 
+def test_the_loops_own_return_is_left_and_a_called_functions_return_is_kept():
+    # a return through `jr ra` goes back into the region only from a function the region
+    # calls; the loop's own function returns to a caller outside it
+    f = BASE + 4 * 9
+    words = [enc("addiu", rt="s0", rs="zero", imm=4),  # 0: before the loop
+             enc("jal", target=f), 0,  # 1: loop head, a call
+             enc("addiu", rt="s0", rs="s0", imm=-1),  # 3: the call's return point
+             enc("bne", rs="s0", rt="zero", imm=-4), 0,  # 4 -> 1
+             enc("addiu", rt="v0", rs="v0", imm=7),  # 6: after the loop: the function's end
+             enc("jr", rs="ra"), 0,
+             enc("addu", rd="v0", rs="v0", rt="a0"),  # 9: f
+             enc("jr", rs="ra"), 0]
+    assert pcs(discover(BASE + 4, reader(words))) == [1, 2, 3, 4, 5, 9, 10, 11]
+
+
 def test_a_syscall_stays_in_the_region_and_a_break_ends_it_before_it():
     words = [enc("addiu", rt="v0", rs="v0", imm=1), enc("syscall", code=5),
              enc("bne", rs="v0", rt="zero", imm=-3), 0]

@@ -16,6 +16,7 @@ the two counts (backward branches to one target).
 
 import os
 import sys
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -30,6 +31,20 @@ DEFAULT_THRESHOLD = 2_000  # backward branches to one target before its region i
 COMPILE_AFTER = 2_000_000  # more of them before a region not yet on disk is compiled (seconds)
 NEVER = np.iinfo(np.int32).min  # a hot count that cannot reach the threshold again
 MAX_STALE = 2  # code found rewritten this often under a region: interpret it from then on
+# Python frames numba's SSA pass may take: it recurses along a region's dominator tree, a few
+# frames per basic block of the generated code (plain Python frames: no C stack in 3.11)
+COMPILE_RECURSION = 20_000
+
+
+@contextmanager
+def room_to_compile():
+    """Python's recursion limit raised for compiling a region, restored after."""
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(before, COMPILE_RECURSION))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(before)
 
 
 def stored_key(region, timed: bool, profile: bool) -> str:
@@ -57,11 +72,13 @@ class Jit:
         self.hot = np.zeros(HOT_SIZE, dtype=np.int32)
         self.entries = np.full(HOT_SIZE, -1, dtype=np.int64)  # compiled region's entry per slot
         self.regions = {}  # (entry, timed, profile) -> (function, Region)
+        self.entry_points = {}  # the same keys -> the function's machine code for the run's argument types
         self.waiting = set()  # keys seen hot once, whose region is not compiled yet
         self.stale = {}  # entry -> times its compiled code was found overwritten
         self.warned = False
         self.compiled = 0  # regions this machine has loaded or compiled
         self.instructions = 0  # instructions executed by compiled regions
+        self.entered = 0  # times a compiled region was run (each a round trip from the interpreter)
 
     def region_at(self, pc: int, timed: bool, profile: bool):
         """The compiled function entered at `pc`, or None (then never asked again)."""
@@ -118,6 +135,7 @@ class Jit:
         """Forget the regions entered at `pc`; returns its hot-counter slot."""
         for key in [k for k in self.regions if k[0] == pc]:
             del self.regions[key]
+            self.entry_points.pop(key, None)
         slot = (pc >> 2) & HOT_MASK
         self.entries[slot] = -1
         return slot

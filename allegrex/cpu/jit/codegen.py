@@ -5,8 +5,9 @@ the decode memo, breakpoints and JIT arguments) and keeps its per-instruction or
 semantics (the interpreter's own branch for the instruction with
 the word's fields filled in, see jit.semantics), `$zero`, timing (jit.timing_gen),
 trace ring. What is gone is everything known when compiling: fetch, decode, operand
-fields, dispatch, and per-instruction bookkeeping (the instruction count moves once
-per block; every exit path adds what its block retired so far).
+fields, dispatch, and per-instruction bookkeeping (the instruction count and the trace
+ring move once per block: a block's pcs run head, head + 4, ...; every exit path adds
+what its block retired so far).
 It returns EV_NONE when control leaves the region (regs[PC]/[NPC] say where),
 EV_NEAR_BUDGET when it stopped before a block the instruction or cycle budget may end
 in (the interpreter then runs up to the exact end), EV_STALE when its code was
@@ -20,6 +21,7 @@ from allegrex.cpu.fields import code_of, imm_of, rd_of, rs_of, rt_of
 from allegrex.cpu.jit import timing_gen as TG
 from allegrex.cpu.jit.region import BRANCHES, TRANSFERS, Region
 from allegrex.cpu.jit.semantics import specialised
+from allegrex.cpu.jit.timing_gen import value
 from allegrex.cpu.jit.vfpu_gen import consumed_at_heads, direct_source, runs_plain
 from allegrex.timing.memory_model import LINE_BITS
 
@@ -38,7 +40,6 @@ def {name}(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem3
     cycles = counters[CYCLES]
     icount = counters[INSTRUCTIONS]
     budget = np.int64(max_instructions)
-    tmask = trace.shape[0] - 1
     code = EV_NONE
     value = np.int64(0)
     extra = np.int64(0)
@@ -63,6 +64,7 @@ EPILOGUE = """\
     if stop >= 0:  # an event before an instruction retired (the event is set)
         pc = STOP_PC[stop]
         npc = next_npc if STOP_IN_SLOT[stop] else pc + 4
+        trace_run(trace, icount, pc - 4 * STOP_RETIRED[stop], STOP_RETIRED[stop])
         icount += STOP_RETIRED[stop]
     return finish(regs, counters, event, pc, npc, cycles, icount, code, value, extra, event_pc)
 """
@@ -85,13 +87,17 @@ def _reads(lines, name) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(tree))
 
 
-def _exit(pc, npc, retired):
+def _retire(head, count):
+    """Statements retiring the first `count` instructions of the block at `head`: their
+    entries in the trace ring, the instruction count."""
+    return [f"trace_run(trace, icount, {value(head)}, {value(count)})", f"icount += {count}"] if count else []
+
+
+def _exit(head, pc, npc, retired):
     """Statements leaving the region after a retired instruction: execution goes on
-    at `pc` (npc: its successor, as text); `retired`: the block's instructions so far."""
-    lines = [f"pc = {pc}", f"npc = {npc}"]
-    if retired:
-        lines.append(f"icount += {retired}")
-    return lines + ["break"]
+    at `pc` (npc: its successor, as text); `retired`: the instructions of the block at
+    `head` retired so far."""
+    return _retire(head, retired) + [f"pc = {pc}", f"npc = {npc}", "break"]
 
 
 class _Writer:
@@ -102,6 +108,7 @@ class _Writer:
         self.index = {b.head: k for k, b in enumerate(region.blocks)}
         self.stops = []  # (pc, in a delay slot, instructions of its block retired before it)
         self.body = []  # the instructions of the block being written
+        self.may_raise = True  # whether the last VFPU word written may raise an event
         self.consumed_heads = consumed_at_heads(region)  # head -> VFPU prefixes surely consumed there
         pcs = sorted(region.words)
         self.code_lo, self.code_hi = pcs[0] & PHYS_MASK, (pcs[-1] + 4) & PHYS_MASK
@@ -120,16 +127,16 @@ class _Writer:
         if npc_text.isdigit():
             known["npc"] = int(npc_text)
         body = specialised(ins.sem, known, [f"stop = {g}"])
-        if store or (self.timed and TG.needs_addr(ins.op)) or _reads(body, "addr"):
+        if ins.sem == S_VFPU:  # body[0]: `status = cop2.execute(...)`, then the event check
+            direct, self.may_raise = direct_source(w, body[0], self.body[:k], self.consumed_heads[self.head])
+            body = direct + body[1:] if self.may_raise else direct
+        if store or (self.timed and TG.needs_addr(ins.op, w)) or _reads(body, "addr"):
             L.append(f"addr = (np.int64(regs[{rs_of(w)}]) + {imm_of(w)}) & 0xFFFFFFFF")
         if ins.sem in TRANSFERS:
             L += [f"next_pc = {pc + 4}", f"next_npc = {pc + 8}"]
-        if ins.sem == S_VFPU:
-            direct = direct_source(w, body[0], self.body[:k], self.consumed_heads[self.head])  # body[0]: `status = cop2.execute(...)`
-            if direct:
-                body = direct + body[1:]
         L += body
-        if ins.sem == S_VFPU or any(line.lstrip().startswith("regs[0] =") for line in body):
+        # (the VFPU words run directly write no GPR; execute_called may: mfv $zero)
+        if (ins.sem == S_VFPU and _reads(body, "cop2")) or any(line.lstrip().startswith("regs[0] =") for line in body):
             L.append("regs[0] = 0")
         if self.timed:
             if ins.sem in BRANCHES:
@@ -137,7 +144,6 @@ class _Writer:
             L += TG.account_source(ins.op, w, pc, self._iline(ins, prev), self.profile)
         else:
             L.append("cycles += 1")
-        L.append(f"trace[(icount + {k}) & tmask] = {pc}")
         return L, store
 
     def _after(self, ins, store, pc_text, npc_text, retired, left):
@@ -147,16 +153,16 @@ class _Writer:
         L = []
         if store:
             L += [f"if {self.code_lo - STORE_SLACK} <= (addr & {PHYS_MASK}) < {self.code_hi + STORE_SLACK}:"]
-            L += _indent(_exit(pc_text, npc_text, retired))
-        if ins.sem == S_VFPU:
-            L += ["if code != EV_NONE:"] + _indent(_exit(pc_text, npc_text, retired))
+            L += _indent(_exit(self.head, pc_text, npc_text, retired))
+        if ins.sem == S_VFPU and self.may_raise:
+            L += ["if code != EV_NONE:"] + _indent(_exit(self.head, pc_text, npc_text, retired))
         if ins.sem == S_SYSCALL:  # the run loop's step after a syscall (interp.run), then the budget
             L += [f"answered_at = answered({code_of(ins.word)}, regs, counters, cycles, syscalls, mem32, ram_size, "
                   "mapping)",
-                  "if answered_at < 0:"] + _indent(_exit(pc_text, npc_text, retired))
+                  "if answered_at < 0:"] + _indent(_exit(self.head, pc_text, npc_text, retired))
             L += ["cycles = answered_at", "code, value = EV_NONE, np.int64(0)",
                   f"if cycles + {left} * bound >= cycle_limit:  # the call's cost may end the budget here"]
-            L += _indent(_exit(pc_text, npc_text, retired))
+            L += _indent(_exit(self.head, pc_text, npc_text, retired))
         return L
 
     def _iline(self, ins, prev):
@@ -177,12 +183,13 @@ class _Writer:
 
     def block(self, block):
         body = self.body = block.instructions  # (vfpu_gen reads the words before each VFPU word)
+        assert all(ins.pc == block.head + 4 * k for k, ins in enumerate(body)), "a block is straight code"
         self.head = block.head
         n = len(body)
         # Near the instruction or cycle budget the interpreter runs the block instead and
         # stops exactly where the budget ends; here, no instruction can reach it.
         L = [f"if budget < {n} or cycles + {n} * bound >= cycle_limit:", "    code = EV_NEAR_BUDGET"]
-        L += _indent(_exit(block.head, block.head + 4, 0))
+        L += _indent(_exit(block.head, block.head, block.head + 4, 0))
         straight = body[:-2] if block.ends_in_transfer else body
         prev = None
         for k, ins in enumerate(straight):
@@ -191,16 +198,16 @@ class _Writer:
             prev = ins
         if not block.ends_in_transfer:
             nxt = (straight[-1].pc + 4) & 0xFFFFFFFF
-            return L + [f"icount += {n}", f"budget -= {n}", f"pc = {nxt}", f"npc = {nxt + 4}"] + self.dispatch(block)
+            return L + _retire(block.head, n) + [f"budget -= {n}", f"pc = {nxt}", f"npc = {nxt + 4}"] + self.dispatch(block)
         transfer, slot = body[-2], body[-1]
         k = n - 2
         lines, _ = self.instruction(transfer, prev, k, str(transfer.pc + 4))
         L += lines
         slot_lines, store = self.instruction(slot, transfer, k + 1, "next_npc")
-        slot_lines += [f"icount += {n}", f"budget -= {n}", "pc = next_npc & 0xFFFFFFFF"]
+        slot_lines += _retire(block.head, n) + [f"budget -= {n}", "pc = next_npc & 0xFFFFFFFF"]
         slot_lines += self._after(slot, store, "pc", "pc + 4", 0, 0)
         L += [f"if next_pc == {slot.pc}:"] + _indent(slot_lines)
-        L += ["else:"] + _indent([f"icount += {n - 1}", f"budget -= {n - 1}", "pc = next_pc & 0xFFFFFFFF"])
+        L += ["else:"] + _indent(_retire(block.head, n - 1) + [f"budget -= {n - 1}", "pc = next_pc & 0xFFFFFFFF"])
         return L + ["npc = pc + 4"] + self.dispatch(block)
 
 
@@ -218,7 +225,7 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
            "from allegrex.timing.layout import T_ENABLED",
            "from allegrex.cpu.jit.runtime import (branch_cost, cache_op_call, dcache, fetch_line, find_block,",
            "    icache_fetch_call, jump_cost, produce, profile_slot, step_bound, tick, track_calls,",
-           "    vfpu_cc, vfpu_fraction, vfpu_issue, vfpu_produce, vfpu_remember, vfpu_wait, wait_sources, wait_unit)",
+           "    trace_run, vfpu_cc, vfpu_fraction, vfpu_issue, vfpu_produce, vfpu_remember, vfpu_wait, wait_sources, wait_unit)",
            "from allegrex.cpu.jit.runtime import answered  # system calls the run loop answers (hle.pure)",
            "from allegrex.cpu.jit.runtime import (vfpu_consume_prefixes, vfpu_identity_prefixes, vfpu_load_store_quad,",
            "    vfpu_load_store_single, vfpu_prefixes_consumed, vfpu_plain_arith, vfpu_plain_c2i, vfpu_plain_dot, vfpu_plain_i2f)"

@@ -16,7 +16,7 @@ from allegrex.cpu.decode import (BRANCH, DELAY_SLOT, EVENT, JUMP, LINK, OP_INVAL
                                  TABLE, decode)
 from allegrex.cpu.fields import branch_target, jump_target
 
-MAX_INSTRUCTIONS = 96  # bounds compile time (~0.1 s per instruction); inner loops come first
+MAX_INSTRUCTIONS = 128  # bounds compile time (~0.1 s per instruction); inner loops come first
 SCAN_LIMIT = 1024  # instructions looked at to find the loop (only the loop is compiled)
 
 
@@ -111,12 +111,14 @@ def discover(entry: int, read_word, limit: int = MAX_INSTRUCTIONS):
 
 def _leading_back(entry, blocks):
     """Heads of the blocks from which `entry` can be reached again. A jump through a
-    register may return to any call's return point."""
-    returns = {b.instructions[-2].pc + 8 for b in blocks.values()
-               if b.ends_in_transfer and b.instructions[-2].sem in LINKING}
+    register in a called function may return to any call's return point; one only in
+    the entry's own function (its return: to a caller outside the region) does not."""
+    calls = [b.instructions[-2] for b in blocks.values() if b.ends_in_transfer and b.instructions[-2].sem in LINKING]
+    returns = sorted({c.pc + 8 for c in calls})
+    called = _reached(blocks, [c.static_target() for c in calls])
     preds = {h: set() for h in blocks}
     for h, b in blocks.items():
-        for s in list(b.successors) + (sorted(returns) if b.dynamic else []):
+        for s in list(b.successors) + (returns if b.dynamic and h in called else []):
             if s in preds:
                 preds[s].add(h)
     kept, todo = {entry}, [entry]
@@ -126,6 +128,18 @@ def _leading_back(entry, blocks):
                 kept.add(p)
                 todo.append(p)
     return kept
+
+
+def _reached(blocks, starts):
+    """Heads of the blocks reached from `starts` (the code of the functions called there)."""
+    todo = [h for h in starts if h in blocks]
+    seen = set(todo)
+    while todo:
+        for s in blocks[todo.pop()].successors:
+            if s in blocks and s not in seen:
+                seen.add(s)
+                todo.append(s)
+    return seen
 
 
 def _reachable(entry, read_word):

@@ -2,8 +2,10 @@
 helpers as plain (not numba-inlined) copies, the model's large paths as calls, the
 block lookup for jumps through a register, and the per-instruction cost bound.
 
-No cache=True: these are compiled into each region's own cached code, whose file name
-carries the fingerprint of every source they depend on (see jit.store).
+The called helpers are cached on disk (numba's cache, flushed with the run loop's when
+a source compiled into them changes: interp.flush_stale_cache), so a region compiled by
+a fresh process links them instead of compiling them again (they were about half of a
+VFPU loop's 8.6 s compile). Each region's own cached code holds its copy of them.
 """
 
 from types import FunctionType, ModuleType
@@ -37,12 +39,21 @@ class _Typed(CPUDispatcher):
                                          {k: types.unliteral(v) for k, v in kws.items()})
 
 
+def _cached(dispatcher):
+    """`dispatcher` with its compiled code kept in numba's disk cache (flushed when a
+    source it compiles changed)."""
+    dispatcher.enable_caching()
+    fn = dispatcher.py_func
+    interp.flush_stale_cache(dispatcher, f"{fn.__module__}.{fn.__qualname__}.region-helper")
+    return dispatcher
+
+
 def _plain(helper):
     """A copy of an inline="always" numba helper that is an ordinary call. The run loop
     inlines its helpers; a region calls plain copies, which LLVM inlines (or not, for
     the large ones) when it links the region: numba's own inlining re-analyses the whole
     function at every call site, which made compiling quadratic."""
-    return _Typed(py_func=helper.py_func, locals={}, targetoptions={"nopython": True})
+    return _cached(_Typed(py_func=helper.py_func, locals={}, targetoptions={"nopython": True}))
 
 
 translate = _plain(memory.translate)
@@ -56,6 +67,7 @@ cop2.execute = execute_called  # one cached function: a plain copy inlined the V
 vfpu_identity_prefixes, vfpu_consume_prefixes = map(_plain, (vfpu_plain.identity_prefixes, vfpu_exec.consume_prefixes))
 
 
+@_cached
 @njit
 def vfpu_prefixes_consumed(vctrl):
     """True when the prefix registers are as vfpu.exec.consume_prefixes leaves them (then
@@ -91,10 +103,22 @@ vfpu_plain_i2f, vfpu_plain_c2i = (_calling(f) for f in (vfpu_plain.plain_i2f, vf
     model.branch_cost, model.profile_slot, model.icache_fetch, model.dcache_access, model.cache_op,
     model.track_calls))
 # model.vfpu_account's steps, likewise.
-vfpu_remember, vfpu_wait, vfpu_fraction, vfpu_produce, vfpu_cc, vfpu_issue = map(_plain, (
-    model.vfpu_remember, model.vfpu_wait, model.vfpu_fraction, model.vfpu_produce, model.vfpu_cc, model.vfpu_issue))
+vfpu_remember, vfpu_fraction, vfpu_cc, vfpu_issue = map(_plain, (
+    model.vfpu_remember, model.vfpu_fraction, model.vfpu_cc, model.vfpu_issue))
 
 
+def _shaped(helper):
+    """A plain copy compiled once per value of its bare-number operands (the operand
+    kinds and counts timing_gen passes as literals): its loops over a vector's cells are
+    then straight code. Compiled once per shape (4 shapes: 1.9 s) and cached on disk;
+    typed once per argument type (_plain), a VFPU loop ran at 90 MIPS instead of 170."""
+    return _cached(CPUDispatcher(py_func=helper.py_func, locals={}, targetoptions={"nopython": True}))
+
+
+vfpu_wait, vfpu_produce = map(_shaped, (model.vfpu_wait, model.vfpu_produce))
+
+
+@_cached
 @njit
 def dcache(tm, counters, addr, is_store):
     """model.dcache_access with its most common case first: a hit in cached main RAM
@@ -111,6 +135,18 @@ def dcache(tm, counters, addr, is_store):
     return dcache_access_call(tm, counters, addr, is_store)
 
 
+def _trace_run(trace, icount, head, count):
+    """The trace ring's entries of `count` instructions at head, head + 4, ... retired
+    as instructions icount, icount + 1, ... (the run loop writes one per instruction)."""
+    tmask = trace.shape[0] - 1
+    for j in range(count):
+        trace[(icount + j) & tmask] = head + 4 * j
+
+
+trace_run = _cached(_Typed(py_func=_trace_run, locals={}, targetoptions={"nopython": True}))
+
+
+@_cached
 @njit
 def find_block(heads, pc):
     """Index of `pc` in the sorted array `heads`, or -1."""
@@ -145,6 +181,7 @@ def _step_bound_parts():
 BOUND_CPU, BOUND_BUS = _step_bound_parts()
 
 
+@_cached
 @njit
 def step_bound(tm):
     """Cycles one instruction can cost at most, at the clock in force (timed mode)."""

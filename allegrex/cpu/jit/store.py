@@ -1,8 +1,8 @@
 """Compiled regions on disk: each region's source is written once to the cache folder
 and imported from there, so numba's own cache (cache=True, keyed by that file) keeps
 its machine code across runs. The file name is a digest of the source and of every
-source file the run loop compiles in (interp._source_fingerprint) and of this package, so a change to the
-simulator never runs stale compiled code.
+source file the run loop compiles in (interp._source_fingerprint) and of this package's code
+generators, so a change to the simulator never runs stale compiled code.
 """
 
 import hashlib
@@ -15,12 +15,19 @@ from allegrex.cpu import interp
 from allegrex.sdk.build import cache_root
 
 
+# Modules of this package that decide only when a region is compiled and where it is kept,
+# not its code: changing them keeps the compiled regions (each is minutes of compiling).
+NOT_IN_CODE = ("__init__.py", "store.py")
+
+
 @lru_cache(maxsize=1)
 def _fingerprint():
-    """Digest of what compiled regions are made of: the run loop's sources and this package."""
+    """Digest of what compiled regions are made of: the run loop's sources and this package's
+    code generators."""
     digest = hashlib.sha256(interp._source_fingerprint().encode())
     for f in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(f.read_bytes())
+        if f.name not in NOT_IN_CODE:
+            digest.update(f.read_bytes())
     return digest.hexdigest()
 
 

@@ -128,7 +128,10 @@ def account_source(op: int, word: int, pc: int, iline: int, profile: bool) -> li
     return lines
 
 
-def needs_addr(op: int) -> bool:
+def needs_addr(op: int, word: int) -> bool:
     """Whether the timing text reads `addr` (the address the instruction accesses, or
     for jr/jalr the register the call tracking reads: rs = addr - offset)."""
-    return bool(int(OP_FLAGS[op]) & (LOAD | STORE | CACHE_OP | VFPU_OP)) or calls.needs_register(op)
+    if int(OP_FLAGS[op]) & VFPU_OP:
+        row = int(model.vfpu_lookup.py_func(word))
+        return row >= 0 and int(ROW_EXTRA[row, 4]) in (MEM_LOAD, MEM_STORE)
+    return bool(int(OP_FLAGS[op]) & (LOAD | STORE | CACHE_OP)) or calls.needs_register(op)
