@@ -165,7 +165,7 @@ def translate(addr, size, ram_size, mapping):
         off = ram_or_vram_offset(addr, size, ram_size)
         if off >= 0:
             return off
-    return translate_other(addr, size, ram_size, mapping)
+    return translate_other(addr, np.int64(size), ram_size, mapping)  # one compile, not one per literal size
 
 
 class Memory:

@@ -12,9 +12,12 @@ run, with nothing retired, exactly where interp.run resumes).
 import types
 
 from numba import njit
+from numba.core.dispatcher import Dispatcher
 
 from allegrex.cpu import interp
 from allegrex.cpu.events import EV_FAULT, FAULT_VFPU_UNAVAILABLE
+from allegrex.cpu.jit.runtime import _Typed
+from allegrex.timing import model
 
 
 @njit(cache=True, inline="always")
@@ -29,18 +32,61 @@ _COP2_ABSENT = types.ModuleType("allegrex.cpu.cop2_absent")
 _COP2_ABSENT.execute = _absent
 
 
-def _recompiled(name: str, **replaced):
-    """interp.run compiled again under `name`, with some of its module's names replaced
-    (numba reads a function's globals when it compiles it; the cache keeps it apart by name)."""
-    source = interp.run.py_func
-    names = dict(source.__globals__, **replaced)
-    fn = types.FunctionType(source.__code__, names, name, source.__defaults__, source.__closure__)
+@njit(inline="always")
+def _vfpu_account_absent(tm, counters, word, pc, maddr, t):
+    """model.vfpu_account's contract, never reached here: a VFPU word faults before its timing step."""
+    return t
+
+
+def _rebound(source, name: str, replaced: dict):
+    """A copy of Python function `source` named `name`, with some of its module's names
+    replaced (numba reads a function's globals when it compiles or inlines it)."""
+    fn = types.FunctionType(source.__code__, dict(source.__globals__, **replaced), name, source.__defaults__,
+                            source.__closure__)
     fn.__qualname__, fn.__module__, fn.__doc__ = name, source.__module__, source.__doc__
-    options = {k: v for k, v in interp.run.targetoptions.items() if k != "nopython"}  # njit implies it
-    return njit(cache=True, **options)(fn)
+    return fn
 
 
-run = _recompiled("run_without_vfpu", cop2=_COP2_ABSENT)
+def _recompiled(dispatcher, name: str, cache: bool = False, **replaced):
+    """`dispatcher` compiled again under `name` with some of its names replaced (the cache
+    keeps it apart by name)."""
+    options = {k: v for k, v in dispatcher.targetoptions.items() if k != "nopython"}  # njit implies it
+    return njit(cache=cache, **options)(_rebound(dispatcher.py_func, name, replaced))
+
+
+def _called(helper):
+    """A copy of an inline="always" helper that the loop calls: numba types one call
+    statement instead of inlining the helper's code at every call site (the deep copies
+    and re-analysis of that inlining were most of the loop's compile); LLVM inlines the
+    small calls when it links the loop. Like the loop: no reference counting, numpy's
+    error model."""
+    return _Typed(py_func=helper.py_func, locals={},
+                  targetoptions={"nopython": True, "_nrt": False, "error_model": "numpy"})
+
+
+def _called_helpers(dispatcher, inlined: tuple, **replaced) -> dict:
+    """`replaced`, and a called copy of each inline="always" helper `dispatcher` names but
+    those in `inlined` (the ones LLVM would keep as calls, where a call costs speed)."""
+    names = dispatcher.py_func.__globals__
+    for name in dispatcher.py_func.__code__.co_names:
+        helper = names.get(name)
+        if (name not in inlined and name not in replaced and isinstance(helper, Dispatcher)
+                and helper.targetoptions.get("inline") == "always"):
+            replaced[name] = _called(helper)
+    return replaced
+
+
+# The timing step without the VFPU's. Numba still inlines the steps every instruction
+# takes: as LLVM-inlined calls the timed float loop measured ~5-10% slower (noisy); only
+# the steps off the common path (cache ops, the profiler's) are calls.
+_account = _recompiled(model.account, "account_without_vfpu", **_called_helpers(
+    model.account, inlined=("os_tick", "fetch_line", "operand_slot", "wait_sources", "wait_unit", "dcache_access",
+                            "produce", "jump_cost", "branch_cost"), vfpu_account=_vfpu_account_absent))
+# Numba still inlines a load's or store's access (LLVM kept 7 of its 12 sites as calls)
+# and the fetch's translate, and the rare ops LLVM kept as calls where interp.run has none.
+run = _recompiled(interp.run, "run_without_vfpu", cache=True, **_called_helpers(
+    interp.run, inlined=("access", "translate", "div_signed", "div_unsigned", "float_to_word"),
+    cop2=_COP2_ABSENT, account=_account))
 
 
 def is_vfpu_absent(code: int, event) -> bool:
