@@ -15,8 +15,8 @@ from numba import njit
 from numba.core.dispatcher import Dispatcher
 
 from allegrex.cpu import interp
+from allegrex.cpu.called import called
 from allegrex.cpu.events import EV_FAULT, FAULT_VFPU_UNAVAILABLE
-from allegrex.cpu.jit.runtime import _Typed
 from allegrex.timing import model
 
 
@@ -60,8 +60,7 @@ def _called(helper):
     and re-analysis of that inlining were most of the loop's compile); LLVM inlines the
     small calls when it links the loop. Like the loop: no reference counting, numpy's
     error model."""
-    return _Typed(py_func=helper.py_func, locals={},
-                  targetoptions={"nopython": True, "_nrt": False, "error_model": "numpy"})
+    return called(helper, _nrt=False, error_model="numpy")
 
 
 def _called_helpers(dispatcher, inlined: tuple, **replaced) -> dict:

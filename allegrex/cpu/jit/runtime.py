@@ -10,11 +10,12 @@ VFPU loop's 8.6 s compile). Each region's own cached code holds its copy of them
 
 from types import FunctionType, ModuleType
 
-from numba import njit, types
+from numba import njit
 from numba.core.registry import CPUDispatcher
 
 from allegrex import memory
 from allegrex.cpu import fpu, interp
+from allegrex.cpu.called import called
 from allegrex.hle import pure
 from allegrex.timing import counters as C
 from allegrex.timing import memory_model as M
@@ -26,17 +27,6 @@ from allegrex.timing.vfpu_classes import ROW_ISSUE_Q4, ROW_LATENCY, VCMP_TO_BRAN
 from vfpu import exec as vfpu_exec
 from vfpu import plain as vfpu_plain
 from vfpu.exec import execute_called
-
-
-class _Typed(CPUDispatcher):
-    """A numba function compiled once per argument type, not once per constant: a region
-    passes each call its own constants (the instruction's pc, a system call's code), and
-    numba compiled a copy of the callee for every distinct literal (76 copies of `access`
-    in four small regions). LLVM still sees the constants when it inlines the call."""
-
-    def get_call_template(self, args, kws):
-        return super().get_call_template(tuple(map(types.unliteral, args)),
-                                         {k: types.unliteral(v) for k, v in kws.items()})
 
 
 def _cached(dispatcher):
@@ -53,7 +43,7 @@ def _plain(helper):
     inlines its helpers; a region calls plain copies, which LLVM inlines (or not, for
     the large ones) when it links the region: numba's own inlining re-analyses the whole
     function at every call site, which made compiling quadratic."""
-    return _cached(_Typed(py_func=helper.py_func, locals={}, targetoptions={"nopython": True}))
+    return _cached(called(helper))
 
 
 translate = _plain(memory.translate)
@@ -143,7 +133,7 @@ def _trace_run(trace, icount, head, count):
         trace[(icount + j) & tmask] = head + 4 * j
 
 
-trace_run = _cached(_Typed(py_func=_trace_run, locals={}, targetoptions={"nopython": True}))
+trace_run = _cached(called(_trace_run))
 
 
 @_cached
