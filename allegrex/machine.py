@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from allegrex.cpu import interp, scalar_loop
+from allegrex.cpu import interp, scalar_loop, vfpu_loop
 from allegrex.cpu.events import (EV_BREAK, EV_BREAKPOINT, EV_BUDGET, EV_FAULT, EV_HALT, EV_JIT, EV_NEAR_BUDGET,
                                  EV_NONE, EV_STALE, EV_SYSCALL, EVENT_FIELDS, EVENT_NAMES)
 from allegrex.cpu.jit import Jit, room_to_compile
@@ -83,7 +83,7 @@ class Machine:
         self._breakpoints_seen, self._breakpoint_array = frozenset(), np.zeros(0, dtype=np.uint32)
         self._arrays_for = self._loop_arrays = self._run_loop = None  # see _arrays()
         self._last_code = EV_NONE
-        self.vfpu_loop = False  # the run loop with the VFPU (interp.run) in use: since the first VFPU word
+        self.vfpu_loop = False  # the run loop with the VFPU (vfpu_loop.run) in use: since the first VFPU word
         self.symbol_lookup = None  # optional: symbol_at(addr) -> (Symbol, offset) | None
         self.notice = None  # optional: notice(message) before slow preparation (allegrex run: stderr)
         self._dc_word, self._dc_val = interp.new_decode_cache()
@@ -145,7 +145,7 @@ class Machine:
             args = (*state, self._dc_word, self._dc_val, bps, self._trace, end - counters.item(INSTRUCTIONS),
                     limit, self._event, *timing, self.jit.hot, self.jit.entries, threshold, self.syscall_table)
             if self._run_loop is None:
-                self._run_loop = compiled_entry(interp.run if self.vfpu_loop else scalar_loop.run, args, self.notice)
+                self._run_loop = compiled_entry(vfpu_loop.run if self.vfpu_loop else scalar_loop.run, args, self.notice)
             code = self._run_loop(*args)
             if code == EV_FAULT and not self.vfpu_loop and scalar_loop.is_vfpu_absent(code, self._event):
                 self.vfpu_loop, self._run_loop = True, None  # from this word on, the loop with the VFPU

@@ -129,7 +129,7 @@ def bare_step_us(eboot: Path, n: int = 20000) -> tuple[float, float, float]:
     into the run loop's compiled entry point inside it (the ~26 arguments Machine.step
     passes), and of the same call through numba's dispatcher (which resolves the argument
     types on every call): entering and leaving compiled code, without any HLE."""
-    from allegrex.cpu import interp, scalar_loop
+    from allegrex.cpu import scalar_loop, vfpu_loop
     machine, _, _ = load(eboot)
     machine.step(1)  # looks the entry point up
     captured = []
@@ -147,7 +147,7 @@ def bare_step_us(eboot: Path, n: int = 20000) -> tuple[float, float, float]:
     step = (time.process_time() - t) * 1e6 / n
     args = captured[0]
     timed = []
-    for fn in (entry, interp.run if machine.vfpu_loop else scalar_loop.run):
+    for fn in (entry, vfpu_loop.run if machine.vfpu_loop else scalar_loop.run):
         t = time.process_time()
         for _ in range(n):
             fn(*args)  # a budget of one instruction each time

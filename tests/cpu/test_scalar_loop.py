@@ -1,6 +1,7 @@
 """The run loop compiled without the VFPU (allegrex.cpu.scalar_loop): a program runs in it
-until its first VFPU word, then in interp.run from that word on, ending with exactly the
-registers, VFPU state, cycles and counters of a run in interp.run from the start."""
+until its first VFPU word, then in the loop with the VFPU (allegrex.cpu.vfpu_loop) from that
+word on, ending with exactly the registers, VFPU state, cycles and counters of a run in the
+loop with the VFPU from the start."""
 
 import struct
 
