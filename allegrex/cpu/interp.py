@@ -11,6 +11,8 @@ delay slot. An event raised in a delay slot (e.g. `jr ra` + `syscall N`, the sha
 every PSP import stub) leaves regs[PC]/regs[NPC] exactly where execution continues.
 """
 
+from functools import lru_cache
+
 import numpy as np
 from numba import njit
 
@@ -591,9 +593,11 @@ def new_decode_cache():
     return dc_word, dc_val
 
 
+@lru_cache(maxsize=1)
 def _source_fingerprint():
     """Digest of every source numba compiles into `run`: numba's cache only watches
-    this file, so a change in cop2.py, decode.py, vfpu/ or timing/ must flush it."""
+    this file, so a change in cop2.py, decode.py, vfpu/ or timing/ must flush it (read
+    once per process: every run loop and cached region helper checks its stamp against it)."""
     import hashlib
     from pathlib import Path
     root = Path(__file__).resolve().parent.parent.parent
