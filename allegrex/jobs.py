@@ -136,8 +136,8 @@ def _run_pool(func, jobs, workers: int, finished) -> None:
             try:
                 while queue or flying:
                     while queue and len(flying) < width:
-                        i = queue.popleft()
-                        flying[pool.submit(_call, func, jobs[i])] = i
+                        future = pool.submit(_call, func, jobs[queue[0]])  # raises if the pool broke
+                        flying[future] = queue.popleft()  # so a job leaves the queue only once submitted
                     done, _ = wait(flying, return_when=FIRST_COMPLETED)
                     for future in done:
                         outcome = future.result()  # raises BrokenProcessPool if a worker died

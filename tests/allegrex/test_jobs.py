@@ -4,6 +4,10 @@ engines is checked where they are run: tests/allegrex/commands/test_test_command
 tests/bench/test_llama_bench.py."""
 
 import argparse
+import concurrent.futures
+import threading
+from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
 
 import pytest
 
@@ -41,6 +45,39 @@ def test_a_worker_that_dies_fails_its_job_alone():
     out = run_jobs(square_or_fail, MIXED, Engine(workers=2))
     assert [o.value for o in out] == [4, None, 9, None, 16]
     assert out[1].failure.startswith("ValueError")
+    assert out[3].failure.startswith("the worker process died")
+
+
+class BreakingPool:
+    """A stand-in process pool whose worker dies on job -2 and which finds itself broken
+    when the next job is submitted, before that job's future has failed: the order a real
+    pool sometimes shows under load."""
+
+    def __init__(self, width, mp_context=None):
+        self.broken = False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def submit(self, call, func, job):
+        if self.broken:
+            raise BrokenProcessPool("a worker died")
+        future = Future()
+        if job == -2:
+            self.broken = True  # its future fails a moment later, as the pool notices
+            threading.Timer(0.2, future.set_exception, [BrokenProcessPool("a worker died")]).start()
+        else:
+            future.set_result(call(func, job))
+        return future
+
+
+def test_a_job_submitted_to_a_pool_found_broken_is_not_lost(monkeypatch):
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", BreakingPool)
+    out = run_jobs(square_or_fail, MIXED, Engine(workers=2))
+    assert [o.value for o in out] == [4, None, 9, None, 16]
     assert out[3].failure.startswith("the worker process died")
 
 
