@@ -145,8 +145,7 @@ class GeQueue(KernelObject):
 
     # --- time ---
     def now(self) -> float:
-        c = self.k.clock
-        return c.base_us + (c.cycles - c.base_cycles) / c.cpu_mhz
+        return self.k.clock.now_exact()
 
     # --- ids ---
     def by_id(self, list_id: int, strict: bool = True) -> DisplayList | None:

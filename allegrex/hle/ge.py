@@ -25,7 +25,7 @@ def _from_entry(k, cost: int, operation, *args):
     from the call's entry, before its cost. (A plain call: a context manager cost more than
     the call's own work.)"""
     q = queue(k)
-    q.hw.origin = k.clock.now_exact() - cost / k.clock.cpu_mhz  # (q.now()'s sum, without its four properties)
+    q.hw.origin = k.clock.now_exact() - cost / k.clock.cpu_mhz
     try:
         return operation(q, *args)
     finally:

@@ -213,11 +213,9 @@ class IoManager:
             return codes.signed(codes.BAD_FILE_DESCRIPTOR)
         if size == 0:
             return 0
-        self.k.memory.span(addr, size, "write")  # check the buffer before touching the file
-        data = f.handle.read(size)
-        if data:
-            self.k.memory.write(addr, data)
-        return len(data)
+        memory = self.k.memory
+        off = memory.span(addr, size, "write")  # check the buffer before touching the file
+        return f.handle.readinto(memory.mem.data[off:off + size])  # straight into guest memory
 
     def write(self, fd, addr, size) -> int:
         f = self.files.get(fd)

@@ -129,6 +129,7 @@ class Clock:
         self.state[pure.BASE_CYCLES] = self.state[pure.BASE_US] = 0
         self.state[pure.CPU_MHZ] = BOOT_CPU_MHZ
         self.bus_mhz = BOOT_BUS_MHZ
+        self.epoch = 0  # counts the clock changes: a cycle count computed for a time holds until the next
 
     @property
     def cpu_mhz(self) -> int:
@@ -167,6 +168,7 @@ class Clock:
         now = self.now_us()
         self.state[pure.BASE_CYCLES], self.state[pure.BASE_US] = self.cycles, now
         self.state[pure.CPU_MHZ], self.bus_mhz = cpu_mhz, bus_mhz
+        self.epoch += 1
 
     def advance_to(self, us: int) -> int:
         """Jump the cycle counter so that now_us() == us (idle time); returns cycles added."""
@@ -231,6 +233,7 @@ class Kernel:
         self._hle_cycles = 0  # charged by Python (hle_cycles adds the run loop's)
         self._idle_cycles = 0  # skipped by Python (idle_cycles adds the run loop's)
         self.idle_waits_in_loop = False  # the run loop may answer a wait with an idle skip (pure.WAITS)
+        self.driving = False  # inside Kernel.run: a lone thread's timed wait may be one idle skip (threads)
         self.memstick_cycles = 0  # the memory stick's driver copying: the CPU is busy, no thread runs
         self.reported: set = set()
         self.sandbox_refusals: list[str] = []
@@ -481,8 +484,11 @@ class Kernel:
     def fire_timers(self) -> None:
         if not self.intr_enabled:
             return
-        now, deadline = self.clock.now_exact(), self.timers.next_deadline()
-        if deadline is None or deadline > now:
+        deadline = self.timers.next_deadline()
+        if deadline is None:
+            return
+        now = self.clock.now_exact()
+        if deadline > now:
             return  # the common case after a system call: nothing due
         for action in self.timers.pop_due(now):
             action()
@@ -516,7 +522,10 @@ class Kernel:
         first_instructions = int(self.cpu.counters[INSTRUCTIONS])
         clock, timers, threads = self.clock, self.timers, self.threads  # locals: this loop runs per system call
         max_us = None if max_seconds is None else int(max_seconds * 1e6)
+        max_cycles = None
+        seen = None  # (deadline, clock epoch) the cycle counts below were computed for: they hold until either changes
         threads.reschedule()
+        self.driving = True  # (an exception out of this loop ends the run: no try/finally needed)
         while self.stop is None:
             if threads.current is None and not self.interrupts:
                 if not threads.any_alive():
@@ -537,18 +546,19 @@ class Kernel:
                 self.request_stop("timeout", f"stopped at the --timeout limit ({timeout:g} wall-clock s)", 3)
                 break
             # run until the next timer deadline or the simulated-time limit, whichever is first
-            limit = None
             deadline = timers.next_deadline() if self.intr_enabled else None
             cycles = clock.cycles
-            if deadline is not None:
-                limit = clock.cycles_at(deadline)
-            if max_us is not None:
-                max_cycles = clock.cycles_at(max_us)
-                if cycles >= max_cycles:
-                    self.request_stop("max-seconds", f"stopped at the --max-seconds limit "
-                                      f"({max_seconds:g} simulated s)", 3)
-                    break
-                limit = max_cycles if limit is None or max_cycles < limit else limit
+            if seen is None or seen[0] != deadline or seen[1] != clock.epoch:
+                seen = (deadline, clock.epoch)
+                first = None if deadline is None else clock.cycles_at(deadline)
+                if max_us is not None:
+                    max_cycles = clock.cycles_at(max_us)
+                    first = max_cycles if first is None or max_cycles < first else first
+            if max_cycles is not None and cycles >= max_cycles:
+                self.request_stop("max-seconds", f"stopped at the --max-seconds limit "
+                                  f"({max_seconds:g} simulated s)", 3)
+                break
+            limit = first
             if limit is not None and limit <= cycles:
                 limit = cycles + 1
             budget = chunk if timeout is None else self._timed_budget(chunk, first_instructions, run_began)
@@ -564,6 +574,7 @@ class Kernel:
             threads.reschedule()
             if progress is not None:
                 progress(self)
+        self.driving = False
         clock.state[pure.IDLE_LIMIT] = 0  # a step outside this loop skips no idle time
         self.io.flush_all()
         return self.stop

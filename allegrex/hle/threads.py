@@ -62,6 +62,20 @@ TIMEOUT_STEPS = {
 }
 
 
+# waits only their timeout ends, whose result is known when they start: inside Kernel.run,
+# a thread that runs alone skips straight to the timeout (ThreadManager._waits_alone)
+IDLE_SKIP_KINDS = ("delay", "io")
+
+
+def _timeout_result(wait: Wait) -> int:
+    """What a wait's call returns when its timeout ends it."""
+    if wait.kind in ("delay", "vblank"):
+        return 0
+    if wait.kind == "io":
+        return wait.data  # the driver finished: the call's own result
+    return codes.signed(codes.WAIT_TIMEOUT)
+
+
 def shortest_timeout(kind: str, us: int) -> int:
     """How long a wait of `kind` with a timeout of `us` microseconds really lasts."""
     for limit, lasts in TIMEOUT_STEPS.get(kind, ()):
@@ -327,6 +341,9 @@ class ThreadManager:
             timeout_us = shortest_timeout(wait.kind, k.memory.read_u32(wait.timeout_ptr))
         if timeout_us is not None:
             wait.deadline = k.now_us() + max(timeout_us, 0)
+            if self._waits_alone(thread, wait):
+                self._skip_to_timeout(thread, wait)
+                return
             wait.timer = k.timers.add(wait.deadline, lambda t=thread, w=wait: self._timed_out(t, w))
         thread.wait = wait
         if thread in self.ready:
@@ -347,14 +364,37 @@ class ThreadManager:
         if thread.wait is not wait and not any(f.wait is wait for f in thread.cb_frames):
             return
         wait.timer = None
-        result = codes.signed(codes.WAIT_TIMEOUT)
-        if wait.kind in ("delay", "vblank"):
-            result = 0
-        elif wait.kind == "io":
-            result = wait.data  # the driver finished: the call's own result
-        self.wake(thread, result, wait)
+        self.wake(thread, _timeout_result(wait), wait)
         if wait.obj is not None:
             wait.obj.serve_waiters(self.k)  # a FIFO queue may now serve the next waiter
+
+    def _waits_alone(self, thread: Thread, wait: Wait) -> bool:
+        """Would this wait, inside Kernel.run, be one idle skip: a wait only its timeout ends
+        (IDLE_SKIP_KINDS), of the running thread, with nothing that could run or fall due
+        before it ends and the switch back is over (no thread ready or let in ahead, no
+        leave hook, dispatch and interrupts on, no hold past it, the next timer later)?"""
+        k = self.k
+        if (not k.driving or wait.kind not in IDLE_SKIP_KINDS or wait.cb or wait.obj is not None
+                or wait.timeout_ptr or thread is not self.current or thread.status != RUNNING or self.ready
+                or self.no_preempt or self.leave_hooks or self.dispatch_suspended or not k.intr_enabled
+                or self.cpu_held_until > wait.deadline):
+            return False
+        after = k.timers.next_deadline()
+        return after is None or k.clock.cycles_at(after) > k.clock.cycles_at(wait.deadline) + costs.THREAD_SWITCH
+
+    def _skip_to_timeout(self, thread: Thread, wait: Wait) -> None:
+        """What blocking, Kernel.run's idle skip to the timeout (time a driver holds the CPU
+        counts as the memory stick's, the rest as idle), the wake-up and the switch back
+        leave, done at once: the thread never leaves the CPU, so its context stays live."""
+        k = self.k
+        held = self.cpu_held()
+        added = k.clock.advance_to(wait.deadline)
+        if held:
+            k.memstick_cycles += added
+        else:
+            k.idle_cycles += added
+        k.cpu.regs[V0] = _timeout_result(wait) & 0xFFFFFFFF
+        k.cpu.counters[0] += costs.THREAD_SWITCH
 
     def wake(self, thread: Thread, result: int, wait: Wait | None = None) -> None:
         """End `thread`'s wait (or the given one, which a callback may have interrupted) with
