@@ -481,17 +481,19 @@ class Kernel:
     def now_us(self) -> int:
         return self.clock.now_us()
 
-    def fire_timers(self) -> None:
+    def fire_timers(self) -> bool:
+        """Run the actions of the timers due now; whether there were any."""
         if not self.intr_enabled:
-            return
+            return False
         deadline = self.timers.next_deadline()
         if deadline is None:
-            return
+            return False
         now = self.clock.now_exact()
         if deadline > now:
-            return  # the common case after a system call: nothing due
+            return False  # the common case after a system call: nothing due
         for action in self.timers.pop_due(now):
             action()
+        return True
 
     def idle_until_next_event(self) -> bool:
         """Every thread waits: jump time to the next deadline. False when there is none."""
@@ -567,11 +569,14 @@ class Kernel:
                 clock.state[pure.IDLE_LIMIT] = idle_limit if threads.runs_alone() else 0
             code = self.machine.advance(budget, max_cycles=limit)
             if code == EV_SYSCALL:  # the common case: no Event built
-                self.on_syscall(self.machine.event_value())
-            elif code != EV_BUDGET:
-                self._stop_for(self.machine.last_event())
-            self.fire_timers()
-            threads.reschedule()
+                self.on_syscall(self.machine.event_value())  # (which ends rescheduling)
+                if self.fire_timers():
+                    threads.reschedule()
+            else:
+                if code != EV_BUDGET:
+                    self._stop_for(self.machine.last_event())
+                self.fire_timers()
+                threads.reschedule()
             if progress is not None:
                 progress(self)
         self.driving = False
