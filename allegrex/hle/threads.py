@@ -340,9 +340,10 @@ class ThreadManager:
         if wait.timeout_ptr:
             timeout_us = shortest_timeout(wait.kind, k.memory.read_u32(wait.timeout_ptr))
         if timeout_us is not None:
-            wait.deadline = k.now_us() + max(timeout_us, 0)
+            now = k.now_us()
+            wait.deadline = now + max(timeout_us, 0)
             if self._waits_alone(thread, wait):
-                self._skip_to_timeout(thread, wait)
+                self._skip_to_timeout(wait, now)
                 return
             wait.timer = k.timers.add(wait.deadline, lambda t=thread, w=wait: self._timed_out(t, w))
         thread.wait = wait
@@ -382,12 +383,13 @@ class ThreadManager:
         after = k.timers.next_deadline()
         return after is None or k.clock.cycles_at(after) > k.clock.cycles_at(wait.deadline) + costs.THREAD_SWITCH
 
-    def _skip_to_timeout(self, thread: Thread, wait: Wait) -> None:
-        """What blocking, Kernel.run's idle skip to the timeout (time a driver holds the CPU
-        counts as the memory stick's, the rest as idle), the wake-up and the switch back
-        leave, done at once: the thread never leaves the CPU, so its context stays live."""
+    def _skip_to_timeout(self, wait: Wait, now: int) -> None:
+        """What blocking at `now`, Kernel.run's idle skip to the timeout (time a driver holds
+        the CPU counts as the memory stick's, the rest as idle), the wake-up and the switch
+        back leave, done at once: the thread never leaves the CPU, so its context stays live.
+        A hold ends by then (_waits_alone): it is forgotten, as runs_alone would."""
         k = self.k
-        held = self.cpu_held()
+        held, self.cpu_held_until = now < self.cpu_held_until, 0
         added = k.clock.advance_to(wait.deadline)
         if held:
             k.memstick_cycles += added

@@ -91,7 +91,8 @@ def run(eboot, monkeypatch, skip: bool):
     tm = threads.ThreadManager
     if skip:
         skip_to_timeout = tm._skip_to_timeout
-        monkeypatch.setattr(tm, "_skip_to_timeout", lambda self, t, w: (waits.append(w.kind), skip_to_timeout(self, t, w)))
+        monkeypatch.setattr(tm, "_skip_to_timeout",
+                            lambda self, w, now: (waits.append(w.kind), skip_to_timeout(self, w, now)))
     else:
         monkeypatch.setattr(tm, "_waits_alone", lambda self, t, w: bool(waits.append(w.kind)) if w.kind in
                             threads.IDLE_SKIP_KINDS and not w.cb else False)
