@@ -378,6 +378,14 @@ def os_tick(tm, counters, t):
 
 
 @njit(inline="always")
+def next_tick(tm):
+    """The cycle from which os_tick charges a tick (never, when ticks are off): code that
+    keeps it in a local tests `t >= next_tick(tm)` before calling os_tick, and reads it
+    again after a tick (only os_tick moves it while the CPU runs)."""
+    return tm[T_NEXT_TICK] if tm[T_TICK_PERIOD] > 0 else np.int64(0x7FFFFFFFFFFFFFFF)
+
+
+@njit(inline="always")
 def fetch_line(tm, counters, t, pc):
     """t after entering the I-cache line of `pc`, when it is not the one being fetched from."""
     line = pc >> M.LINE_BITS

@@ -48,6 +48,7 @@ def {name}(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem3
     stop = -1  # leaving before an instruction: its index in STOP_PC...
     blk = {first}
     bound = {bound}
+    due_tick = next_tick(tm)  # (timed mode: jit.timing_gen's tick step)
     if tm[T_ENABLED] != {timed} or pc != {entry} or npc != {entry} + 4{prefixes}:
         blk = -1  # compiled for another timing mode or entered elsewhere (or with the VFPU prefixes not consumed): leave at once
     else:
@@ -224,7 +225,7 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
            "from allegrex.cpu.state import CYCLES, INSTRUCTIONS, NPC, PC",
            "from allegrex.timing.layout import T_ENABLED",
            "from allegrex.cpu.jit.runtime import (branch_cost, cache_op_call, dcache, fetch_line, find_block,",
-           "    icache_fetch_call, jump_cost, produce, profile_slot, step_bound, tick, track_calls,",
+           "    icache_fetch_call, jump_cost, next_tick, produce, profile_slot, step_bound, tick, track_calls,",
            "    trace_run, vfpu_cc, vfpu_fraction, vfpu_issue, vfpu_produce, vfpu_remember, vfpu_wait, wait_sources, wait_unit)",
            "from allegrex.cpu.jit.runtime import answered  # system calls the run loop answers (hle.pure)",
            "from allegrex.cpu.jit.runtime import (vfpu_consume_prefixes, vfpu_identity_prefixes, vfpu_load_store_quad,",

@@ -112,7 +112,9 @@ def _vfpu(word, pc):
 def account_source(op: int, word: int, pc: int, iline: int, profile: bool) -> list[str]:
     """Statements that advance `cycles` past the instruction (op, word) at `pc`."""
     lines = [f"mb = counters[{C.DCACHE_MISSES}]"] if profile else []
-    lines.append("cycles = tick(tm, counters, cycles)")
+    # the OS tick: due_tick is model.next_tick kept in a local (a compare per instruction
+    # instead of two loads of tm, which every store to tm makes LLVM read again)
+    lines += ["if cycles >= due_tick:", "    cycles = tick(tm, counters, cycles)", "    due_tick = next_tick(tm)"]
     if profile:
         lines.append("start = cycles")
     lines += _iline(pc, iline)
