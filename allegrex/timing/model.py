@@ -280,6 +280,12 @@ def vfpu_wait(tm, counters, t, s_kind, s_n, s_reg, t_kind, t_n, t_reg, gpr, ctrl
     if ctrl >= 0 and tm[T_READY + ctrl] > ready:
         ready = tm[T_READY + ctrl]
         stall_kind = C.STALL_VFPU
+    return stall_until(counters, t, ready, stall_kind)
+
+
+@njit(inline="always")
+def stall_until(counters, t, ready, stall_kind):
+    """`ready` (>= t), its wait beyond t charged to stall_kind: the end of a wait for sources."""
     if ready > t:
         counters[stall_kind] += ready - t
     return ready

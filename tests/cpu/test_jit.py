@@ -285,6 +285,20 @@ def test_vfpu_timing_steps_are_the_models_cycle_for_cycle(profile):
     assert b.cpu.counters[C.STALL_VFPU] > 0 and b.cpu.counters[C.STALL_STRUCTURAL] > 0  # the steps did charge
 
 
+# Words reading what earlier words of their block produced (regions compare those results'
+# ready cycles kept in locals, jit.timing_gen.BlockResults): a whole operand from one
+# producer and from two of different stall kinds, an operand partly from the block and
+# partly from the loop's previous pass, a transposed one, a scalar out of a quad.
+BLOCK_RESULTS_BODY = ("lv.q C000, 0(a0); vadd.q C010, C000, C000; vmul.q C020, C000, C010; "
+                      "vadd.q C030, C020, C200; vmov.t C200, C030; vdot.q S201, C030, R000; vadd.s S202, S001, S201")
+
+
+def test_vfpu_words_waiting_for_results_of_their_own_block_stall_as_interpreted():
+    a, b, events = run_both(vfpu_loop(40, BLOCK_RESULTS_BODY))
+    assert events[-1].kind == "break" and b.jit.instructions > 0.9 * b.instructions
+    assert b.cpu.counters[C.STALL_VFPU] > 0 and b.cpu.counters[C.STALL_LOAD_USE] > 0  # both kinds named a wait
+
+
 def test_vfpu_loop_budgets_stop_at_the_same_instruction():
     run_both(vfpu_loop(40, PLAIN_VFPU_BODY), steps=[9, 1, 201, 3, 77, 100000])
 

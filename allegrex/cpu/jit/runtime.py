@@ -93,8 +93,8 @@ vfpu_plain_i2f, vfpu_plain_c2i = (_calling(f) for f in (vfpu_plain.plain_i2f, vf
     model.branch_cost, model.profile_slot, model.icache_fetch, model.dcache_access, model.cache_op,
     model.track_calls))
 # model.vfpu_account's steps, likewise.
-vfpu_remember, vfpu_fraction, vfpu_cc, vfpu_issue = map(_plain, (
-    model.vfpu_remember, model.vfpu_fraction, model.vfpu_cc, model.vfpu_issue))
+vfpu_remember, vfpu_fraction, vfpu_cc, vfpu_issue, stall_until = map(_plain, (
+    model.vfpu_remember, model.vfpu_fraction, model.vfpu_cc, model.vfpu_issue, model.stall_until))
 
 
 def _shaped(helper):
@@ -105,7 +105,7 @@ def _shaped(helper):
     return _cached(CPUDispatcher(py_func=helper.py_func, locals={}, targetoptions={"nopython": True}))
 
 
-vfpu_wait, vfpu_produce = map(_shaped, (model.vfpu_wait, model.vfpu_produce))
+vfpu_wait, vfpu_produce, vfpu_wait_cells = map(_shaped, (model.vfpu_wait, model.vfpu_produce, model.wait_cells))
 
 
 @_cached
