@@ -212,11 +212,12 @@ class Machine:
             if code == EV_STALE:
                 jit.forget(pc)
                 return EV_NONE
-            jit.ran(key, counters.item(INSTRUCTIONS) - before)
+            retired = counters.item(INSTRUCTIONS) - before
+            jit.ran(key, retired)
             if code != EV_NONE:
                 return code
-            pc = regs.item(PC)
-            if jit.entries.item((pc >> 2) & HOT_MASK) != pc or regs.item(NPC) != pc + 4:
+            pc = regs.item(PC)  # (a region that declined its entry retired nothing and left pc there)
+            if not retired or jit.entries.item((pc >> 2) & HOT_MASK) != pc or regs.item(NPC) != pc + 4:
                 return EV_NONE
 
     def _region_entry(self, key: tuple, args: tuple):

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from allegrex.cpu.asm import enc
 from allegrex.cpu import jit
 from allegrex.cpu.jit import HOT_MASK, JUDGE_AFTER, Jit, stored_key
-from allegrex.cpu.jit.region import discover
+from allegrex.cpu.jit.region import MAX_INSTRUCTIONS, discover
 from allegrex.machine import Machine
 from allegrex.timing import counters as C
 from tests.cpu.program import BASE
@@ -386,13 +386,14 @@ def test_vfpu_prefixes_pending_when_a_compiled_loop_is_entered_are_honoured():
     inner = [assemble("lv.q C000, 0(a0)"), assemble("vadd.q C100, C100, C000"), enc("addiu", rt="a0", rs="a0", imm=16),
              enc("addiu", rt="a2", rs="a2", imm=-1)]
     inner += [enc("bne", rs="a2", rt="zero", imm=-(len(inner) + 1)), 0]
-    outer = [assemble("vpfxs [-x, y, |z|, 1]"), enc("addiu", rt="a2", rs="zero", imm=5)] + [0] * 100
+    outer = [assemble("vpfxs [-x, y, |z|, 1]"), enc("addiu", rt="a2", rs="zero", imm=5)] + [0] * MAX_INSTRUCTIONS
     outer += [enc("addiu", rt="s0", rs="s0", imm=-1)]
     outer += [enc("bne", rs="s0", rt="zero", imm=-(len(outer) + len(inner) + 1)), 0]
     words = [enc("lui", rt="a0", imm=DATA >> 16), enc("addiu", rt="a2", rs="zero", imm=5),
              enc("addiu", rt="s0", rs="zero", imm=6)] + inner + outer + [enc("break")]
     _, b, events = run_both(words)
     assert events[-1].kind == "break" and b.jit.instructions > 0
+    assert b.jit.entered <= 2 * 6  # a declined entry is not tried again at once (one try, one run per outer turn)
 
 
 def test_what_each_vfpu_word_leaves_in_the_prefix_registers_is_what_vfpu_gen_assumes():
