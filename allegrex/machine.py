@@ -18,9 +18,9 @@ import numpy as np
 from allegrex.cpu import interp, scalar_loop, vfpu_loop
 from allegrex.cpu.events import (EV_BREAK, EV_BREAKPOINT, EV_BUDGET, EV_FAULT, EV_HALT, EV_JIT, EV_NEAR_BUDGET,
                                  EV_NONE, EV_STALE, EV_SYSCALL, EVENT_FIELDS, EVENT_NAMES)
-from allegrex.cpu.jit import Jit, room_to_compile
+from allegrex.cpu.jit import HOT_MASK, Jit, room_to_compile
 from allegrex.cpu.faults import GuestFault
-from allegrex.cpu.state import CYCLES, INSTRUCTIONS, CpuState
+from allegrex.cpu.state import CYCLES, INSTRUCTIONS, NPC, PC, CpuState
 from allegrex.errors import GuestMemoryError
 from allegrex.hle import pure
 from allegrex.memory import Memory
@@ -82,6 +82,7 @@ class Machine:
         self.breakpoints: set[int] = set()
         self._breakpoints_seen, self._breakpoint_array = frozenset(), np.zeros(0, dtype=np.uint32)
         self._arrays_for = self._loop_arrays = self._run_loop = None  # see _arrays()
+        self._region_types = None  # the argument types of every region's call (see _region_entry)
         self._last_code = EV_NONE
         self.vfpu_loop = False  # the run loop with the VFPU (vfpu_loop.run) in use: since the first VFPU word
         self.symbol_lookup = None  # optional: symbol_at(addr) -> (Symbol, offset) | None
@@ -93,7 +94,7 @@ class Machine:
         # system calls the run loop answers itself, and the clock they read (allegrex.hle.pure;
         # a Kernel fills it in; empty, every syscall stops the loop)
         self.syscall_table = pure.new_table()
-        self.jit = Jit(self._read_word)
+        self.jit = Jit(self._read_word, read_bytes=self._read_bytes)
 
     # --- loading ---
     def load_raw(self, addr: int, data: bytes, entry: int | None = None) -> None:
@@ -187,38 +188,53 @@ class Machine:
             c = self.cpu
             self._arrays_for, self._run_loop = (t.tm, t.prof, m.mapping), None
             self.jit.entry_points.clear()  # compiled for the old arrays' types
+            self._region_types = None
             self._loop_arrays = ((c.regs, c.fpr, c.fpr_bits, c.vpr, c.vpr_bits, c.vctrl, c.counters,
                                   m.mem, m.mem16, m.mem32, m.memf32, m.ram_size, m.mapping),
                                  (t.tm, t.prof, self._vscratch, self._vterms))
         return self._loop_arrays
 
     def _run_region(self, pc: int, end: int, limit: int) -> int:
-        """Run the region compiled at `pc` (compiling it first if needed); EV_NONE when
-        the interpreter should go on."""
+        """Run the region compiled at `pc` (compiling it first if needed), and the next one
+        wherever it leaves at the entry of another compiled region (no interpreter call
+        between them); EV_NONE when the interpreter should go on."""
         timed, profiled = self.timing.enabled, self.timing.prof.shape[1] > 0
-        key = (pc, timed, profiled)
-        counters = self.cpu.counters
-        before = counters.item(INSTRUCTIONS)
+        counters, regs, jit = self.cpu.counters, self.cpu.regs, self.jit
         state, timing = self._arrays()
-        args = (*state, self._trace, end - before, limit, self._event, *timing, self.syscall_table)
-        entry = self.jit.entry_points.get(key)
-        if entry is None:
-            fn = self.jit.region_at(pc, timed, profiled)
-            if fn is None:
+        while True:
+            key = (pc, timed, profiled)
+            before = counters.item(INSTRUCTIONS)
+            args = (*state, self._trace, end - before, limit, self._event, *timing, self.syscall_table)
+            entry = jit.entry_points.get(key) or self._region_entry(key, args)
+            if entry is None:
                 return EV_NONE
-            try:  # compiled here (or loaded from numba's cache); a region that cannot compile runs nothing
-                with room_to_compile():
-                    entry = self.jit.entry_points[key] = compiled_entry(fn, args)
-            except Exception as e:  # noqa: BLE001 (numba's compile errors have no common base)
-                self.jit.compile_failed(pc, timed, profiled, e)
+            code = entry(*args)
+            if code == EV_STALE:
+                jit.forget(pc)
                 return EV_NONE
-        code = entry(*args)
-        if code == EV_STALE:
-            self.jit.forget(pc)
-            return EV_NONE
-        self.jit.entered += 1
-        self.jit.instructions += counters.item(INSTRUCTIONS) - before
-        return code
+            retired = counters.item(INSTRUCTIONS) - before
+            jit.ran(key, retired)
+            if code != EV_NONE:
+                return code
+            pc = regs.item(PC)  # (a region that declined its entry retired nothing and left pc there)
+            if not retired or jit.entries.item((pc >> 2) & HOT_MASK) != pc or regs.item(NPC) != pc + 4:
+                return EV_NONE
+
+    def _region_entry(self, key: tuple, args: tuple):
+        """The machine code of the region at key = (pc, timed, profiled) for `args`' types,
+        compiled (or loaded) now; None when there is none to run."""
+        fn = self.jit.region_at(*key)
+        if fn is None:
+            return None
+        try:  # compiled here (or loaded from numba's cache); a region that cannot compile runs nothing
+            if self._region_types is None:  # every region takes the same arguments: typed once
+                self._region_types = tuple(fn.typeof_pyval(a) for a in args)
+            with room_to_compile():
+                entry = self.jit.entry_points[key] = fn.compile(self._region_types)
+        except Exception as e:  # noqa: BLE001 (numba's compile errors have no common base)
+            self.jit.compile_failed(*key, e)
+            return None
+        return entry
 
     def run(self, max_instructions: int | None = None, syscall_handler=None, progress=None,
             raise_on_fault: bool = True) -> Event:
@@ -261,6 +277,12 @@ class Machine:
     def _read_word(self, addr):
         try:
             return self.memory.read_u32(addr)
+        except GuestMemoryError:
+            return None
+
+    def _read_bytes(self, addr, length):
+        try:
+            return self.memory.read(addr, length)
         except GuestMemoryError:
             return None
 

@@ -23,8 +23,8 @@ shared, so wall time is noisy. `busy` is the share of simulated cycles the CPU w
 idle (waiting for vblank, audio, the pad): a program that idles most of a frame is easy
 to keep in real time; the MIPS column is guest instructions per CPU second; `interp.` the
 share of them the interpreter ran (the rest ran in compiled regions) and `regions` how
-many times a compiled region was entered (each a round trip between the interpreter and
-compiled code). The first (warm-up) run's wall time is shown too: it includes compiling
+many times a compiled region was entered (each a call from Python: after the interpreter,
+or after the region before it when that one left at its entry). The first (warm-up) run's wall time is shown too: it includes compiling
 the program's hot loops. `VRAM` is a digest of VRAM when the program ends (for the GE
 programs their last frames and depth buffer): every run must give the same, and a
 faster renderer must not change it.

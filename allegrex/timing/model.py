@@ -280,6 +280,12 @@ def vfpu_wait(tm, counters, t, s_kind, s_n, s_reg, t_kind, t_n, t_reg, gpr, ctrl
     if ctrl >= 0 and tm[T_READY + ctrl] > ready:
         ready = tm[T_READY + ctrl]
         stall_kind = C.STALL_VFPU
+    return stall_until(counters, t, ready, stall_kind)
+
+
+@njit(inline="always")
+def stall_until(counters, t, ready, stall_kind):
+    """`ready` (>= t), its wait beyond t charged to stall_kind: the end of a wait for sources."""
     if ready > t:
         counters[stall_kind] += ready - t
     return ready
@@ -375,6 +381,14 @@ def os_tick(tm, counters, t):
         tm[T_NEXT_TICK] = nxt if nxt > t else t + tm[T_TICK_PERIOD]  # after idle time: no backlog
         t += cost
     return t
+
+
+@njit(inline="always")
+def next_tick(tm):
+    """The cycle from which os_tick charges a tick (never, when ticks are off): code that
+    keeps it in a local tests `t >= next_tick(tm)` before calling os_tick, and reads it
+    again after a tick (only os_tick moves it while the CPU runs)."""
+    return tm[T_NEXT_TICK] if tm[T_TICK_PERIOD] > 0 else np.int64(0x7FFFFFFFFFFFFFFF)
 
 
 @njit(inline="always")

@@ -13,7 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from allegrex.cpu.asm import enc
-from allegrex.cpu.jit import Jit
+from allegrex.cpu import jit
+from allegrex.cpu.jit import HOT_MASK, JUDGE_AFTER, Jit, stored_key
+from allegrex.cpu.jit.region import MAX_INSTRUCTIONS, discover
 from allegrex.machine import Machine
 from allegrex.timing import counters as C
 from tests.cpu.program import BASE
@@ -46,14 +48,14 @@ def same_state(a, b):
     assert a.memory.read(DATA, 4096) == b.memory.read(DATA, 4096)
 
 
-def run_both(words, steps=None, timing=True, profile=False, calls=False, kernel=False, **limits):
+def run_both(words, steps=None, timing=True, profile=False, calls=False, kernel=False, data=b"", **limits):
     """Run `words` on an interpreting and a compiling machine; returns both and their
     events (one per step; `steps`: a list of instruction budgets, else one run).
     calls=True profiles with call tracking (its stack, edges and log are in tm)."""
     pair = []
     for jit in (False, True):
         m = machine(jit, timing, kernel=kernel)
-        load(m, words)
+        load(m, words, data)
         if profile or calls:
             m.timing.enable_profile(BASE, 4 * len(words), m.cpu.counters, calls=calls, log_entries=64)
         events = [m.step(n, **limits) for n in (steps or [10**7])]
@@ -149,6 +151,71 @@ def test_calls_inside_the_loop_run_compiled():
     assert b.jit.instructions > 0.9 * b.instructions
 
 
+def loops_in_a_row(repeat):
+    """Loop A then loop B (each 3 instructions a turn, their turns read from DATA and
+    DATA + 4), the pair run `repeat` times by a jump through a register, which a region
+    does not follow: A and B are regions of their own, A left exactly where B begins.
+    Returns the words, A's and B's addresses and the length of the code between B and A."""
+    a = BASE + 4 * 6
+    start = [enc("lui", rt="t9", imm=a >> 16), enc("ori", rt="t9", rs="t9", imm=a & 0xFFFF),
+             enc("lui", rt="t8", imm=DATA >> 16), enc("addiu", rt="s0", rs="zero", imm=repeat),
+             enc("lw", rt="a1", rs="t8"), enc("lw", rt="a2", rs="t8", imm=4)]
+    loop_a = [enc("addiu", rt="a1", rs="a1", imm=-1), enc("bne", rs="a1", rt="zero", imm=-2),
+              enc("addu", rd="v0", rs="v0", rt="a1")]
+    loop_b = [enc("addiu", rt="a2", rs="a2", imm=-1), enc("bne", rs="a2", rt="zero", imm=-2),
+              enc("addu", rd="v1", rs="v1", rt="a2")]
+    tail = [enc("addiu", rt="s0", rs="s0", imm=-1), enc("beq", rs="s0", rt="zero", imm=3), enc("lw", rt="a1", rs="t8"),
+            enc("jr", rs="t9"), enc("lw", rt="a2", rs="t8", imm=4)]
+    return start + loop_a + loop_b + tail + [enc("break")], a, a + 12, len(tail)
+
+
+def test_a_region_left_at_the_entry_of_another_enters_it_directly():
+    """Control passes from region to region without the interpreter: A's region ends
+    where B's begins, so B runs compiled from its first turn (the interpreter enters
+    regions only at loop heads it branches back to: it would run B's first turn itself)."""
+    repeat, turns = 40, 20
+    words, _, _, between = loops_in_a_row(repeat)
+    _, b, events = run_both(words, data=struct.pack("<II", turns, turns))
+    assert events[-1].kind == "break" and b.cpu.regs[3] == repeat * turns * (turns - 1) // 2  # v1: B's sums
+    assert b.instructions - b.jit.instructions < repeat * (between + 3)  # not B's first turn each time round
+
+
+def test_a_region_that_runs_too_little_per_entry_is_left_to_the_interpreter():
+    """A loop of two turns per visit costs a round trip for six instructions: after
+    JUDGE_AFTER entries its region is dropped and the interpreter runs it in its own call."""
+    words, a, b_head, _ = loops_in_a_row(200)
+    _, b, _ = run_both(words, data=struct.pack("<II", 2, 2))
+    assert b.jit.entered == 2 * JUDGE_AFTER and not b.jit.regions
+    assert all(b.jit.hot[(head >> 2) & HOT_MASK] < 0 for head in (a, b_head))
+
+
+def test_the_loops_of_one_nest_share_their_words_not_their_compiled_code():
+    """Entered at the inner or at the outer head, a nest's region holds the same words; each
+    is compiled on its own (one entered at the other's head would leave at once)."""
+    m = machine(True)
+    load(m, int8_dot(8, 4))
+    inner, outer = discover(BASE + 12, m._read_word), discover(BASE + 4, m._read_word)
+    assert inner.words == outer.words
+    assert stored_key(inner, True, False) != stored_key(outer, True, False)
+
+
+def test_a_scan_is_reused_while_every_word_it_read_is_unchanged(monkeypatch):
+    """Machines of one process share region scans (a program run again meets the same
+    loops), but a word the scan read that is now different, even outside the region
+    found, means scanning again."""
+    scans = []
+    monkeypatch.setattr(jit, "SCANS", {})
+    monkeypatch.setattr(jit, "discover", lambda pc, read: scans.append(pc) or discover(pc, read))
+    words = int8_dot(8, 4)
+    found = []
+    for last in (enc("break"), enc("break"), enc("break", code=1)):  # the scan reads the break after the nest
+        m = Machine()
+        load(m, words[:-1] + [last])
+        found.append(m.jit._scan(BASE + 12))
+    assert scans == [BASE + 12, BASE + 12]
+    assert found[0] is found[1] and found[2] is not found[0] and found[2].words == found[0].words
+
+
 @pytest.mark.parametrize("steps", [None, [7, 1, 333, 2, 4099, 5, 13, 100000]])
 def test_call_tracking_is_the_same_compiled(steps):
     """jal and jalr calls from a hot loop, returns through jr ra: the call stack, edge
@@ -229,13 +296,15 @@ def test_a_region_that_fails_to_compile_is_interpreted_and_not_tried_again(monke
     a = machine(jit=False)
     load(a, int8_dot(50, 10))
     a.step(10**7)
+    tried = []
     for _ in range(2):  # a second machine is a later run: it must not try again
         b = machine(jit=True)
         load(b, int8_dot(50, 10))
         b.step(10**7)
         same_state(a, b)
         assert b.jit.instructions == 0
-    assert len(tries) == 1
+        tried.append(len(tries))
+    assert tried[0] >= 1 and tried[1] == tried[0]  # (the nest's inner head, then its outer one)
     assert "compiling the loop at 0x" in capsys.readouterr().err
 
 
@@ -285,6 +354,20 @@ def test_vfpu_timing_steps_are_the_models_cycle_for_cycle(profile):
     assert b.cpu.counters[C.STALL_VFPU] > 0 and b.cpu.counters[C.STALL_STRUCTURAL] > 0  # the steps did charge
 
 
+# Words reading what earlier words of their block produced (regions compare those results'
+# ready cycles kept in locals, jit.timing_gen.BlockResults): a whole operand from one
+# producer and from two of different stall kinds, an operand partly from the block and
+# partly from the loop's previous pass, a transposed one, a scalar out of a quad.
+BLOCK_RESULTS_BODY = ("lv.q C000, 0(a0); vadd.q C010, C000, C000; vmul.q C020, C000, C010; "
+                      "vadd.q C030, C020, C200; vmov.t C200, C030; vdot.q S201, C030, R000; vadd.s S202, S001, S201")
+
+
+def test_vfpu_words_waiting_for_results_of_their_own_block_stall_as_interpreted():
+    a, b, events = run_both(vfpu_loop(40, BLOCK_RESULTS_BODY))
+    assert events[-1].kind == "break" and b.jit.instructions > 0.9 * b.instructions
+    assert b.cpu.counters[C.STALL_VFPU] > 0 and b.cpu.counters[C.STALL_LOAD_USE] > 0  # both kinds named a wait
+
+
 def test_vfpu_loop_budgets_stop_at_the_same_instruction():
     run_both(vfpu_loop(40, PLAIN_VFPU_BODY), steps=[9, 1, 201, 3, 77, 100000])
 
@@ -317,13 +400,14 @@ def test_vfpu_prefixes_pending_when_a_compiled_loop_is_entered_are_honoured():
     inner = [assemble("lv.q C000, 0(a0)"), assemble("vadd.q C100, C100, C000"), enc("addiu", rt="a0", rs="a0", imm=16),
              enc("addiu", rt="a2", rs="a2", imm=-1)]
     inner += [enc("bne", rs="a2", rt="zero", imm=-(len(inner) + 1)), 0]
-    outer = [assemble("vpfxs [-x, y, |z|, 1]"), enc("addiu", rt="a2", rs="zero", imm=5)] + [0] * 100
+    outer = [assemble("vpfxs [-x, y, |z|, 1]"), enc("addiu", rt="a2", rs="zero", imm=5)] + [0] * MAX_INSTRUCTIONS
     outer += [enc("addiu", rt="s0", rs="s0", imm=-1)]
     outer += [enc("bne", rs="s0", rt="zero", imm=-(len(outer) + len(inner) + 1)), 0]
     words = [enc("lui", rt="a0", imm=DATA >> 16), enc("addiu", rt="a2", rs="zero", imm=5),
              enc("addiu", rt="s0", rs="zero", imm=6)] + inner + outer + [enc("break")]
     _, b, events = run_both(words)
     assert events[-1].kind == "break" and b.jit.instructions > 0
+    assert b.jit.entered <= 2 * 6  # a declined entry is not tried again at once (one try, one run per outer turn)
 
 
 def test_what_each_vfpu_word_leaves_in_the_prefix_registers_is_what_vfpu_gen_assumes():

@@ -48,6 +48,7 @@ def {name}(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem3
     stop = -1  # leaving before an instruction: its index in STOP_PC...
     blk = {first}
     bound = {bound}
+    due_tick = next_tick(tm)  # (timed mode: jit.timing_gen's tick step)
     if tm[T_ENABLED] != {timed} or pc != {entry} or npc != {entry} + 4{prefixes}:
         blk = -1  # compiled for another timing mode or entered elsewhere (or with the VFPU prefixes not consumed): leave at once
     else:
@@ -141,7 +142,7 @@ class _Writer:
         if self.timed:
             if ins.sem in BRANCHES:
                 L.append(f"taken = next_npc != {pc + 8} and next_pc == {pc + 4}")
-            L += TG.account_source(ins.op, w, pc, self._iline(ins, prev), self.profile)
+            L += TG.account_source(ins.op, w, pc, self._iline(ins, prev), self.profile, self.results)
         else:
             L.append("cycles += 1")
         return L, store
@@ -185,6 +186,7 @@ class _Writer:
         body = self.body = block.instructions  # (vfpu_gen reads the words before each VFPU word)
         assert all(ins.pc == block.head + 4 * k for k, ins in enumerate(body)), "a block is straight code"
         self.head = block.head
+        self.results = TG.BlockResults()  # VFPU results produced so far in this block
         n = len(body)
         # Near the instruction or cycle budget the interpreter runs the block instead and
         # stops exactly where the budget ends; here, no instruction can reach it.
@@ -224,8 +226,9 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
            "from allegrex.cpu.state import CYCLES, INSTRUCTIONS, NPC, PC",
            "from allegrex.timing.layout import T_ENABLED",
            "from allegrex.cpu.jit.runtime import (branch_cost, cache_op_call, dcache, fetch_line, find_block,",
-           "    icache_fetch_call, jump_cost, produce, profile_slot, step_bound, tick, track_calls,",
-           "    trace_run, vfpu_cc, vfpu_fraction, vfpu_issue, vfpu_produce, vfpu_remember, vfpu_wait, wait_sources, wait_unit)",
+           "    icache_fetch_call, jump_cost, next_tick, produce, profile_slot, stall_until, step_bound, tick, track_calls,",
+           "    trace_run, vfpu_cc, vfpu_fraction, vfpu_issue, vfpu_produce, vfpu_remember, vfpu_wait, vfpu_wait_cells,",
+           "    wait_sources, wait_unit)",
            "from allegrex.cpu.jit.runtime import answered  # system calls the run loop answers (hle.pure)",
            "from allegrex.cpu.jit.runtime import (vfpu_consume_prefixes, vfpu_identity_prefixes, vfpu_load_store_quad,",
            "    vfpu_load_store_single, vfpu_prefixes_consumed, vfpu_plain_arith, vfpu_plain_c2i, vfpu_plain_dot, vfpu_plain_i2f)"

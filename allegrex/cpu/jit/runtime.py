@@ -87,14 +87,14 @@ vfpu_plain_i2f, vfpu_plain_c2i = (_calling(f) for f in (vfpu_plain.plain_i2f, vf
 
 # The steps of model.account, called by regions with constant operands: one call is one
 # statement for numba to type (compiling stays fast).
-(tick, fetch_line, wait_sources, wait_unit, produce, jump_cost, branch_cost, profile_slot, icache_fetch_call,
- dcache_access_call, cache_op_call, track_calls) = map(_plain, (
-    model.os_tick, model.fetch_line, model.wait_sources, model.wait_unit, model.produce, model.jump_cost,
+(tick, next_tick, fetch_line, wait_sources, wait_unit, produce, jump_cost, branch_cost, profile_slot,
+ icache_fetch_call, dcache_access_call, cache_op_call, track_calls) = map(_plain, (
+    model.os_tick, model.next_tick, model.fetch_line, model.wait_sources, model.wait_unit, model.produce, model.jump_cost,
     model.branch_cost, model.profile_slot, model.icache_fetch, model.dcache_access, model.cache_op,
     model.track_calls))
 # model.vfpu_account's steps, likewise.
-vfpu_remember, vfpu_fraction, vfpu_cc, vfpu_issue = map(_plain, (
-    model.vfpu_remember, model.vfpu_fraction, model.vfpu_cc, model.vfpu_issue))
+vfpu_remember, vfpu_fraction, vfpu_cc, vfpu_issue, stall_until = map(_plain, (
+    model.vfpu_remember, model.vfpu_fraction, model.vfpu_cc, model.vfpu_issue, model.stall_until))
 
 
 def _shaped(helper):
@@ -105,7 +105,7 @@ def _shaped(helper):
     return _cached(CPUDispatcher(py_func=helper.py_func, locals={}, targetoptions={"nopython": True}))
 
 
-vfpu_wait, vfpu_produce = map(_shaped, (model.vfpu_wait, model.vfpu_produce))
+vfpu_wait, vfpu_produce, vfpu_wait_cells = map(_shaped, (model.vfpu_wait, model.vfpu_produce, model.wait_cells))
 
 
 @_cached

@@ -18,7 +18,8 @@ from allegrex.timing.layout import T_LAST_ILINE
 from allegrex.timing.memory_model import LINE_BITS
 from allegrex.timing import model
 from allegrex.timing.model import operand_slot
-from allegrex.timing.vfpu_classes import MEM_LOAD, MEM_STORE, ROW_EXTRA, ROW_ISSUE_Q4, ROW_LATENCY
+from allegrex.timing.vfpu_classes import (KIND_VEC, MAT_CELLS64, MEM_LOAD, MEM_STORE, ROW_EXTRA, ROW_ISSUE_Q4,
+                                          ROW_LATENCY, VEC_CELLS64)
 
 # How the instruction's I-cache line relates to the previous instruction's:
 ILINE_SAME = 0  # same line, previous instruction known: nothing to do
@@ -36,6 +37,12 @@ def value(x) -> str:
 
 def _values(xs) -> str:
     return ", ".join(value(x) for x in xs)
+
+
+def _shape(operand) -> str:
+    """A VFPU operand (kind, count, register) as step arguments: kind and count bare (they
+    shape the step's loops over the cells), the register a value."""
+    return f"{operand[0]}, {operand[1]}, {value(operand[2])}"
 
 
 def _operand(table, op, k, word):
@@ -77,9 +84,62 @@ def _scalar(op, word):
     return lines
 
 
-def _vfpu(word, pc):
+class BlockResults:
+    """The VFPU cells the instructions written so far in a block produced: cell -> (the
+    local holding its ready cycle, its stall kind). A later word of the block that reads
+    only such cells compares those locals instead of loading the cells' ready cycles and
+    kinds from tm (the values vfpu_produce stored there: nothing else in a block writes a
+    cell's ready time)."""
+
+    def __init__(self):
+        self.cells = {}
+
+    def produced(self, local, kind, operand):
+        for c in _cells(operand):
+            self.cells[c] = (local, kind)
+
+    def known(self, operand):
+        """The (local, kind) of each distinct producer of `operand`'s cells, in cell order,
+        or None when a cell was not produced in the block."""
+        producers = [self.cells.get(c) for c in _cells(operand)]
+        if None in producers:
+            return None
+        return list(dict.fromkeys(producers))
+
+
+def _cells(operand):
+    """The scoreboard cells (R_VPR-relative) of a VFPU operand (kind, count, register)."""
+    kind, n, reg = operand
+    if kind == 0:
+        return []
+    return [int(c) for c in (VEC_CELLS64[n, reg, :n] if kind == KIND_VEC else MAT_CELLS64[n, reg, :n * n])]
+
+
+def _wait(s_op, t_op, gsrc, csrc, results):
+    """model.vfpu_wait's text: a call, or where a source operand's cells all come from
+    earlier words of the block, the same comparisons made on their locals (in the same
+    order: the first source reaching the latest cycle names the stall)."""
+    known = [results.known(o) if results is not None and o[0] else None for o in (s_op, t_op)]
+    if gsrc >= 0 or csrc >= 0 or known == [None, None]:
+        return [f"cycles = vfpu_wait(tm, counters, cycles, {_shape(s_op)}, {_shape(t_op)}, {_values((gsrc, csrc))})"]
+    lines = [f"ready, stall = cycles, {value(C.STALL_VFPU)}"]
+    compared = set()  # (a producer met again cannot be later than `ready` already is)
+    for operand, producers in zip((s_op, t_op), known):
+        if producers is None:
+            if operand[0]:
+                lines.append(f"ready, stall = vfpu_wait_cells(tm, ready, stall, {_shape(operand)})")
+            continue
+        for local, kind in producers:
+            if local not in compared:
+                compared.add(local)
+                lines += [f"if {local} > ready:", f"    ready, stall = {local}, {value(kind)}"]
+    return lines + ["cycles = stall_until(counters, cycles, ready, stall)"]
+
+
+def _vfpu(word, pc, results=None):
     """model.vfpu_account's steps for a known VFPU word: its row, operands, issue and
-    latency are constants (each step skipped where it would change nothing)."""
+    latency are constants (each step skipped where it would change nothing); results:
+    the block's BlockResults, which this word's sources read and its results join."""
     row = int(model.vfpu_lookup.py_func(word))
     lines = [f"vfpu_remember(tm, {_values((pc, word, row))})"]  # the decode memo, as vfpu_row leaves it
     if row < 0:
@@ -87,9 +147,8 @@ def _vfpu(word, pc):
     s_op, t_op, d_op = (tuple(int(x) for x in model.vfpu_operand.py_func(row, k, word)) for k in (1, 2, 0))
     gsrc, csrc = int(model.vfpu_gpr_source.py_func(row, word)), int(model.vfpu_ctrl_source.py_func(row, word))
     gdst, cdst = int(model.vfpu_gpr_dest.py_func(row, word)), int(model.vfpu_ctrl_dest.py_func(row, word))
-    shape = lambda o: f"{o[0]}, {o[1]}, {value(o[2])}"  # noqa: E731 (kind, count: the step's loops; register)
     if s_op[0] or t_op[0] or gsrc >= 0 or csrc >= 0:
-        lines.append(f"cycles = vfpu_wait(tm, counters, cycles, {shape(s_op)}, {shape(t_op)}, {_values((gsrc, csrc))})")
+        lines += _wait(s_op, t_op, gsrc, csrc, results)
     quarters = int(ROW_ISSUE_Q4[row]) & 3
     late = "0"
     if quarters:
@@ -100,8 +159,11 @@ def _vfpu(word, pc):
         lines.append(f"cycles += dcache(tm, counters, addr & 0xFFFFFFFC, {mem == MEM_STORE})")
     if d_op[0] or gdst >= 0 or cdst >= 0:
         kind = C.STALL_LOAD_USE if mem == MEM_LOAD else C.STALL_VFPU
-        lines.append(f"vfpu_produce(tm, cycles + {int(ROW_LATENCY[row])}, {value(kind)}, {shape(d_op)}, "
-                     f"{_values((gdst, cdst))})")
+        done = f"done_{pc:08x}"
+        lines += [f"{done} = cycles + {int(ROW_LATENCY[row])}",
+                  f"vfpu_produce(tm, {done}, {value(kind)}, {_shape(d_op)}, {_values((gdst, cdst))})"]
+        if results is not None:
+            results.produced(done, kind, d_op)
     if ROW_EXTRA[row, 5] == 1:
         lines.append("vfpu_cc(tm, cycles)")
     whole = int(ROW_ISSUE_Q4[row]) >> 2
@@ -109,15 +171,18 @@ def _vfpu(word, pc):
     return lines + [f"cycles = {issue}" + (f" + {late}" if quarters else "")]
 
 
-def account_source(op: int, word: int, pc: int, iline: int, profile: bool) -> list[str]:
-    """Statements that advance `cycles` past the instruction (op, word) at `pc`."""
+def account_source(op: int, word: int, pc: int, iline: int, profile: bool, results=None) -> list[str]:
+    """Statements that advance `cycles` past the instruction (op, word) at `pc`; results:
+    the BlockResults of its block (the instructions before it, written in order)."""
     lines = [f"mb = counters[{C.DCACHE_MISSES}]"] if profile else []
-    lines.append("cycles = tick(tm, counters, cycles)")
+    # the OS tick: due_tick is model.next_tick kept in a local (a compare per instruction
+    # instead of two loads of tm, which every store to tm makes LLVM read again)
+    lines += ["if cycles >= due_tick:", "    cycles = tick(tm, counters, cycles)", "    due_tick = next_tick(tm)"]
     if profile:
         lines.append("start = cycles")
     lines += _iline(pc, iline)
     if int(OP_FLAGS[op]) & VFPU_OP:
-        lines += _vfpu(word, pc)
+        lines += _vfpu(word, pc, results)
     else:
         lines += _scalar(op, word)
     if profile:
