@@ -83,6 +83,7 @@ class Machine:
         self._breakpoints_seen, self._breakpoint_array = frozenset(), np.zeros(0, dtype=np.uint32)
         self._arrays_for = self._loop_arrays = self._run_loop = None  # see _arrays()
         self._region_types = None  # the argument types of every region's call (see _region_entry)
+        self._args_for = self._args = None  # see _call_args()
         self._last_code = EV_NONE
         self.vfpu_loop = False  # the run loop with the VFPU (vfpu_loop.run) in use: since the first VFPU word
         self.symbol_lookup = None  # optional: symbol_at(addr) -> (Symbol, offset) | None
@@ -134,17 +135,15 @@ class Machine:
     def advance(self, max_instructions: int = 1, max_cycles: int | None = None) -> int:
         """step() without building the Event: returns its EV_* code (allegrex.cpu.events),
         the rest is in last_event() / event_value(). Every system call passes here, so it
-        allocates nothing, calls the run loop's compiled entry point directly and reads
-        counters with .item() (half the cost of int(a[i]))."""
+        allocates little (the run loop's arguments around the budget are tuples kept
+        between calls, _call_args), calls the run loop's compiled entry point directly
+        and reads counters with .item() (half the cost of int(a[i]))."""
         counters = self.cpu.counters
-        bps = self._breakpoints()
         limit = interp.NO_CYCLE_LIMIT if max_cycles is None else int(max_cycles)
-        threshold = 0 if len(bps) else self.jit.threshold
+        head, tail = self._call_args()
         end = counters.item(INSTRUCTIONS) + int(max_instructions)
-        state, timing = self._arrays()
         while True:
-            args = (*state, self._dc_word, self._dc_val, bps, self._trace, end - counters.item(INSTRUCTIONS),
-                    limit, self._event, *timing, self.jit.hot, self.jit.entries, threshold, self.syscall_table)
+            args = head + (end - counters.item(INSTRUCTIONS), limit) + tail
             if self._run_loop is None:
                 self._run_loop = compiled_entry(vfpu_loop.run if self.vfpu_loop else scalar_loop.run, args, self.notice)
             code = self._run_loop(*args)
@@ -154,12 +153,27 @@ class Machine:
             if code != EV_JIT:
                 break
             code = self._run_region(int(self._event[1]), end, limit)
-            if code == EV_NEAR_BUDGET:  # the interpreter finishes this step, exactly
-                threshold = 0
+            if code == EV_NEAR_BUDGET:  # the interpreter finishes this step, exactly: no regions
+                tail = (*tail[:-2], 0, tail[-1])
             elif code != EV_NONE:
                 break
         self._last_code = code
         return code
+
+    def _call_args(self) -> tuple:
+        """The run loop's arguments before its budget and cycle limit, and after them: the
+        same tuples from call to call, built again only when what they hold changed (the
+        arrays _arrays() lists, the breakpoints, the jit or its threshold, the syscall table)."""
+        t, jit, key = self.timing, self.jit, self._args_for
+        if (key is None or key[0] is not t.tm or key[1] is not t.prof or key[2] != self.memory.mapping
+                or key[3] is not jit or key[4] != jit.threshold or key[5] is not self.syscall_table
+                or self.breakpoints != self._breakpoints_seen):
+            (state, timing), bps = self._arrays(), self._breakpoints()
+            threshold = 0 if len(bps) else jit.threshold
+            self._args_for = (t.tm, t.prof, self.memory.mapping, jit, jit.threshold, self.syscall_table)
+            self._args = ((*state, self._dc_word, self._dc_val, bps, self._trace),
+                          (self._event, *timing, jit.hot, jit.entries, threshold, self.syscall_table))
+        return self._args
 
     def last_event(self) -> Event:
         """The Event that ended the last step()/advance()."""

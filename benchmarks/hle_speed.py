@@ -34,8 +34,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "psp" / "apps" / "hle_speed" / "main.c"
-KINDS = ("loop", "time", "ctrl-peek", "ctrl-read", "vblank", "ge-enqueue", "ge-stall", "io-read")
-WHAT = {"loop": "no call: the guest loop alone", "time": "sceKernelGetSystemTimeLow (answered in the run loop)",
+KINDS = ("loop", "noop", "time", "ctrl-peek", "ctrl-read", "vblank", "ge-enqueue", "ge-stall", "io-read")
+WHAT = {"loop": "no call: the guest loop alone",
+        "noop": "sceGeEdramGetAddr (Python answers, does nothing: every such call's floor)",
+        "time": "sceKernelGetSystemTimeLow (answered in the run loop)",
         "ctrl-peek": "sceCtrlPeekBufferPositive (answered in the run loop)",
         "ctrl-read": "sceCtrlReadBufferPositive (waits a frame, in the run loop when alone)",
         "vblank": "sceDisplayWaitVblankStart (waits a frame, in the run loop when alone)", "ge-enqueue": "sceGeListEnQueue (the list already queued)",

@@ -395,14 +395,18 @@ class Kernel:
         if type(entry) is not registry.HleFunction:
             self._not_hle(entry, code)
             return
-        self.charge(entry.cost)
-        self.call_counts[entry.name] = self.call_counts.get(entry.name, 0) + 1
+        cost, name, cpu = entry.cost, entry.name, self.cpu  # (locals, plain calls: this runs per system call)
+        charge_hle(self.machine, cost)
+        self._hle_cycles += cost
+        counts = self.call_counts
+        counts[name] = counts.get(name, 0) + 1
         try:
-            args = entry.read_args(self.cpu, self.memory)
+            args = entry.read_args(cpu, self.memory) if entry.params else ()
             if entry.library != INTERNAL_LIBRARY:  # internal returns restore contexts: leave them
-                self.cpu.regs[SYSCALL_CLOBBERED] = DEADBEEF
+                cpu.regs[SYSCALL_CLOBBERED] = DEADBEEF
             result = entry.func(self, *args)
-            entry.write_result(self.cpu, result)
+            if result is not None:
+                entry.write_result(cpu, result)
         except GuestMemoryError as exc:
             self.request_stop("fault", f"{self._call_site(entry)}: {exc}", 1)
         except HleStop as exc:
@@ -526,6 +530,8 @@ class Kernel:
         max_us = None if max_seconds is None else int(max_seconds * 1e6)
         max_cycles = None
         seen = None  # (deadline, clock epoch) the cycle counts below were computed for: they hold until either changes
+        # locals for what each system call's pass reads (the counters and table as memoryviews)
+        machine, counters, table = self.machine, clock.counters, clock.state
         threads.reschedule()
         self.driving = True  # (an exception out of this loop ends the run: no try/finally needed)
         while self.stop is None:
@@ -548,11 +554,18 @@ class Kernel:
                 self.request_stop("timeout", f"stopped at the --timeout limit ({timeout:g} wall-clock s)", 3)
                 break
             # run until the next timer deadline or the simulated-time limit, whichever is first
-            deadline = timers.next_deadline() if self.intr_enabled else None
-            cycles = clock.cycles
+            heap = timers.heap
+            if not self.intr_enabled:
+                deadline = top = None
+            elif heap and heap[0][2] is not None:
+                deadline, top = heap[0][0], heap[0]
+            else:
+                deadline = timers.next_deadline()
+                top = heap[0] if heap else None
+            cycles = counters[CYCLES]
             if seen is None or seen[0] != deadline or seen[1] != clock.epoch:
                 seen = (deadline, clock.epoch)
-                first = None if deadline is None else clock.cycles_at(deadline)
+                first = due = None if deadline is None else clock.cycles_at(deadline)
                 if max_us is not None:
                     max_cycles = clock.cycles_at(max_us)
                     first = max_cycles if first is None or max_cycles < first else first
@@ -566,11 +579,16 @@ class Kernel:
             budget = chunk if timeout is None else self._timed_budget(chunk, first_instructions, run_began)
             if self.idle_waits_in_loop:  # how long the loop may skip idle time for a wait (pure.WAITS)
                 idle_limit = IDLE_UNBOUNDED if limit is None else limit
-                clock.state[pure.IDLE_LIMIT] = idle_limit if threads.runs_alone() else 0
-            code = self.machine.advance(budget, max_cycles=limit)
+                table[pure.IDLE_LIMIT] = idle_limit if threads.runs_alone() else 0
+            code = machine.advance(budget, max_cycles=limit)
             if code == EV_SYSCALL:  # the common case: no Event built
-                self.on_syscall(self.machine.event_value())  # (which ends rescheduling)
-                if self.fire_timers():
+                self.on_syscall(machine.event_value())  # (which ends rescheduling)
+                # a timer can be due only if the call added one ahead of `top` (or enabled
+                # interrupts: top None), changed the clock, or time came within 2 cycles of the
+                # deadline (a margin for the float rounding of cycles_at and now_exact); else
+                # fire_timers would find none due
+                if (heap and (heap[0] is not top or clock.epoch != seen[1] or counters[CYCLES] + 2 >= due)
+                        and self.fire_timers()):
                     threads.reschedule()
             else:
                 if code != EV_BUDGET:

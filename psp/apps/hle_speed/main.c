@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <pspsdk.h>
+#include <pspge.h>
 
 PSP_MODULE_INFO("hle_speed", PSP_MODULE_USER, 1, 0);
 PSP_MAIN_THREAD_ATTR(PSP_THREAD_ATTR_USER);
@@ -39,6 +40,8 @@ int main(void)
 
     marker("loop", CALLS);
     for (i = 0; i < CALLS; i++) sink += nothing(i);
+    marker("noop", CALLS);
+    for (i = 0; i < CALLS; i++) sink += (unsigned)sceGeEdramGetAddr();
     marker("time", CALLS);
     for (i = 0; i < CALLS; i++) sink += sceKernelGetSystemTimeLow();
     marker("ctrl-peek", CALLS);
