@@ -197,10 +197,17 @@ class Timers:
         if entry is not None:
             entry[2] = None
 
+    def next_entry(self):
+        """The live entry [deadline, seq, action] that falls due first, or None (cancelled
+        ones on top are dropped)."""
+        heap = self.heap
+        while heap and heap[0][2] is None:
+            heapq.heappop(heap)
+        return heap[0] if heap else None
+
     def next_deadline(self):
-        while self.heap and self.heap[0][2] is None:
-            heapq.heappop(self.heap)
-        return self.heap[0][0] if self.heap else None
+        top = self.next_entry()
+        return None if top is None else top[0]
 
     def pop_due(self, now_us: int):
         while self.heap and (self.heap[0][2] is None or self.heap[0][0] <= now_us):
@@ -554,14 +561,8 @@ class Kernel:
                 self.request_stop("timeout", f"stopped at the --timeout limit ({timeout:g} wall-clock s)", 3)
                 break
             # run until the next timer deadline or the simulated-time limit, whichever is first
-            heap = timers.heap
-            if not self.intr_enabled:
-                deadline = top = None
-            elif heap and heap[0][2] is not None:
-                deadline, top = heap[0][0], heap[0]
-            else:
-                deadline = timers.next_deadline()
-                top = heap[0] if heap else None
+            top = timers.next_entry() if self.intr_enabled else None
+            deadline = None if top is None else top[0]
             cycles = counters[CYCLES]
             if seen is None or seen[0] != deadline or seen[1] != clock.epoch:
                 seen = (deadline, clock.epoch)
@@ -587,6 +588,7 @@ class Kernel:
                 # interrupts: top None), changed the clock, or time came within 2 cycles of the
                 # deadline (a margin for the float rounding of cycles_at and now_exact); else
                 # fire_timers would find none due
+                heap = timers.heap
                 if (heap and (heap[0] is not top or clock.epoch != seen[1] or counters[CYCLES] + 2 >= due)
                         and self.fire_timers()):
                     threads.reschedule()

@@ -161,14 +161,20 @@ class ThreadManager:
         no thread ready or let in ahead, no leave hook, dispatch and interrupts on, not
         inside a handler, the CPU not held (the run loop may then answer a wait with the
         idle skip, allegrex.hle.pure.WAITS)."""
-        cur, k = self.current, self.k
         if self.cpu_held_until:
             if self.cpu_held():
                 return False
             self.cpu_held_until = 0  # over: no need to read the time again
-        return (cur is not None and cur.status == RUNNING and not self.ready and not self.no_preempt
-                and not self.leave_hooks and not self.dispatch_suspended and k.intr_enabled
-                and not k.interrupts)
+        return self._nothing_else_runs(self.current)
+
+    def _nothing_else_runs(self, thread) -> bool:
+        """`thread` is the running one and, were it to wait, no other code would run before
+        a timer fires: no thread ready or let in ahead, no leave hook, dispatch and
+        interrupts on, not inside a handler (the CPU's hold is the callers' to judge)."""
+        k = self.k
+        return (thread is not None and thread is self.current and thread.status == RUNNING and not self.ready
+                and not self.no_preempt and not self.leave_hooks and not self.dispatch_suspended
+                and k.intr_enabled and not k.interrupts)
 
     def any_alive(self) -> bool:
         return any(t.status not in (DORMANT, DEAD) for t in self.threads)
@@ -376,9 +382,7 @@ class ThreadManager:
         leave hook, dispatch and interrupts on, no hold past it, the next timer later)?"""
         k = self.k
         if (not k.driving or wait.kind not in IDLE_SKIP_KINDS or wait.cb or wait.obj is not None
-                or wait.timeout_ptr or thread is not self.current or thread.status != RUNNING or self.ready
-                or self.no_preempt or self.leave_hooks or self.dispatch_suspended or not k.intr_enabled
-                or self.cpu_held_until > wait.deadline):
+                or wait.timeout_ptr or self.cpu_held_until > wait.deadline or not self._nothing_else_runs(thread)):
             return False
         after = k.timers.next_deadline()
         return after is None or k.clock.cycles_at(after) > k.clock.cycles_at(wait.deadline) + costs.THREAD_SWITCH
