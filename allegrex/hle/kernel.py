@@ -157,8 +157,12 @@ class Clock:
 
     def now_exact(self) -> float:
         """Simulated microseconds to the cycle (a deadline may fall between microseconds)."""
-        s = self.state  # (per Kernel.run step: no property calls)
-        return s[pure.BASE_US] + (self.counters[CYCLES] - s[pure.BASE_CYCLES]) / s[pure.CPU_MHZ]
+        return self.exact_at(self.counters[CYCLES])
+
+    def exact_at(self, cycles: int) -> float:
+        """now_exact() when the cycle counter read `cycles` (at the clock now in force)."""
+        s = self.state  # (no property calls)
+        return s[pure.BASE_US] + (cycles - s[pure.BASE_CYCLES]) / s[pure.CPU_MHZ]
 
     def cycles_at(self, us) -> int:
         """The first cycle count at or after simulated time `us` (which may be fractional)."""
