@@ -83,7 +83,8 @@ class Machine:
         self._breakpoints_seen, self._breakpoint_array = frozenset(), np.zeros(0, dtype=np.uint32)
         self._arrays_for = self._loop_arrays = self._run_loop = None  # see _arrays()
         self._region_types = None  # the argument types of every region's call (see _region_entry)
-        self._args_for = self._args = None  # see _call_args()
+        self._args_for = self._args_around = self._args = None  # see _call_args()
+        self._args_budget = self._args_limit = None
         self._last_code = EV_NONE
         self.vfpu_loop = False  # the run loop with the VFPU (vfpu_loop.run) in use: since the first VFPU word
         self.symbol_lookup = None  # optional: symbol_at(addr) -> (Symbol, offset) | None
@@ -135,15 +136,15 @@ class Machine:
     def advance(self, max_instructions: int = 1, max_cycles: int | None = None) -> int:
         """step() without building the Event: returns its EV_* code (allegrex.cpu.events),
         the rest is in last_event() / event_value(). Every system call passes here, so it
-        allocates little (the run loop's arguments around the budget are tuples kept
-        between calls, _call_args), calls the run loop's compiled entry point directly
-        and reads counters with .item() (half the cost of int(a[i]))."""
+        allocates little (the run loop's arguments are a tuple kept between calls while the
+        budget and limit stay the same, _call_args), calls the run loop's compiled entry
+        point directly and reads counters with .item() (half the cost of int(a[i]))."""
         counters = self.cpu.counters
         limit = interp.NO_CYCLE_LIMIT if max_cycles is None else int(max_cycles)
-        head, tail = self._call_args()
-        end = counters.item(INSTRUCTIONS) + int(max_instructions)
+        budget = int(max_instructions)
+        end = counters.item(INSTRUCTIONS) + budget
+        args = self._call_args(budget, limit)
         while True:
-            args = head + (end - counters.item(INSTRUCTIONS), limit) + tail
             if self._run_loop is None:
                 self._run_loop = compiled_entry(vfpu_loop.run if self.vfpu_loop else scalar_loop.run, args, self.notice)
             code = self._run_loop(*args)
@@ -154,16 +155,20 @@ class Machine:
                 break
             code = self._run_region(int(self._event[1]), end, limit)
             if code == EV_NEAR_BUDGET:  # the interpreter finishes this step, exactly: no regions
-                tail = (*tail[:-2], 0, tail[-1])
+                head, tail = self._args_around
+                args = head + (end - counters.item(INSTRUCTIONS), limit) + (*tail[:-2], 0, tail[-1])
             elif code != EV_NONE:
                 break
+            else:
+                args = self._call_args(end - counters.item(INSTRUCTIONS), limit)
         self._last_code = code
         return code
 
-    def _call_args(self) -> tuple:
-        """The run loop's arguments before its budget and cycle limit, and after them: the
-        same tuples from call to call, built again only when what they hold changed (the
-        arrays _arrays() lists, the breakpoints, the jit or its threshold, the syscall table)."""
+    def _call_args(self, budget: int, limit: int) -> tuple:
+        """The run loop's arguments for `budget` and `limit`: the same tuple from call to call
+        while they stay the same, the parts around them built again only when what they
+        hold changed (the arrays _arrays() lists, the breakpoints, the jit or its threshold,
+        the syscall table)."""
         t, jit, key = self.timing, self.jit, self._args_for
         if (key is None or key[0] is not t.tm or key[1] is not t.prof or key[2] != self.memory.mapping
                 or key[3] is not jit or key[4] != jit.threshold or key[5] is not self.syscall_table
@@ -171,8 +176,12 @@ class Machine:
             (state, timing), bps = self._arrays(), self._breakpoints()
             threshold = 0 if len(bps) else jit.threshold
             self._args_for = (t.tm, t.prof, self.memory.mapping, jit, jit.threshold, self.syscall_table)
-            self._args = ((*state, self._dc_word, self._dc_val, bps, self._trace),
-                          (self._event, *timing, jit.hot, jit.entries, threshold, self.syscall_table))
+            self._args_around = ((*state, self._dc_word, self._dc_val, bps, self._trace),
+                                 (self._event, *timing, jit.hot, jit.entries, threshold, self.syscall_table))
+            self._args = None
+        if self._args is None or self._args_budget != budget or self._args_limit != limit:
+            head, tail = self._args_around
+            self._args, self._args_budget, self._args_limit = head + (budget, limit) + tail, budget, limit
         return self._args
 
     def last_event(self) -> Event:

@@ -3,6 +3,7 @@ allegrex/ge/queue.py (kernel.ge, started on the first call). Calls that can star
 start it at their entry time: a short list finishes while the call still runs, and its
 interrupts come right after it returns, as on the PSP."""
 
+from allegrex.cpu.state import CYCLES
 from allegrex.ge.queue import GeQueue
 from allegrex.hle import costs, threads
 from allegrex.hle.registry import Ptr, Raw, hle
@@ -22,10 +23,12 @@ def queue(k) -> GeQueue:
 
 def _from_entry(k, cost: int, operation, *args):
     """operation(queue, *args), a GeQueue method: the work it does (starting the GE) counts
-    from the call's entry, before its cost. (A plain call: a context manager cost more than
-    the call's own work.)"""
+    from the call's entry, before its cost, worked out only if it starts the GE (most calls
+    do not). (A plain call: a context manager cost more than the call's own work.)"""
     q = queue(k)
-    q.hw.origin = k.clock.now_exact() - cost / k.clock.cpu_mhz
+    clock = k.clock
+    cycles = clock.counters[CYCLES]  # now, the call's cost charged
+    q.hw.origin = lambda: clock.exact_at(cycles) - cost / clock.cpu_mhz
     try:
         return operation(q, *args)
     finally:

@@ -84,9 +84,9 @@ def issue(k, fd, run, kind="request", closes=False) -> int:
         return codes.signed(codes.ASYNC_BUSY)
     if not f.async_thread:  # a file's first async call creates its IO thread, which resumes
         f.async_thread = True  # dispatch as sceKernelCreateThread does (threads/scheduling/dispatch)
-        k.threads.dispatch_suspended = False
+        k.threads.set_dispatch(False)
     if not k.io.async_hooked:  # the IO thread follows every thread that leaves the CPU
-        k.threads.leave_hooks.append(lambda thread: _leaves_cpu(k, thread))
+        k.threads.add_leave_hook(lambda thread: _leaves_cpu(k, thread))
         k.io.async_hooked = True
     f.async_op = AsyncOp(run, k.threads.current, kind, closes)
     if k.threads.current is None:  # no thread to follow: the IO thread runs at once

@@ -52,6 +52,7 @@ FIRST_TIMED_CHUNK = 100_000
 
 def _interrupt_returned(k) -> None:
     saved, thread, on_return = k.interrupts.pop()
+    k.threads.changes += 1
     result = int(k.cpu.regs[V0])
     k.cpu.load_context(saved)
     on_return(result)
@@ -156,8 +157,12 @@ class Clock:
 
     def now_exact(self) -> float:
         """Simulated microseconds to the cycle (a deadline may fall between microseconds)."""
-        s = self.state  # (per Kernel.run step: no property calls)
-        return s[pure.BASE_US] + (self.counters[CYCLES] - s[pure.BASE_CYCLES]) / s[pure.CPU_MHZ]
+        return self.exact_at(self.counters[CYCLES])
+
+    def exact_at(self, cycles: int) -> float:
+        """now_exact() when the cycle counter read `cycles` (at the clock now in force)."""
+        s = self.state  # (no property calls)
+        return s[pure.BASE_US] + (cycles - s[pure.BASE_CYCLES]) / s[pure.CPU_MHZ]
 
     def cycles_at(self, us) -> int:
         """The first cycle count at or after simulated time `us` (which may be fractional)."""
@@ -343,7 +348,9 @@ class Kernel:
         if type(entry) is registry.HleFunction and entry.in_loop and index < pure.CODES:  # the run loop answers it
             self.syscall_table[pure.KIND + index] = entry.in_loop
             self.syscall_table[pure.COST + index] = entry.cost
-            self.idle_waits_in_loop |= entry.in_loop in pure.WAITS
+            if entry.in_loop in pure.WAITS and not self.idle_waits_in_loop:
+                self.idle_waits_in_loop = True
+                self.threads.changes += 1  # Kernel.run now sets the idle limit: it plans its pass again
         return SYSCALL_BASE + index
 
     def install_imports(self, imports) -> None:
@@ -402,18 +409,23 @@ class Kernel:
         if type(entry) is not registry.HleFunction:
             self._not_hle(entry, code)
             return
-        cost, name, cpu = entry.cost, entry.name, self.cpu  # (locals, plain calls: this runs per system call)
+        # (locals, plain calls: this runs per system call)
+        cost, name, cpu, threads = entry.cost, entry.name, self.cpu, self.threads
         charge_hle(self.machine, cost)
         self._hle_cycles += cost
         counts = self.call_counts
         counts[name] = counts.get(name, 0) + 1
+        changes = threads.changes
         try:
             args = entry.read_args(cpu, self.memory) if entry.params else ()
             if entry.library != INTERNAL_LIBRARY:  # internal returns restore contexts: leave them
                 cpu.regs[SYSCALL_CLOBBERED] = DEADBEEF
             result = entry.func(self, *args)
             if result is not None:
-                entry.write_result(cpu, result)
+                if entry.result == "s32":  # (write_result's common case, inline: this runs per system call)
+                    cpu.regs_view[V0] = int(result) & 0xFFFFFFFF
+                else:
+                    entry.write_result(cpu, result)
         except GuestMemoryError as exc:
             self.request_stop("fault", f"{self._call_site(entry)}: {exc}", 1)
         except HleStop as exc:
@@ -430,7 +442,8 @@ class Kernel:
             # a bug in allegrex's HLE, not in the guest: stop with a clear line, not a traceback
             self.request_stop("hle-error", f"internal error in {self._call_site(entry)}: "
                               f"{exc.__class__.__name__}: {exc}", 1)
-        self.threads.reschedule()
+        if changes != threads.changes or not self.driving:  # (in Kernel.run, what runs was settled before the call)
+            threads.reschedule()
 
     def _call_site(self, entry) -> str:
         return f"{entry.library}.{entry.name} called from 0x{int(self.cpu.regs[RA]):08x}"
@@ -485,8 +498,14 @@ class Kernel:
             regs[GP] = self.image.gp
         regs[PC], regs[NPC] = func, func + 4
         self.interrupts.append((saved, self.threads.current, on_return))
+        self.threads.changes += 1
         cpu.load_context((regs, saved[1].copy(), saved[2].copy(), saved[3].copy()))
         self.cpu.counters[CYCLES] += costs.THREAD_SWITCH
+
+    def set_interrupts(self, enabled: int) -> None:
+        """Interrupts on (1) or off (0): while off no timer fires and no thread switches."""
+        self.threads.changes += 1
+        self.intr_enabled = enabled
 
     # --- time ---
     def now_us(self) -> int:
@@ -541,8 +560,9 @@ class Kernel:
         machine, counters, table = self.machine, clock.counters, clock.state
         threads.reschedule()
         self.driving = True  # (an exception out of this loop ends the run: no try/finally needed)
+        plan = True  # work out the pass's limits; False after a call that changed nothing they rest on
         while self.stop is None:
-            if threads.current is None and not self.interrupts:
+            if plan and threads.current is None and not self.interrupts:
                 if not threads.any_alive():
                     self.request_stop("threads-ended", "every thread has exited", 0)
                     break
@@ -560,28 +580,31 @@ class Kernel:
             if timeout is not None and wallclock.monotonic() - start > timeout:
                 self.request_stop("timeout", f"stopped at the --timeout limit ({timeout:g} wall-clock s)", 3)
                 break
-            # run until the next timer deadline or the simulated-time limit, whichever is first
-            top = timers.next_entry() if self.intr_enabled else None
-            deadline = None if top is None else top[0]
-            cycles = counters[CYCLES]
-            if seen is None or seen[0] != deadline or seen[1] != clock.epoch:
-                seen = (deadline, clock.epoch)
-                first = due = None if deadline is None else clock.cycles_at(deadline)
-                if max_us is not None:
-                    max_cycles = clock.cycles_at(max_us)
-                    first = max_cycles if first is None or max_cycles < first else first
-            if max_cycles is not None and cycles >= max_cycles:
-                self.request_stop("max-seconds", f"stopped at the --max-seconds limit "
-                                  f"({max_seconds:g} simulated s)", 3)
-                break
-            limit = first
-            if limit is not None and limit <= cycles:
-                limit = cycles + 1
+            if plan:  # run until the next timer deadline or the simulated-time limit, whichever is first
+                top = timers.next_entry() if self.intr_enabled else None
+                deadline = None if top is None else top[0]
+                cycles = counters[CYCLES]
+                if seen is None or seen[0] != deadline or seen[1] != clock.epoch:
+                    seen = (deadline, clock.epoch)
+                    first = due = None if deadline is None else clock.cycles_at(deadline)
+                    if max_us is not None:
+                        max_cycles = clock.cycles_at(max_us)
+                        first = max_cycles if first is None or max_cycles < first else first
+                if max_cycles is not None and cycles >= max_cycles:
+                    self.request_stop("max-seconds", f"stopped at the --max-seconds limit "
+                                      f"({max_seconds:g} simulated s)", 3)
+                    break
+                limit = first
+                if limit is not None and limit <= cycles:
+                    limit = cycles + 1
+                if self.idle_waits_in_loop:  # how long the loop may skip idle time for a wait (pure.WAITS)
+                    idle_limit = IDLE_UNBOUNDED if limit is None else limit
+                    table[pure.IDLE_LIMIT] = idle_limit if threads.runs_alone() else 0
+                # the plan holds while no change counts (a hold on the CPU ends with time: none may be on)
+                steady = threads.changes if threads.cpu_free() else None
             budget = chunk if timeout is None else self._timed_budget(chunk, first_instructions, run_began)
-            if self.idle_waits_in_loop:  # how long the loop may skip idle time for a wait (pure.WAITS)
-                idle_limit = IDLE_UNBOUNDED if limit is None else limit
-                table[pure.IDLE_LIMIT] = idle_limit if threads.runs_alone() else 0
-            code = machine.advance(budget, max_cycles=limit)
+            code = machine.advance(budget, limit)
+            plan = True
             if code == EV_SYSCALL:  # the common case: no Event built
                 self.on_syscall(machine.event_value())  # (which ends rescheduling)
                 # a timer can be due only if the call added one ahead of `top` (or enabled
@@ -589,8 +612,8 @@ class Kernel:
                 # deadline (a margin for the float rounding of cycles_at and now_exact); else
                 # fire_timers would find none due
                 heap = timers.heap
-                if (heap and (heap[0] is not top or clock.epoch != seen[1] or counters[CYCLES] + 2 >= due)
-                        and self.fire_timers()):
+                plan = bool(heap) and (heap[0] is not top or clock.epoch != seen[1] or counters[CYCLES] + 2 >= due)
+                if plan and self.fire_timers():
                     threads.reschedule()
             else:
                 if code != EV_BUDGET:
@@ -599,6 +622,11 @@ class Kernel:
                 threads.reschedule()
             if progress is not None:
                 progress(self)
+            if not plan:  # the next pass plans the same while what runs, the top timer, the clock and the limit do
+                heap = timers.heap
+                plan = (threads.changes != steady or threads.cpu_held_until or clock.epoch != seen[1]
+                        or (heap[0] is not top if heap else top is not None) or (top is not None and top[2] is None)
+                        or (first is not None and counters[CYCLES] >= first))
         self.driving = False
         clock.state[pure.IDLE_LIMIT] = 0  # a step outside this loop skips no idle time
         self.io.flush_all()

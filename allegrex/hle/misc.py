@@ -101,19 +101,19 @@ KL = "Kernel_Library"
 @hle(KL)
 def sceKernelCpuSuspendIntr(k) -> int:
     was = k.intr_enabled
-    k.intr_enabled = 0
+    k.set_interrupts(0)
     return was
 
 
 @hle(KL)
 def sceKernelCpuResumeIntr(k, flags: int) -> int:
-    k.intr_enabled = 1 if flags else 0
+    k.set_interrupts(1 if flags else 0)
     return 0
 
 
 @hle(KL)
 def sceKernelCpuResumeIntrWithSync(k, flags: int) -> int:
-    k.intr_enabled = 1 if flags else 0
+    k.set_interrupts(1 if flags else 0)
     return 0
 
 

@@ -12,6 +12,7 @@ The NID is derived from the name (loader.nids.nid_for_name) unless given.
 """
 
 import inspect
+import struct
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -88,8 +89,18 @@ class HleFunction:
     params: list = field(default_factory=list)  # (kind, gpr or fpr index)
     result: str = "s32"
     in_loop: int = 0  # the allegrex.hle.pure kind the run loop answers this call as (0: Python does)
+    # when every parameter is a 32-bit integer (then in a0, a1, ... in order): their layout in
+    # the register file, read in one go (~0.12 us for any count; the loop takes ~0.1 us a parameter)
+    words: struct.Struct | None = field(init=False, default=None, compare=False, repr=False)
+
+    def __post_init__(self):
+        if self.params and all(kind in ("s32", "u32") and index == ARG_GPR_FIRST + i
+                               for i, (kind, index) in enumerate(self.params)):
+            self.words = struct.Struct("=" + "".join("i" if kind == "s32" else "I" for kind, _ in self.params))
 
     def read_args(self, cpu, memory):
+        if self.words is not None:
+            return self.words.unpack_from(cpu.regs, 4 * ARG_GPR_FIRST)
         out = []
         regs = cpu.regs_view
         for kind, index in self.params:

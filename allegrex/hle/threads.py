@@ -154,6 +154,11 @@ class ThreadManager:
         # after it at its priority gets to run (the IO manager's async thread, io_async)
         self.leave_hooks: list = []
         self.cpu_held_until = 0  # us: a driver (the memory stick's) copies on the CPU until then
+        # counts changes to what runs next and when it may (thread states, the ready queue,
+        # dispatch, leave hooks, interrupts on or off or running): while it stays the same,
+        # Kernel.run answers calls without planning its pass again (a hold on the CPU is
+        # judged by cpu_held_until itself: it ends with time, not with a change)
+        self.changes = 0
 
     # --- queries ---
     def runs_alone(self) -> bool:
@@ -161,11 +166,15 @@ class ThreadManager:
         no thread ready or let in ahead, no leave hook, dispatch and interrupts on, not
         inside a handler, the CPU not held (the run loop may then answer a wait with the
         idle skip, allegrex.hle.pure.WAITS)."""
+        return self.cpu_free() and self._nothing_else_runs(self.current)
+
+    def cpu_free(self) -> bool:
+        """No driver holds the CPU now (a hold that ended is forgotten: no need to read the time again)."""
         if self.cpu_held_until:
             if self.cpu_held():
                 return False
-            self.cpu_held_until = 0  # over: no need to read the time again
-        return self._nothing_else_runs(self.current)
+            self.cpu_held_until = 0
+        return True
 
     def _nothing_else_runs(self, thread) -> bool:
         """`thread` is the running one and, were it to wait, no other code would run before
@@ -286,6 +295,7 @@ class ThreadManager:
             timing.kernel_stores(thread.stack_addr, thread.stack_block.size)
 
     def make_ready(self, thread: Thread, front: bool = False) -> None:
+        self.changes += 1
         thread.status = READY
         if thread in self.ready:
             self.ready.remove(thread)
@@ -298,6 +308,7 @@ class ThreadManager:
         """The thread ends (returned, exited or terminated): dormant, waiters on its end woken.
         dispatch=False (termination by another thread): the woken waiters become ready but do
         not preempt the caller; they run once it waits (measured: threads/terminate)."""
+        self.changes += 1
         if thread is self.current:
             self.current = None
         if thread in self.ready:
@@ -324,6 +335,7 @@ class ThreadManager:
     def delete(self, thread: Thread) -> None:
         if thread.status == DEAD:  # already deleted when it ended (a module start/stop thread)
             return
+        self.changes += 1
         thread.status = DEAD
         if thread.stack_block is not None:
             if thread.attr & ATTR_CLEAR_STACK:  # measured (threads/start): the freed stack reads back as zeros
@@ -352,6 +364,7 @@ class ThreadManager:
                 self._skip_to_timeout(wait, now)
                 return
             wait.timer = k.timers.add(wait.deadline, lambda t=thread, w=wait: self._timed_out(t, w))
+        self.changes += 1
         thread.wait = wait
         if thread in self.ready:
             self.ready.remove(thread)
@@ -362,6 +375,33 @@ class ThreadManager:
         if wait.cb and self.pending_callbacks(thread):
             self.run_callbacks(thread)
         self._left(thread)
+
+    def set_dispatch(self, suspended: bool) -> None:
+        """Thread switching off (sceKernelSuspendDispatchThread) or on again."""
+        self.changes += 1
+        self.dispatch_suspended = suspended
+
+    def add_leave_hook(self, hook) -> None:
+        """hook(thread) is told from now on whenever a thread leaves the CPU."""
+        self.changes += 1
+        self.leave_hooks.append(hook)
+
+    def suspend(self, thread: Thread) -> None:
+        """`thread` (not the running one) stops taking part in scheduling until resumed."""
+        self.changes += 1
+        if thread.status == READY:
+            self.ready.remove(thread)
+            thread.status = SUSPENDED
+        else:
+            thread.status |= SUSPENDED
+
+    def resume(self, thread: Thread) -> None:
+        """A suspended thread takes part again: back in its wait, or ready."""
+        self.changes += 1
+        if thread.status == WAITING_SUSPENDED:
+            thread.status = WAITING
+        else:
+            self.make_ready(thread)
 
     def _left(self, thread: Thread) -> None:
         for hook in self.leave_hooks:
@@ -427,6 +467,7 @@ class ThreadManager:
             return
         thread.wait = None
         self.set_result(thread, result)
+        self.changes += 1
         if thread.status == WAITING_SUSPENDED:
             thread.status = SUSPENDED
         elif thread.status & WAITING:
@@ -478,6 +519,7 @@ class ThreadManager:
             self._left(cur)  # what waited behind it at its priority runs first
 
     def switch_to(self, thread: Thread | None) -> None:
+        self.changes += 1
         k = self.k
         cur = self.current
         if cur is thread:
@@ -524,6 +566,7 @@ class ThreadManager:
         regs[RA] = k.trampoline("callback-return", _callback_returned)
         regs[PC] = cb.func
         regs[NPC] = cb.func + 4
+        self.changes += 1
         if current:
             k.cpu.load_context((regs, fpr, vpr, vctrl))
             thread.status = RUNNING
@@ -549,6 +592,7 @@ class ThreadManager:
         if frame is None or frame.cb is not cb or not frame.unstarted:
             return
         thread.cb_frames.pop()
+        self.changes += 1
         thread.context, thread.wait = frame.saved, frame.wait
         if thread in self.ready:
             self.ready.remove(thread)
@@ -597,6 +641,7 @@ def _callback_returned(k) -> None:
         return
     if t.wait is not None and t.wait.kind == "check-callbacks":  # its data: a result other than 1
         tm.wake(t, 1 if t.wait.data is None else t.wait.data)
+    tm.changes += 1
     if t.wait is not None:
         t.status = WAITING
         t.context = k.cpu.save_context()
@@ -667,7 +712,7 @@ def sceKernelCreateThread(k, name: CStr, entry: Ptr, priority: int, stack_size: 
         k.threads.delete(thread)
         return codes.signed(codes.NO_MEMORY)
     k.charge(costs.CREATE_THREAD)
-    k.threads.dispatch_suspended = False  # measured: creating a thread resumes dispatch (scheduling/dispatch)
+    k.threads.set_dispatch(False)  # measured: creating a thread resumes dispatch (scheduling/dispatch)
     return thread.uid
 
 
@@ -919,11 +964,7 @@ def sceKernelSuspendThread(k, uid: int) -> int:
         return codes.signed(codes.THREAD_ALREADY_SUSPEND)
     if thread.status == DORMANT:
         return codes.signed(codes.THREAD_ALREADY_DORMANT)
-    if thread.status == READY:
-        k.threads.ready.remove(thread)
-        thread.status = SUSPENDED
-    else:
-        thread.status |= SUSPENDED
+    k.threads.suspend(thread)
     return 0
 
 
@@ -938,10 +979,7 @@ def sceKernelResumeThread(k, uid: int) -> int:
         return codes.signed(codes.NOT_FOUND_THREAD)
     if not thread.status & SUSPENDED:
         return codes.signed(codes.THREAD_IS_NOT_SUSPEND)
-    if thread.status == WAITING_SUSPENDED:
-        thread.status = WAITING
-    else:
-        k.threads.make_ready(thread)
+    k.threads.resume(thread)
     return 0
 
 
@@ -1107,7 +1145,7 @@ def sceKernelSuspendDispatchThread(k) -> int:
     if not k.intr_enabled or k.interrupts:  # a handler runs with interrupts off (intr/waits)
         return codes.signed(codes.INTERRUPTS_DISABLED)
     was = 0 if k.threads.dispatch_suspended else 1
-    k.threads.dispatch_suspended = True
+    k.threads.set_dispatch(True)
     return was
 
 
@@ -1115,7 +1153,7 @@ def sceKernelSuspendDispatchThread(k) -> int:
 def sceKernelResumeDispatchThread(k, state: int) -> int:
     if not k.intr_enabled or k.interrupts:
         return codes.signed(codes.INTERRUPTS_DISABLED)
-    k.threads.dispatch_suspended = state == 0
+    k.threads.set_dispatch(state == 0)
     return 0
 
 

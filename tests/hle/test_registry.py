@@ -28,6 +28,23 @@ def test_64_bit_arguments_take_an_aligned_register_pair():
     assert result == "64"
 
 
+def test_32_bit_arguments_read_in_one_go_as_one_by_one():
+    """Functions whose parameters are all 32-bit integers read a0..t3 in one unpack: the
+    values the per-parameter loop reads (ints signed or not as annotated, 8 registers)."""
+    from allegrex.cpu.state import A0, CpuState
+    from allegrex.hle.registry import U32
+
+    def f(k, a: int, b: Ptr, c: U32, d: int, e: int, g: Ptr, h: int, i: U32) -> int: ...
+    params, result = layout(f)
+    entry = registry.HleFunction("lib", "f", 0, f, 0, params, result)
+    one_by_one = registry.HleFunction("lib", "f", 0, f, 0, params + [("cstr", 0)], result)  # (not all 32-bit)
+    cpu = CpuState()
+    cpu.regs[A0:A0 + 8] = [0xFFFFFFFF, 0x80000000, 0xFFFFFFFE, 5, 0x7FFFFFFF, 0, 0x80000001, 0x12345678]
+    assert entry.words is not None and one_by_one.words is None
+    assert list(entry.read_args(cpu, None)) == one_by_one.read_args(cpu, None)[:8] \
+        == [-1, 0x80000000, 0xFFFFFFFE, 5, 0x7FFFFFFF, 0, -0x7FFFFFFF, 0x12345678]
+
+
 def test_floats_come_from_f12_and_do_not_use_gprs():
     def f(k, a: Ptr, x: F32, b: int, y: F32): ...
     params, _ = layout(f)
