@@ -545,7 +545,9 @@ class Kernel:
             chunk: int = 4_000_000, progress=None, started: float | None = None) -> Stop:
         """Run until something stops the program; returns why. The `timeout` wall-clock
         seconds count from `started` (a time.monotonic() reading, default now: commands
-        pass the moment they started, so loading counts too)."""
+        pass the moment they started, so loading counts too). progress(kernel), called after
+        every pass, may observe or request_stop but not change threads or timers: a pass after
+        a call that changed nothing reuses the last one's plan (ThreadManager.changes)."""
         for value, name in ((max_seconds, "max_seconds"), (timeout, "timeout")):
             if value is not None:
                 check_seconds(value, name)
