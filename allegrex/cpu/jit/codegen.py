@@ -49,7 +49,7 @@ def {name}(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem3
     blk = {first}
     bound = {bound}
     due_tick = next_tick(tm)  # (timed mode: jit.timing_gen's tick step)
-{loads}    if tm[T_ENABLED] != {timed} or pc != {entry} or npc != {entry} + 4{prefixes}:
+    if tm[T_ENABLED] != {timed} or pc != {entry} or npc != {entry} + 4{prefixes}:
         blk = -1  # compiled for another timing mode or entered elsewhere (or with the VFPU prefixes not consumed): leave at once
     else:
         for k in range(CODE_PCS.shape[0]):  # the guest may have rewritten its code since
@@ -67,13 +67,8 @@ EPILOGUE = """\
         npc = next_npc if STOP_IN_SLOT[stop] else pc + 4
         trace_run(trace, icount, pc - 4 * STOP_RETIRED[stop], STOP_RETIRED[stop])
         icount += STOP_RETIRED[stop]
-{stores}    return finish(regs, counters, event, pc, npc, cycles, icount, code, value, extra, event_pc)
+    return finish(regs, counters, event, pc, npc, cycles, icount, code, value, extra, event_pc)
 """
-
-
-def _block_text(lines) -> str:
-    """Statements as lines of the generated function's top level."""
-    return "".join(f"    {line}\n" for line in lines)
 
 
 def _indent(lines, depth=1):
@@ -116,7 +111,6 @@ class _Writer:
         self.body = []  # the instructions of the block being written
         self.may_raise = True  # whether the last VFPU word written may raise an event
         self.consumed_heads = consumed_at_heads(region)  # head -> VFPU prefixes surely consumed there
-        self.tm_locals = TG.TmLocals()  # the places of tm the timing text keeps in locals
         pcs = sorted(region.words)
         self.code_lo, self.code_hi = pcs[0] & PHYS_MASK, (pcs[-1] + 4) & PHYS_MASK
 
@@ -148,7 +142,7 @@ class _Writer:
         if self.timed:
             if ins.sem in BRANCHES:
                 L.append(f"taken = next_npc != {pc + 8} and next_pc == {pc + 4}")
-            L += TG.account_source(ins.op, w, pc, self._iline(ins, prev), self.profile, self.results, self.tm_locals)
+            L += TG.account_source(ins.op, w, pc, self._iline(ins, prev), self.profile, self.results)
         else:
             L.append("cycles += 1")
         return L, store
@@ -232,8 +226,9 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
            "from allegrex.cpu.state import CYCLES, INSTRUCTIONS, NPC, PC",
            "from allegrex.timing.layout import T_ENABLED",
            "from allegrex.cpu.jit.runtime import (branch_cost, cache_op_call, dcache, fetch_line, find_block,",
-           "    icache_fetch_call, jump_cost, next_tick, profile_slot, stall_until, step_bound, tick, track_calls,",
-           "    trace_run, vfpu_fraction, vfpu_issue, wait_unit)",
+           "    icache_fetch_call, jump_cost, next_tick, produce, profile_slot, stall_until, step_bound, tick, track_calls,",
+           "    trace_run, vfpu_cc, vfpu_fraction, vfpu_issue, vfpu_produce, vfpu_remember, vfpu_wait, vfpu_wait_cells,",
+           "    wait_sources, wait_unit)",
            "from allegrex.cpu.jit.runtime import answered  # system calls the run loop answers (hle.pure)",
            "from allegrex.cpu.jit.runtime import (vfpu_consume_prefixes, vfpu_identity_prefixes, vfpu_load_store_quad,",
            "    vfpu_load_store_single, vfpu_prefixes_consumed, vfpu_plain_arith, vfpu_plain_c2i, vfpu_plain_dot, vfpu_plain_i2f)"
@@ -254,8 +249,7 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
             f"STOP_RETIRED = np.array({list(retired)!r}, dtype=np.int64)", "", ""]
     out += PROLOGUE.format(name=name, timed=1 if timed else 0, entry=region.entry,
                            first=w.index[region.entry], bound="step_bound(tm)" if timed else "1",
-                           prefixes=" or not vfpu_prefixes_consumed(vctrl)" if runs_plain(region) else "",
-                           loads=_block_text(w.tm_locals.loads())).splitlines()
+                           prefixes=" or not vfpu_prefixes_consumed(vctrl)" if runs_plain(region) else "").splitlines()
     out += body + ["        else:", "            break"]
-    out += EPILOGUE.format(stores=_block_text(w.tm_locals.stores())).splitlines()
+    out += EPILOGUE.splitlines()
     return "\n".join(out) + "\n"
