@@ -6,8 +6,8 @@ NAME is one of realtime.py's programs (default llama2-vfpu: the llama2 port's VF
 built and warmed up as realtime.py does (one run compiling every hot loop it meets), then
 run `--repeat` more times with every call into a compiled region timed (process CPU time
 around the call, time.process_time_ns: the region's own work, its entry and exit included).
-Printed per region (by its entry address, the busiest first): entries, instructions per
-run, CPU seconds per run and MIPS, as the range over the timed runs; then the rest of the
+Printed per region (by its entry address, the busiest first): entries, instructions, CPU
+seconds and MIPS per run, each as the range over the timed runs; then the rest of the
 run (the interpreter, system calls and everything else Kernel.run does) the same way.
 Every timed run must simulate the same cycles as the warm-up.
 """
@@ -82,22 +82,25 @@ def _span(values, fmt) -> str:
 def report(name: str, first: dict, runs: list, top: int) -> None:
     print(f"{name}: {first['instructions'] / 1e6:.2f} M instructions, {first['cycles']} cycles per run; "
           f"{len(runs)} timed runs (CPU s per run, ranges over the runs)\n")
-    print(f"{'region at':>10s} {'entries':>8s} {'M instr.':>9s} {'CPU s':>13s} {'MIPS':>13s} {'share':>9s}")
+    print(f"{'region at':>10s} {'entries':>11s} {'M instr.':>11s} {'CPU s':>13s} {'MIPS':>13s} {'share':>9s}")
     pcs = sorted(runs[0][1], key=lambda pc: -runs[0][1][pc][1])
     for pc in pcs[:top]:
         rows = [tally.get(pc, [0, 0, 0]) for _, tally in runs]
         cpu = [r[1] / 1e9 for r in rows]
         mips = [r[2] / max(r[1], 1) * 1e3 for r in rows]
         share = [r[1] / 1e9 / run["cpu_s"] * 100 for r, (run, _) in zip(rows, runs)]
-        print(f"0x{pc:08x} {rows[0][0]:8d} {rows[0][2] / 1e6:9.2f} {_span(cpu, '.3f'):>13s} {_span(mips, '.1f'):>13s} "
+        entries, instructions = _span([r[0] for r in rows], "d"), _span([r[2] / 1e6 for r in rows], ".2f")
+        print(f"0x{pc:08x} {entries:>11s} {instructions:>11s} {_span(cpu, '.3f'):>13s} {_span(mips, '.1f'):>13s} "
               f"{_span(share, '.0f') + '%':>9s}")
     rest_cpu = [run["cpu_s"] - sum(r[1] for r in tally.values()) / 1e9 for run, tally in runs]
     rest_instr = [run["instructions"] - sum(r[2] for r in tally.values()) for run, tally in runs]
     mips = [i / c / 1e6 for i, c in zip(rest_instr, rest_cpu)]
-    print(f"{'the rest':>10s} {'':8s} {rest_instr[0] / 1e6:9.2f} {_span(rest_cpu, '.3f'):>13s} {_span(mips, '.1f'):>13s} "
-          f"{_span([c / run['cpu_s'] * 100 for c, (run, _) in zip(rest_cpu, runs)], '.0f') + '%':>9s}")
+    share = [c / run["cpu_s"] * 100 for c, (run, _) in zip(rest_cpu, runs)]
+    instructions = _span([i / 1e6 for i in rest_instr], ".2f")
+    print(f"{'the rest':>10s} {'':11s} {instructions:>11s} {_span(rest_cpu, '.3f'):>13s} {_span(mips, '.1f'):>13s} "
+          f"{_span(share, '.0f') + '%':>9s}")
     total = [run["cpu_s"] for run, _ in runs]
-    print(f"{'whole run':>10s} {'':8s} {first['instructions'] / 1e6:9.2f} {_span(total, '.3f'):>13s} "
+    print(f"{'whole run':>10s} {'':11s} {first['instructions'] / 1e6:11.2f} {_span(total, '.3f'):>13s} "
           f"{_span([first['instructions'] / c / 1e6 for c in total], '.1f'):>13s}")
 
 
