@@ -1,6 +1,7 @@
 """A kernel on bare memory and CPU state (no interpreter): tests call HLE functions the
 way a guest does, through a patched import stub and the syscall it holds."""
 
+import io
 from types import SimpleNamespace
 
 from allegrex.cpu.state import CpuState
@@ -69,3 +70,15 @@ def call(k, library, name, *args) -> int:
 
 def switch_count(k):
     return k.threads.current.name if k.threads.current else None
+
+
+def run_ms0_program(eboot, max_seconds: float = 5):
+    """Run an SDK-built EBOOT.PBP from its memory-stick folder (ms0 is three levels up:
+    ms0/PSP/GAME/NAME/EBOOT.PBP) until it ends: (text, kernel.stats(), registers)."""
+    from allegrex.commands.run import load_program  # (the command layer: only tests that run programs need it)
+    out = io.StringIO()
+    options = RunOptions(ms0=str(eboot.parents[3]), program_path=str(eboot), stdout=out, stderr=io.StringIO())
+    machine, kernel = load_program(str(eboot), "psp-2000", options)
+    stop = kernel.run(max_seconds=max_seconds)
+    assert stop.kind in ("exit", "threads-ended"), stop
+    return out.getvalue(), kernel.stats(), machine.cpu.regs.copy()

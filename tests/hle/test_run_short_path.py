@@ -6,15 +6,13 @@ calls that do change things (a thread made ready, waits, interrupts off and on, 
 handler, GE lists, memory-stick reads) ends with the same text, statistics and registers
 as when every pass plans and every call reschedules."""
 
-import io
 import itertools
 
 import pytest
 
-from allegrex.commands.run import load_program
 from allegrex.hle import threads
-from allegrex.hle.kernel import RunOptions
 from allegrex.sdk import build
+from helpers import run_ms0_program
 
 PROGRAM = r"""
 #include <stdio.h>
@@ -92,13 +90,10 @@ def run(eboot, monkeypatch, short: bool):
         counter = itertools.count()
         monkeypatch.setattr(threads.ThreadManager, "changes", property(lambda self: next(counter),
                                                                        lambda self, value: None), raising=False)
-    out = io.StringIO()
-    options = RunOptions(ms0=str(eboot.parents[3]), program_path=str(eboot), stdout=out, stderr=io.StringIO())
-    machine, kernel = load_program(str(eboot), "psp-2000", options)
-    stop = kernel.run(max_seconds=5)
-    monkeypatch.undo()
-    assert stop.kind in ("exit", "threads-ended"), stop
-    return out.getvalue(), kernel.stats(), machine.cpu.regs.copy(), len(plans)
+    try:
+        return (*run_ms0_program(eboot), len(plans))
+    finally:
+        monkeypatch.undo()
 
 
 def test_calls_that_change_nothing_skip_the_plan_and_end_the_same(eboot, monkeypatch):

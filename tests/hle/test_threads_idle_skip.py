@@ -5,14 +5,12 @@ switch back end it: the same text, statistics (cycles, idle, memory-stick and HL
 calls, every counter) and registers as a run where every such wait blocks; waits with
 another thread ready, a timer falling due first or callbacks allowed block as before."""
 
-import io
 
 import pytest
 
-from allegrex.commands.run import load_program
 from allegrex.hle import threads
-from allegrex.hle.kernel import RunOptions
 from allegrex.sdk import build
+from helpers import run_ms0_program
 
 PROGRAM = r"""
 #include <stdio.h>
@@ -96,13 +94,10 @@ def run(eboot, monkeypatch, skip: bool):
     else:
         monkeypatch.setattr(tm, "_waits_alone", lambda self, t, w: bool(waits.append(w.kind)) if w.kind in
                             threads.IDLE_SKIP_KINDS and not w.cb else False)
-    out = io.StringIO()
-    options = RunOptions(ms0=str(eboot.parents[3]), program_path=str(eboot), stdout=out, stderr=io.StringIO())
-    machine, kernel = load_program(str(eboot), "psp-2000", options)
-    stop = kernel.run(max_seconds=5)
-    monkeypatch.undo()
-    assert stop.kind in ("exit", "threads-ended"), stop
-    return out.getvalue(), kernel.stats(), machine.cpu.regs.copy(), waits
+    try:
+        return (*run_ms0_program(eboot), waits)
+    finally:
+        monkeypatch.undo()
 
 
 def test_a_lone_threads_timed_waits_skip_to_their_end_as_blocking_would(eboot, monkeypatch):
