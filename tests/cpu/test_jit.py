@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from allegrex.cpu.asm import enc
 from allegrex.cpu import jit
 from allegrex.cpu.jit import HOT_MASK, JUDGE_AFTER, Jit, stored_key
-from allegrex.cpu.jit.region import MAX_INSTRUCTIONS, discover
+from allegrex.cpu.jit.codegen import region_source
+from allegrex.cpu.jit.region import MAX_BLOCK, MAX_INSTRUCTIONS, PIECE, discover
 from allegrex.machine import Machine
 from allegrex.timing import counters as C
 from tests.cpu.program import BASE
@@ -400,7 +401,7 @@ def test_vfpu_prefixes_pending_when_a_compiled_loop_is_entered_are_honoured():
     inner = [assemble("lv.q C000, 0(a0)"), assemble("vadd.q C100, C100, C000"), enc("addiu", rt="a0", rs="a0", imm=16),
              enc("addiu", rt="a2", rs="a2", imm=-1)]
     inner += [enc("bne", rs="a2", rt="zero", imm=-(len(inner) + 1)), 0]
-    outer = [assemble("vpfxs [-x, y, |z|, 1]"), enc("addiu", rt="a2", rs="zero", imm=5)] + [0] * MAX_INSTRUCTIONS
+    outer = [assemble("vpfxs [-x, y, |z|, 1]"), enc("addiu", rt="a2", rs="zero", imm=5)] + [0] * MAX_BLOCK
     outer += [enc("addiu", rt="s0", rs="s0", imm=-1)]
     outer += [enc("bne", rs="s0", rt="zero", imm=-(len(outer) + len(inner) + 1)), 0]
     words = [enc("lui", rt="a0", imm=DATA >> 16), enc("addiu", rt="a2", rs="zero", imm=5),
@@ -429,3 +430,54 @@ def test_what_each_vfpu_word_leaves_in_the_prefix_registers_is_what_vfpu_gen_ass
             assert np.array_equal(left, pending), row.text_name
         elif row.op not in PREFIX_SETTERS:
             assert status != 0 or np.array_equal(left, [0xE4, 0xE4, 0, 0, 0, 0]), row.text_name
+
+
+# A loop body longer than a piece (jit.region.PIECE): its block is compiled as functions of
+# PIECE instructions each, and state crosses from one to the next through their arguments;
+# words read results produced in an earlier piece, budgets, cycle limits, faults and
+# rewritten code end the run inside a piece.
+LONG_VFPU_BODY = (MIXED_VFPU_BODY + BLOCK_RESULTS_BODY.split(";") + PLAIN_VFPU_BODY.split(";")) * 2
+
+
+def test_a_loop_body_longer_than_a_piece_is_compiled_in_pieces():
+    words = vfpu_loop(40, LONG_VFPU_BODY)
+    assert len(LONG_VFPU_BODY) > 2 * PIECE
+    m = machine(True)
+    load(m, words)
+    region = discover(BASE + 4 * 2, m._read_word)
+    assert [len(b.instructions) for b in region.blocks] == [len(LONG_VFPU_BODY) + 4]
+    assert region_source(region, "f", True, False).count("def f_piece") == -(-(len(LONG_VFPU_BODY) + 2) // PIECE)
+    a, b, events = run_both(words)
+    assert events[-1].kind == "break" and b.jit.instructions > 0.9 * b.instructions
+    assert b.cpu.counters[C.STALL_VFPU] > 0 and b.cpu.counters[C.STALL_LOAD_USE] > 0
+
+
+def test_budgets_and_cycle_limits_stop_inside_a_piece_as_interpreted():
+    run_both(vfpu_loop(40, LONG_VFPU_BODY), steps=[9, 1, 201, 3, 77, 1000, 33, 100000])
+    for limit in (4321, 9876):  # (the whole run: ~12,500 cycles)
+        _, _, events = run_both(vfpu_loop(40, LONG_VFPU_BODY), max_cycles=limit)
+        assert events[0].kind == "budget"
+
+
+def test_a_fault_inside_a_piece_is_the_interpreters_fault():
+    # a0 walks by 64 KiB per iteration until the load in the body's second piece leaves RAM
+    body = ["vadd.q C100, C100, C000"] * (PIECE + 5) + ["lv.q C000, 0(a0)"] + ["vadd.q C110, C110, C000"] * 9
+    words = [enc("lui", rt="t3", imm=1)] + vfpu_loop(1000, body, advance=enc("addu", rd="a0", rs="a0", rt="t3"))
+    _, b, events = run_both(words)
+    assert events[0].kind == "fault" and b.jit.instructions > 0
+
+
+def test_code_rewritten_from_inside_a_piece():
+    # the long body's last piece stores over its first word's immediate each time round
+    target = BASE + 4 * 3
+    pad = [enc("addiu", rt="v1", rs="v1", imm=k) for k in range(PIECE + 3)]
+    words = [enc("addiu", rt="s0", rs="zero", imm=300), enc("lui", rt="t5", imm=target >> 16),
+             enc("ori", rt="t5", rs="t5", imm=target & 0xFFFF),
+             enc("addiu", rt="v0", rs="v0", imm=1)] + pad + [
+             enc("lui", rt="t6", imm=enc("addiu", rt="v0", rs="v0") >> 16), enc("or", rd="t6", rs="t6", rt="s0"),
+             enc("sw", rt="t6", rs="t5"),
+             enc("addiu", rt="s0", rs="s0", imm=-1), enc("bne", rs="s0", rt="zero", imm=-(len(pad) + 6)), 0,
+             enc("break")]
+    a, b, _ = run_both(words)
+    assert a.cpu.regs[2] != 300
+    assert b.jit.stale[target] == 2

@@ -19,7 +19,7 @@ import ast
 from allegrex.cpu.decode import CACHE_OP, SEM, STORE, TABLE
 from allegrex.cpu.fields import code_of, imm_of, rd_of, rs_of, rt_of
 from allegrex.cpu.jit import timing_gen as TG
-from allegrex.cpu.jit.region import BRANCHES, TRANSFERS, Region
+from allegrex.cpu.jit.region import BRANCHES, PIECE, TRANSFERS, Region
 from allegrex.cpu.jit.semantics import specialised
 from allegrex.cpu.jit.timing_gen import value
 from allegrex.cpu.jit.vfpu_gen import consumed_at_heads, direct_source, runs_plain
@@ -31,10 +31,15 @@ S_VFPU = SEM["vfpu"]
 S_SYSCALL = SEM["syscall"]
 VFPU_STORE_OPCODES = (0x3A, 0x3D, 0x3E)  # sv.s, svl.q/svr.q, sv.q
 
+ARGS = ("regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, memf32, ram_size, mapping, "
+        "trace, max_instructions, cycle_limit, event, tm, prof, vscratch, vterms, syscalls")
+# What a region's instructions read and write beyond the arguments: a piece takes and returns them.
+CARRIED = "pc, npc, cycles, icount, code, value, extra, event_pc, stop, due_tick"
+PIECE_INPUTS = ARGS.split(", ") + ["bound"]  # what a piece may read besides CARRIED (it takes those it does)
+
 PROLOGUE = """\
 @njit(cache=True, error_model="numpy", _nrt=False)
-def {name}(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, memf32, ram_size, mapping,
-        trace, max_instructions, cycle_limit, event, tm, prof, vscratch, vterms, syscalls):
+def {name}({args}):
     pc = np.int64(regs[PC])
     npc = np.int64(regs[NPC])
     cycles = counters[CYCLES]
@@ -59,6 +64,17 @@ def {name}(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem3
                 blk = -1
                 break
     while blk >= 0:
+"""
+
+PIECE_FUNCTION = """\
+@njit(cache=True, error_model="numpy", _nrt=False)
+def {name}({args}):
+    left = 1  # left the region (a break below), or ran to the end
+    while True:
+{body}
+        left = 0
+        break
+    return left, {carried}
 """
 
 EPILOGUE = """\
@@ -102,8 +118,10 @@ def _exit(head, pc, npc, retired):
 
 
 class _Writer:
-    def __init__(self, region: Region, timed: bool, profile: bool):
+    def __init__(self, region: Region, name: str, timed: bool, profile: bool):
         self.region = region
+        self.name = name
+        self.pieces = []  # the module text of each piece function (see piece)
         self.timed = timed
         self.profile = profile
         self.index = {b.head: k for k, b in enumerate(region.blocks)}
@@ -171,6 +189,28 @@ class _Writer:
             return TG.ILINE_UNKNOWN
         return TG.ILINE_SAME if (prev.pc >> LINE_BITS) == (ins.pc >> LINE_BITS) else TG.ILINE_NEW
 
+    def straight(self, run, first, n):
+        """Statements for `run`, the instructions first, first + 1, ... of the n-instruction
+        block being written (straight code: none is a transfer or its slot)."""
+        L, prev = [], self.body[first - 1] if first else None
+        for k, ins in enumerate(run, first):
+            lines, store = self.instruction(ins, prev, k, str(ins.pc + 4))
+            L += lines + self._after(ins, store, ins.pc + 4, ins.pc + 8, k + 1, n - k - 1)
+            prev = ins
+        return L
+
+    def piece(self, lines):
+        """The call of a new piece function made of `lines` (a `break` in them leaves the
+        region). The words after it find no results in locals (BlockResults): they were its own."""
+        name = f"{self.name}_piece{len(self.pieces)}"
+        # only the inputs it reads: passing all ~20 arrays made a call cost ~0.3 us (an array
+        # is several words; LLVM does not inline a piece)
+        args = ", ".join([a for a in PIECE_INPUTS if _reads(lines, a)] + [CARRIED])
+        self.pieces.append(PIECE_FUNCTION.format(name=name, args=args, carried=CARRIED,
+                                                 body="\n".join(_indent(lines, 2))))
+        self.results = TG.BlockResults()
+        return [f"left, {CARRIED} = {name}({args})", "if left:", "    break"]
+
     def dispatch(self, block):
         """Choose the next block from pc (npc is pc + 4 here), or leave the region."""
         if block.dynamic:
@@ -193,11 +233,13 @@ class _Writer:
         L = [f"if budget < {n} or cycles + {n} * bound >= cycle_limit:", "    code = EV_NEAR_BUDGET"]
         L += _indent(_exit(block.head, block.head, block.head + 4, 0))
         straight = body[:-2] if block.ends_in_transfer else body
-        prev = None
-        for k, ins in enumerate(straight):
-            lines, store = self.instruction(ins, prev, k, str(ins.pc + 4))
-            L += lines + self._after(ins, store, ins.pc + 4, ins.pc + 8, k + 1, n - k - 1)
-            prev = ins
+        if len(straight) <= PIECE:
+            L += self.straight(straight, 0, n)
+        else:
+            for start in range(0, len(straight), PIECE):
+                self.results = TG.BlockResults()  # (a piece's locals are its own)
+                L += self.piece(self.straight(straight[start:start + PIECE], start, n))
+        prev = straight[-1] if straight else None
         if not block.ends_in_transfer:
             nxt = (straight[-1].pc + 4) & 0xFFFFFFFF
             return L + _retire(block.head, n) + [f"budget -= {n}", f"pc = {nxt}", f"npc = {nxt + 4}"] + self.dispatch(block)
@@ -215,7 +257,7 @@ class _Writer:
 
 def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
     """The module text defining `name`, the compiled form of `region`."""
-    w = _Writer(region, timed, profile)
+    w = _Writer(region, name, timed, profile)
     pcs = sorted(region.words)
     out = ["# Generated by allegrex.cpu.jit from guest code; do not edit.",
            "from allegrex.cpu.interp import *  # noqa: F401,F403 (the names the semantics use)",
@@ -247,7 +289,9 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
     out += [f"STOP_PC = np.array({list(pcs_)!r}, dtype=np.int64)",
             f"STOP_IN_SLOT = np.array({[int(x) for x in slots]!r}, dtype=np.int64)",
             f"STOP_RETIRED = np.array({list(retired)!r}, dtype=np.int64)", "", ""]
-    out += PROLOGUE.format(name=name, timed=1 if timed else 0, entry=region.entry,
+    for piece in w.pieces:
+        out += piece.splitlines() + ["", ""]
+    out += PROLOGUE.format(name=name, args=ARGS, timed=1 if timed else 0, entry=region.entry,
                            first=w.index[region.entry], bound="step_bound(tm)" if timed else "1",
                            prefixes=" or not vfpu_prefixes_consumed(vctrl)" if runs_plain(region) else "").splitlines()
     out += body + ["        else:", "            break"]

@@ -17,6 +17,13 @@ from allegrex.cpu.decode import (BRANCH, DELAY_SLOT, EVENT, JUMP, LINK, OP_INVAL
 from allegrex.cpu.fields import branch_target, jump_target
 
 MAX_INSTRUCTIONS = 128  # bounds compile time (~0.1 s per instruction); inner loops come first
+# A block's straight code over PIECE instructions is compiled as functions of PIECE instructions
+# each (jit.codegen): the region's own function holds a call per piece, so such a block counts
+# PIECE towards MAX_INSTRUCTIONS, and at most MAX_BLOCK instructions (a piece compiles in ~7 s:
+# the llama2 VFPU matmul's 243-instruction loop body, 8 pieces, in 61 s; MEASURED 2026-12-02,
+# and 51 s in pieces of 16, whose calls cost more).
+PIECE = 32
+MAX_BLOCK = 320
 SCAN_LIMIT = 1024  # instructions looked at to find the loop (only the loop is compiled)
 
 
@@ -92,21 +99,27 @@ def _usable(ins) -> bool:
 def discover(entry: int, read_word, limit: int = MAX_INSTRUCTIONS):
     """The Region of the loop at `entry`: the blocks reachable from it that lead back
     to it (its loop nest and the functions it calls), or None when its first
-    instruction cannot be compiled or its first block alone is over the limit (numba's
-    SSA pass recurses once per basic block: a 243-instruction VFPU loop body exhausts
-    Python's stack). read_word(addr) -> int | None reads guest memory."""
+    instruction cannot be compiled or its first block alone is over the limit (_weight).
+    read_word(addr) -> int | None reads guest memory."""
     blocks = _reachable(entry, read_word)
-    if entry not in blocks or len(blocks[entry].instructions) > limit:
+    if entry not in blocks or _weight(blocks[entry]) > limit:
         return None
     kept = _leading_back(entry, blocks)
     ordered, count = [], 0
     for h in blocks:  # in the order found from the entry: the innermost loop first
-        if h in kept and count + len(blocks[h].instructions) <= limit:
+        if h in kept and count + _weight(blocks[h]) <= limit:
             ordered.append(blocks[h])
-            count += len(blocks[h].instructions)
+            count += _weight(blocks[h])
     ordered.sort(key=lambda b: b.head)  # by address: block k is heads[k]
     words = {i.pc: i.word for b in ordered for i in b.instructions}
     return Region(entry, ordered, words)
+
+
+def _weight(block) -> int:
+    """What `block` adds to a region's own function: its instructions, or for a block
+    written as pieces (over PIECE instructions) PIECE; one over MAX_BLOCK does not fit."""
+    n = len(block.instructions)
+    return n if n <= PIECE else PIECE if n <= MAX_BLOCK else MAX_BLOCK + 1
 
 
 def _leading_back(entry, blocks):
