@@ -160,7 +160,8 @@ class _Writer:
         if self.timed:
             if ins.sem in BRANCHES:
                 L.append(f"taken = next_npc != {pc + 8} and next_pc == {pc + 4}")
-            L += TG.account_source(ins.op, w, pc, self._iline(ins, prev), self.profile, self.results)
+            L += TG.account_source(ins.op, w, pc, self._iline(ins, prev), self.profile, self.results,
+                                   TG.tracks_calls(ins.op, prev.op if prev is not None else None))
         else:
             L.append("cycles += 1")
         return L, store

@@ -171,9 +171,20 @@ def _vfpu(word, pc, results=None):
     return lines + [f"cycles = {issue}" + (f" + {late}" if quarters else "")]
 
 
-def account_source(op: int, word: int, pc: int, iline: int, profile: bool, results=None) -> list[str]:
+def tracks_calls(op: int, prev_op: int | None) -> bool:
+    """Whether call tracking (calls.track_calls) can do anything at instruction `op` when
+    `prev_op` ran just before it (None: unknown, as at a block's head). It acts only at a
+    call or return, at the instruction after one (its slot, which completes it; a return
+    whose slot is a system call marks the stub's edge) and at the instruction after that
+    (which charges the edge): for any other it reads tm and returns."""
+    return prev_op is None or calls.OP_CALL_KIND[op] != calls.K_NONE or calls.OP_CALL_KIND[prev_op] != calls.K_NONE
+
+
+def account_source(op: int, word: int, pc: int, iline: int, profile: bool, results=None,
+                   track: bool = True) -> list[str]:
     """Statements that advance `cycles` past the instruction (op, word) at `pc`; results:
-    the BlockResults of its block (the instructions before it, written in order)."""
+    the BlockResults of its block (the instructions before it, written in order); track:
+    whether it needs the profiler's call tracking (tracks_calls)."""
     lines = [f"mb = counters[{C.DCACHE_MISSES}]"] if profile else []
     # the OS tick: due_tick is model.next_tick kept in a local (a compare per instruction
     # instead of two loads of tm, which every store to tm makes LLVM read again)
@@ -187,9 +198,10 @@ def account_source(op: int, word: int, pc: int, iline: int, profile: bool, resul
         lines += _scalar(op, word)
     if profile:
         lines.append(f"profile_slot(tm, counters, prof, {pc}, start, cycles, mb)")
-        addr = "addr" if calls.needs_register(op) else "0"
-        taken = "taken" if int(OP_FLAGS[op]) & BRANCH else "False"
-        lines.append(f"track_calls(tm, counters, {op}, {word}, {pc}, {addr}, {taken}, cycles)")
+        if track:
+            addr = "addr" if calls.needs_register(op) else "0"
+            taken = "taken" if int(OP_FLAGS[op]) & BRANCH else "False"
+            lines.append(f"track_calls(tm, counters, {op}, {word}, {pc}, {addr}, {taken}, cycles)")
     return lines
 
 
