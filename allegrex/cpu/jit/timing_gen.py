@@ -176,7 +176,8 @@ def tracks_calls(op: int, prev_op: int | None) -> bool:
     `prev_op` ran just before it (None: unknown, as at a block's head). It acts only at a
     call or return, at the instruction after one (its slot, which completes it; a return
     whose slot is a system call marks the stub's edge) and at the instruction after that
-    (which charges the edge): for any other it reads tm and returns."""
+    slot, which charges the edge and begins a block (a return ends its block): for any
+    other it reads tm and returns."""
     return prev_op is None or calls.OP_CALL_KIND[op] != calls.K_NONE or calls.OP_CALL_KIND[prev_op] != calls.K_NONE
 
 
