@@ -200,9 +200,12 @@ class _Writer:
             prev = ins
         return L
 
-    def piece(self, lines):
-        """The call of a new piece function made of `lines` (a `break` in them leaves the
-        region). The words after it find no results in locals (BlockResults): they were its own."""
+    def piece(self, run, first, n):
+        """The call of a new piece function running straight(run, first, n) (a `break` in
+        it leaves the region). Its words and those after it find in locals (BlockResults)
+        only results produced in the same function."""
+        self.results = TG.BlockResults()
+        lines = self.straight(run, first, n)
         name = f"{self.name}_piece{len(self.pieces)}"
         # only the inputs it reads: passing all ~20 arrays made a call cost ~0.3 us (an array
         # is several words; LLVM does not inline a piece)
@@ -238,8 +241,7 @@ class _Writer:
             L += self.straight(straight, 0, n)
         else:
             for start in range(0, len(straight), PIECE):
-                self.results = TG.BlockResults()  # (a piece's locals are its own)
-                L += self.piece(self.straight(straight[start:start + PIECE], start, n))
+                L += self.piece(straight[start:start + PIECE], start, n)
         prev = straight[-1] if straight else None
         if not block.ends_in_transfer:
             nxt = (straight[-1].pc + 4) & 0xFFFFFFFF
