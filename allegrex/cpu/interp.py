@@ -26,7 +26,7 @@ from allegrex.cpu.fields import (branch_target, code_of, cond_of, fd_of, fs_of, 
                                  rs_of, rt_of, sa_of, uimm_of, vcc_of)
 from allegrex.cpu.fpu import OP_ADD, ROUND_NEAREST, arith, compare_flags, float_to_word, round_to_f32
 from allegrex.cpu.state import CYCLES, FCR0, FCR31, HI, IC, INSTRUCTIONS, LLBIT, LO, NPC, PC, VFPU_CC
-from allegrex.hle.pure import answered
+from allegrex.hle.pure import answered, charge
 from allegrex.memory import translate
 from allegrex.timing.layout import T_ENABLED
 from allegrex.timing.model import account
@@ -573,9 +573,11 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
         pc = next_pc & 0xFFFFFFFF
         npc = next_npc & 0xFFFFFFFF
         if code != EV_NONE:
+            if code == EV_SYSCALL:  # the call's cost lands after its timing step, whoever answers it
+                cycles = charge(value, counters, cycles, syscalls)
             if code != EV_SYSCALL or nbp > 0:  # (with breakpoints, Python's resume skips the next check)
                 break
-            # a call the loop answers (after its timing step, where the HLE's charge lands)
+            # a call the loop answers
             answered_at = answered(value, regs, counters, cycles, syscalls, mem32, ram_size, mapping)
             if answered_at < 0:
                 break

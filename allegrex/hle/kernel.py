@@ -236,6 +236,7 @@ class Kernel:
         self.stderr = self.options.stderr or sys.stderr
         # the calls the run loop answers and the state they read (allegrex.hle.pure), new for each run
         self.syscall_table = machine.syscall_table = pure.new_table(self.options.input_events)
+        self._kinds = memoryview(self.syscall_table)  # (on_syscall reads a kind per call: a memoryview's item costs least)
         self.clock = Clock(self.cpu.counters_view, self.syscall_table)
         self.timers = Timers()
         self.stop: Stop | None = None
@@ -345,8 +346,8 @@ class Kernel:
     def _add_syscall(self, entry) -> int:
         self.syscalls.append(entry)
         index = len(self.syscalls) - 1
-        if type(entry) is registry.HleFunction and entry.in_loop and index < pure.CODES:  # the run loop answers it
-            self.syscall_table[pure.KIND + index] = entry.in_loop
+        if type(entry) is registry.HleFunction and index < pure.CODES:  # the run loop charges it (and may answer it)
+            self.syscall_table[pure.KIND + index] = entry.in_loop or pure.BY_PYTHON
             self.syscall_table[pure.COST + index] = entry.cost
             if entry.in_loop in pure.WAITS and not self.idle_waits_in_loop:
                 self.idle_waits_in_loop = True
@@ -401,20 +402,22 @@ class Kernel:
                 raise HleStop("unknown-import", "--strict: the program imports functions allegrex does not provide")
 
     # --- dispatch ---
-    def on_syscall(self, code: int) -> None:
-        """Answer system call `code`: the HLE function's arguments, call and result, then
-        the scheduler (the call may have made a thread ready or this one wait)."""
+    def on_syscall(self, code: int, from_loop: bool = False) -> None:
+        """Answer system call `code`: its cost and count, the HLE function's arguments, call
+        and result, then the scheduler (the call may have made a thread ready or this one
+        wait). from_loop: the run loop stopped for it, having charged and counted it if its
+        table lists it (allegrex.hle.pure.charge)."""
         index = code - SYSCALL_BASE
         entry = self.syscalls[index] if 0 <= index < len(self.syscalls) else None
         if type(entry) is not registry.HleFunction:
             self._not_hle(entry, code)
             return
         # (locals, plain calls: this runs per system call)
-        cost, name, cpu, threads = entry.cost, entry.name, self.cpu, self.threads
-        charge_hle(self.machine, cost)
-        self._hle_cycles += cost
-        counts = self.call_counts
-        counts[name] = counts.get(name, 0) + 1
+        cpu, threads = self.cpu, self.threads
+        if not (from_loop and index < pure.CODES and self._kinds[pure.KIND + index]):
+            self.charge(entry.cost)
+            counts = self.call_counts
+            counts[entry.name] = counts.get(entry.name, 0) + 1
         changes = threads.changes
         try:
             args = entry.read_args(cpu, self.memory) if entry.params else ()
@@ -608,7 +611,7 @@ class Kernel:
             code = machine.advance(budget, limit)
             plan = True
             if code == EV_SYSCALL:  # the common case: no Event built
-                self.on_syscall(machine.event_value())  # (which ends rescheduling)
+                self.on_syscall(machine.event_value(), True)  # (which ends rescheduling)
                 # a timer can be due only if the call added one ahead of `top` (or enabled
                 # interrupts: top None), changed the clock, or time came within 2 cycles of the
                 # deadline (a margin for the float rounding of cycles_at and now_exact); else

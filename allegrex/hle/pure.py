@@ -9,7 +9,12 @@ call, in the same order: charge the call's cost, count it, set the caller-saved
 registers to 0xDEADBEEF, write the result. Nothing else changes, because the call
 changes nothing else (no thread waits or wakes); the cycle count is the same either way.
 A call the loop cannot answer exactly as Python would (a pad buffer that is not plain
-word-aligned memory, a size Python refuses) is left to Python before anything changed.
+word-aligned memory, a size Python refuses) is left to Python once charged, before
+anything else changed.
+
+The loop charges and counts every other HLE function too (`charge`, kind BY_PYTHON)
+before it stops for Python to answer it: a Kernel.run pass then does no accounting in
+Python (a third of what a call cost there).
 
 Two calls that wait are answered here too, where the wait is certain to be one idle skip:
 sceDisplayWaitVblankStart, and a pad read with no sample left to read (one with samples
@@ -24,7 +29,7 @@ pad's record and latch).
 `table` (int64, one per Kernel, passed to the run loop): the clock (Kernel's Clock keeps
 its state here: base cycles, base microseconds, CPU MHz), the HLE cycles and calls the
 loop charged, the pad's sampling state (sceCtrl's Ctrl keeps it here), per syscall code
-(from SYSCALL_BASE) its kind (0: Python answers), cost and count, and at the end the
+(from SYSCALL_BASE) its kind (0: no HLE function), cost and count, and at the end the
 input script's events. A Kernel fills in the codes of the HLE functions it links.
 """
 
@@ -43,7 +48,7 @@ SYSCALL_BASE = 0x1000  # the first syscall code a Kernel hands out (codes are 20
 DEADBEEF = 0xDEADBEEF
 SYSCALL_CLOBBERED = np.array([AT, *range(A0, T7 + 1), T8, T9, HI, LO])
 
-# Kinds: what the call returns (0: not answered in the loop).
+# Kinds: what the call returns (0: no HLE function, nothing the loop does).
 SYSTEM_TIME = 1  # microseconds since boot, 64 bits in v0:v1 (sceKernelGetSystemTimeWide)
 SYSTEM_TIME_LOW = 2  # its low 32 bits in v0 (sceKernelGetSystemTimeLow)
 PAD_PEEK = 3  # the latest pad sample into a0's count records, the count in v0 (sceCtrlPeekBufferPositive)
@@ -51,6 +56,7 @@ PAD_PEEK_NEGATIVE = 4  # the same with the buttons inverted (sceCtrlPeekBufferNe
 VBLANK_WAIT = 5  # wait for the next vblank's start, 0 in v0 (sceDisplayWaitVblankStart): see above
 PAD_READ = 6  # the samples not yet read, or wait for the next (sceCtrlReadBufferPositive): see above
 PAD_READ_NEGATIVE = 7  # the same with the buttons inverted (sceCtrlReadBufferNegative)
+BY_PYTHON = 8  # any other HLE function: Python answers it, the loop charges and counts it (`charge`)
 WAITS = (VBLANK_WAIT, PAD_READ, PAD_READ_NEGATIVE)  # the kinds that may wait (the Kernel then bounds IDLE_LIMIT)
 
 # table layout
@@ -67,7 +73,8 @@ IDLE_LIMIT, IDLE_CYCLES = 8, 9
 # four words (make, break, press, release)
 PAD_LAST_READ, PAD_LATCH_BASE, PAD_LATCH_PREV, PAD_LATCH = 10, 11, 12, 13
 PAD_LATCH_WORDS = 4
-HEADER = PAD_LATCH + PAD_LATCH_WORDS
+ANSWERS = PAD_LATCH + PAD_LATCH_WORDS  # calls the loop answered (it charges and counts more: BY_PYTHON)
+HEADER = ANSWERS + 1
 CODES = 4096  # syscall codes the table covers; a later code is answered by Python
 KIND, COST, COUNT = HEADER, HEADER + CODES, HEADER + 2 * CODES
 INPUT = HEADER + 3 * CODES  # the input script: per event start us, end us, buttons, analog x (-1: none), y
@@ -206,15 +213,29 @@ def pad_buffer(addr, count, mem32, ram_size, mapping):
 
 
 @njit(cache=True, inline="always")
-def answered(code, regs, counters, cycles, table, mem32, ram_size, mapping):
-    """The cycle count after the loop answered system call `code` that just retired at
-    `cycles`, or -1 when Python answers it (the loop then stops with EV_SYSCALL)."""
+def charge(code, counters, cycles, table):
+    """The cycle count after system call `code`, which just retired at `cycles`, was charged
+    its cost (before it runs, whoever answers it) and counted: every HLE function the
+    table lists, so Python's dispatch of the rest does no accounting (Kernel.on_syscall)."""
     i = code - SYSCALL_BASE
     if i < 0 or i >= CODES or table[KIND + i] == 0:
+        return cycles
+    cost = table[COST + i]
+    counters[STALL_SYSCALL] += cost
+    counters[HLE_CALLS] += 1
+    table[CHARGED_CYCLES] += cost
+    table[COUNT + i] += 1
+    return cycles + cost
+
+
+@njit(cache=True, inline="always")
+def answered(code, regs, counters, at, table, mem32, ram_size, mapping):
+    """The cycle count after the loop answered system call `code`, charged up to `at`
+    (`charge`), or -1 when Python answers it (the loop then stops with EV_SYSCALL)."""
+    i = code - SYSCALL_BASE
+    if i < 0 or i >= CODES or table[KIND + i] == 0 or table[KIND + i] == BY_PYTHON:
         return -1
     kind = table[KIND + i]
-    cost = table[COST + i]
-    at = cycles + cost  # charged before the call runs, as Kernel.on_syscall does
     now = value(SYSTEM_TIME, table, at)
     result = value(kind, table, at)
     resume = at
@@ -258,10 +279,7 @@ def answered(code, regs, counters, cycles, table, mem32, ram_size, mapping):
             mem32[w + 3] = reserved
             w += PAD_RECORD_WORDS
         result = count
-    counters[STALL_SYSCALL] += cost
-    counters[HLE_CALLS] += 1
-    table[CHARGED_CYCLES] += cost
-    table[COUNT + i] += 1
+    table[ANSWERS] += 1
     for r in SYSCALL_CLOBBERED:
         regs[r] = DEADBEEF
     regs[V0] = result & 0xFFFFFFFF

@@ -241,7 +241,7 @@ def run(eboot, in_loop: bool, jit: bool = False, input_events=()):
     stop = kernel.run(max_seconds=5)
     assert stop.kind in ("exit", "threads-ended"), stop
     assert (machine.jit.instructions > 0) == jit
-    loop_calls = int(kernel.syscall_table[pure.COUNT:pure.COUNT + pure.CODES].sum())
+    loop_calls = int(kernel.syscall_table[pure.ANSWERS])
     stats = {**kernel.stats(), "pad": (kernel.ctrl.last_read, kernel.ctrl.latch_base, kernel.ctrl.latch)}
     return out.getvalue(), stats, machine.cpu.regs.copy(), loop_calls
 

@@ -177,7 +177,8 @@ class _Writer:
         if ins.sem == S_VFPU and self.may_raise:
             L += ["if code != EV_NONE:"] + _indent(_exit(self.head, pc_text, npc_text, retired))
         if ins.sem == S_SYSCALL:  # the run loop's step after a syscall (interp.run), then the budget
-            L += [f"answered_at = answered({code_of(ins.word)}, regs, counters, cycles, syscalls, mem32, ram_size, "
+            L += [f"cycles = charge({code_of(ins.word)}, counters, cycles, syscalls)",
+                  f"answered_at = answered({code_of(ins.word)}, regs, counters, cycles, syscalls, mem32, ram_size, "
                   "mapping)",
                   "if answered_at < 0:"] + _indent(_exit(self.head, pc_text, npc_text, retired))
             L += ["cycles = answered_at", "code, value = EV_NONE, np.int64(0)",
@@ -274,7 +275,7 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
            "    icache_fetch_call, jump_cost, next_tick, produce, profile_slot, stall_until, step_bound, tick, track_calls,",
            "    trace_run, vfpu_cc, vfpu_fraction, vfpu_issue, vfpu_produce, vfpu_remember, vfpu_wait, vfpu_wait_cells,",
            "    wait_sources, wait_unit)",
-           "from allegrex.cpu.jit.runtime import answered  # system calls the run loop answers (hle.pure)",
+           "from allegrex.cpu.jit.runtime import answered, charge  # system calls the run loop answers, charges (hle.pure)",
            "from allegrex.cpu.jit.runtime import (vfpu_consume_prefixes, vfpu_identity_prefixes, vfpu_load_store_quad,",
            "    vfpu_load_store_single, vfpu_prefixes_consumed, vfpu_plain_arith, vfpu_plain_c2i, vfpu_plain_dot, vfpu_plain_i2f)"
            "  # the VFPU words a region runs directly (jit.vfpu_gen)",

@@ -51,6 +51,7 @@ access, sx32, clz32, bitrev32, div_signed, div_unsigned, finish = map(_plain, (
     interp.access, interp.sx32, interp.clz32, interp.bitrev32, interp.div_signed, interp.div_unsigned, interp.finish))
 float_to_word = _plain(fpu.float_to_word)
 answered = _plain(pure.answered)
+charge = _plain(pure.charge)
 cop2 = ModuleType("cop2")  # stands in for the module in the interpreter's `cop2.execute(...)`
 cop2.execute = execute_called  # one cached function: a plain copy inlined the VFPU short path into every region
 # The short path's pieces, for the words a region runs directly (jit.vfpu_gen).
