@@ -17,7 +17,7 @@ import numpy as np
 
 from allegrex.cpu import interp, scalar_loop, vfpu_loop
 from allegrex.cpu.events import (EV_BREAK, EV_BREAKPOINT, EV_BUDGET, EV_FAULT, EV_HALT, EV_JIT, EV_NEAR_BUDGET,
-                                 EV_NONE, EV_STALE, EV_SYSCALL, EVENT_FIELDS, EVENT_NAMES)
+                                 EV_NONE, EV_STALE, EV_SYSCALL, EVENT_ARGS, EVENT_FIELDS, EVENT_NAMES)
 from allegrex.cpu.jit import HOT_MASK, Jit, room_to_compile
 from allegrex.cpu.faults import GuestFault
 from allegrex.cpu.state import CYCLES, INSTRUCTIONS, NPC, PC, CpuState
@@ -92,6 +92,8 @@ class Machine:
         self._dc_word, self._dc_val = interp.new_decode_cache()
         self._trace = np.zeros(interp.TRACE_SIZE, dtype=np.uint32)
         self._event = np.zeros(EVENT_FIELDS, dtype=np.int64)
+        # a0-t3 of the system call the loop stopped for, as it kept them (allegrex.hle.pure.charge)
+        self.saved_args = memoryview(self._event[EVENT_ARGS:]).cast("B").cast("I")
         self._vscratch, self._vterms = new_scratch()  # VFPU working storage, reused by every VFPU op
         # system calls the run loop answers itself, and the clock they read (allegrex.hle.pure;
         # a Kernel fills it in; empty, every syscall stops the loop)
@@ -186,7 +188,7 @@ class Machine:
 
     def last_event(self) -> Event:
         """The Event that ended the last step()/advance()."""
-        _, value, pc, extra = self._event.tolist()
+        _, value, pc, extra = self._event[:EVENT_ARGS].tolist()
         return Event(EVENT_NAMES[self._last_code], value, pc, extra)
 
     def event_value(self) -> int:

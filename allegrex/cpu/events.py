@@ -2,7 +2,10 @@
 
 The run loop returns one event per call in an int64 array:
     event[0] code (EV_*), event[1] value (syscall/break code, or the faulting address),
-    event[2] pc of the instruction that raised it, event[3] extra (FAULT_* for faults).
+    event[2] pc of the instruction that raised it, event[3] extra (FAULT_* for faults),
+    event[4:8] a system call's argument registers a0-t3, two words to a slot (as uint32
+    words: a0, a1, ... t3), when the loop set them to 0xDEADBEEF before stopping for
+    Python to answer the call (allegrex.hle.pure.charge).
 """
 
 EV_NONE = 0
@@ -39,4 +42,5 @@ FAULT_NAMES = {
     FAULT_VFPU: "VFPU instruction fault",
 }
 
-EVENT_FIELDS = 4
+EVENT_ARGS = 4  # the first of the argument registers' slots
+EVENT_FIELDS = EVENT_ARGS + 4

@@ -574,7 +574,7 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
         npc = next_npc & 0xFFFFFFFF
         if code != EV_NONE:
             if code == EV_SYSCALL:  # the call's cost lands after its timing step, whoever answers it
-                cycles = charge(value, counters, cycles, syscalls)
+                cycles = charge(value, regs, counters, cycles, syscalls, event)
             if code != EV_SYSCALL or nbp > 0:  # (with breakpoints, Python's resume skips the next check)
                 break
             # a call the loop answers

@@ -347,7 +347,8 @@ class Kernel:
         self.syscalls.append(entry)
         index = len(self.syscalls) - 1
         if type(entry) is registry.HleFunction and index < pure.CODES:  # the run loop charges it (and may answer it)
-            self.syscall_table[pure.KIND + index] = entry.in_loop or pure.BY_PYTHON
+            by_python = pure.BY_PYTHON if entry.library != INTERNAL_LIBRARY else pure.BY_PYTHON_KEEPS
+            self.syscall_table[pure.KIND + index] = entry.in_loop or by_python
             self.syscall_table[pure.COST + index] = entry.cost
             if entry.in_loop in pure.WAITS and not self.idle_waits_in_loop:
                 self.idle_waits_in_loop = True
@@ -414,15 +415,19 @@ class Kernel:
             return
         # (locals, plain calls: this runs per system call)
         cpu, threads = self.cpu, self.threads
-        if not (from_loop and index < pure.CODES and self._kinds[pure.KIND + index]):
+        kind = self._kinds[pure.KIND + index] if from_loop and index < pure.CODES else 0
+        if not kind:  # else the loop charged and counted it
             self.charge(entry.cost)
             counts = self.call_counts
             counts[entry.name] = counts.get(entry.name, 0) + 1
         changes = threads.changes
         try:
-            args = entry.read_args(cpu, self.memory) if entry.params else ()
-            if entry.library != INTERNAL_LIBRARY:  # internal returns restore contexts: leave them
-                cpu.regs[SYSCALL_CLOBBERED] = DEADBEEF
+            if kind == pure.BY_PYTHON:  # the loop clobbered the registers, keeping the arguments
+                args = entry.read_args(cpu, self.memory, self.machine.saved_args) if entry.params else ()
+            else:
+                args = entry.read_args(cpu, self.memory) if entry.params else ()
+                if entry.library != INTERNAL_LIBRARY:  # internal returns restore contexts: leave them
+                    cpu.regs[SYSCALL_CLOBBERED] = DEADBEEF
             result = entry.func(self, *args)
             if result is not None:
                 if entry.result == "s32":  # (write_result's common case, inline: this runs per system call)

@@ -36,6 +36,7 @@ input script's events. A Kernel fills in the codes of the HLE functions it links
 import numpy as np
 from numba import njit
 
+from allegrex.cpu.events import EVENT_ARGS
 from allegrex.cpu.state import A0, A1, AT, HI, LO, T7, T8, T9, V0, V1
 from allegrex.hle.costs import THREAD_SWITCH
 from allegrex.memory import translate
@@ -57,6 +58,7 @@ VBLANK_WAIT = 5  # wait for the next vblank's start, 0 in v0 (sceDisplayWaitVbla
 PAD_READ = 6  # the samples not yet read, or wait for the next (sceCtrlReadBufferPositive): see above
 PAD_READ_NEGATIVE = 7  # the same with the buttons inverted (sceCtrlReadBufferNegative)
 BY_PYTHON = 8  # any other HLE function: Python answers it, the loop charges and counts it (`charge`)
+BY_PYTHON_KEEPS = 9  # the same, but the call restores a context: the loop leaves the registers alone
 WAITS = (VBLANK_WAIT, PAD_READ, PAD_READ_NEGATIVE)  # the kinds that may wait (the Kernel then bounds IDLE_LIMIT)
 
 # table layout
@@ -213,10 +215,12 @@ def pad_buffer(addr, count, mem32, ram_size, mapping):
 
 
 @njit(cache=True, inline="always")
-def charge(code, counters, cycles, table):
+def charge(code, regs, counters, cycles, table, event):
     """The cycle count after system call `code`, which just retired at `cycles`, was charged
     its cost (before it runs, whoever answers it) and counted: every HLE function the
-    table lists, so Python's dispatch of the rest does no accounting (Kernel.on_syscall)."""
+    table lists, so Python's dispatch of the rest does no accounting (Kernel.on_syscall).
+    A call Python answers (BY_PYTHON) also gets its caller-saved registers set to
+    0xDEADBEEF here, its argument registers kept in event[EVENT_ARGS:] for Python to read."""
     i = code - SYSCALL_BASE
     if i < 0 or i >= CODES or table[KIND + i] == 0:
         return cycles
@@ -225,6 +229,11 @@ def charge(code, counters, cycles, table):
     counters[HLE_CALLS] += 1
     table[CHARGED_CYCLES] += cost
     table[COUNT + i] += 1
+    if table[KIND + i] == BY_PYTHON:
+        for j in range(4):  # a0-t3, two words a slot, low word first: uint32 words in order
+            event[EVENT_ARGS + j] = np.int64(regs[A0 + 2 * j]) | (np.int64(regs[A0 + 2 * j + 1]) << 32)
+        for r in SYSCALL_CLOBBERED:
+            regs[r] = DEADBEEF
     return cycles + cost
 
 
@@ -233,7 +242,7 @@ def answered(code, regs, counters, at, table, mem32, ram_size, mapping):
     """The cycle count after the loop answered system call `code`, charged up to `at`
     (`charge`), or -1 when Python answers it (the loop then stops with EV_SYSCALL)."""
     i = code - SYSCALL_BASE
-    if i < 0 or i >= CODES or table[KIND + i] == 0 or table[KIND + i] == BY_PYTHON:
+    if i < 0 or i >= CODES or table[KIND + i] == 0 or table[KIND + i] >= BY_PYTHON:
         return -1
     kind = table[KIND + i]
     now = value(SYSTEM_TIME, table, at)

@@ -98,16 +98,21 @@ class HleFunction:
                                for i, (kind, index) in enumerate(self.params)):
             self.words = struct.Struct("=" + "".join("i" if kind == "s32" else "I" for kind, _ in self.params))
 
-    def read_args(self, cpu, memory):
+    def read_args(self, cpu, memory, saved=None):
+        """The call's arguments from the CPU's registers, or with a0-t3 from `saved` (their 8
+        words, kept where the run loop clobbered them: Machine.saved_args)."""
+        if saved is None:
+            words, first = cpu.regs_view, 0
+        else:
+            words, first = saved, ARG_GPR_FIRST
         if self.words is not None:
-            return self.words.unpack_from(cpu.regs, 4 * ARG_GPR_FIRST)
+            return self.words.unpack_from(words, 4 * (ARG_GPR_FIRST - first))
         out = []
-        regs = cpu.regs_view
         for kind, index in self.params:
             if kind == "f32":
                 out.append(float(cpu.fpr[index]))
                 continue
-            lo = regs[index]
+            lo = words[index - first]
             if kind == "s32":
                 out.append(lo - (1 << 32) if lo & 0x80000000 else lo)
             elif kind == "u32":
@@ -115,7 +120,7 @@ class HleFunction:
             elif kind == "cstr":
                 out.append(read_cstr(memory, lo) if lo else None)
             else:  # 64-bit pair
-                value = lo | (regs[index + 1] << 32)
+                value = lo | (words[index + 1 - first] << 32)
                 if kind == "s64" and value & (1 << 63):
                     value -= 1 << 64
                 out.append(value)

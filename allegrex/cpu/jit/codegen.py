@@ -177,7 +177,7 @@ class _Writer:
         if ins.sem == S_VFPU and self.may_raise:
             L += ["if code != EV_NONE:"] + _indent(_exit(self.head, pc_text, npc_text, retired))
         if ins.sem == S_SYSCALL:  # the run loop's step after a syscall (interp.run), then the budget
-            L += [f"cycles = charge({code_of(ins.word)}, counters, cycles, syscalls)",
+            L += [f"cycles = charge({code_of(ins.word)}, regs, counters, cycles, syscalls, event)",
                   f"answered_at = answered({code_of(ins.word)}, regs, counters, cycles, syscalls, mem32, ram_size, "
                   "mapping)",
                   "if answered_at < 0:"] + _indent(_exit(self.head, pc_text, npc_text, retired))
