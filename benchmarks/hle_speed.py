@@ -8,7 +8,8 @@ of N calls (vblank waits and blocking ctrl reads N/8: each waits for a frame). T
 reads the process CPU time (time.process_time) at each marker, so a kind's cost is the
 time between its marker and the next, over its calls; the figure is the median over
 `--repeat` runs after one warm-up run (which loads the numba caches and compiles the
-program's hot loops). `loop` calls an empty function of the program's own: the guest
+program's hot loops). Kernel.run runs as `allegrex run` drives it (with its progress
+callback, no timeout). `loop` calls an empty function of the program's own: the guest
 loop without a system call, subtracted in the `net` column. The io-read loop also seeks
 back to the file's start once every 256 reads.
 
@@ -91,10 +92,11 @@ def load(eboot: Path, on_marker=None):
 
 
 def run_once(eboot: Path, on_marker=None, instrument=None):
+    from allegrex.commands.run import Progress
     machine, kernel, out = load(eboot, on_marker)
     if instrument:
         instrument(machine, kernel, out)
-    stop = kernel.run(max_seconds=600)
+    stop = kernel.run(max_seconds=600, progress=Progress(io.StringIO()))  # as `allegrex run` drives it
     if stop.kind not in ("exit", "threads-ended") or not out.marks or out.marks[-1][0] != "done":
         sys.exit(f"the benchmark program did not finish: {stop.kind}: {stop.message}\n{''.join(out.text)}")
     return machine, kernel, out

@@ -47,6 +47,10 @@ INTERRUPT_STACK_TOP = 0x08010000  # kernel partition: stack for interrupt handle
 # With a wall-clock limit, each step of the CPU is sized to take about this long at the
 # speed measured so far, so the limit is checked that often (the first step is small).
 TIMEOUT_CHECK_S = 0.1
+# Kernel.run reads the wall clock (the timeout, the progress callback) after any pass that
+# did not end in a system call, after this many that did, and once a timed budget's worth of
+# instructions ran: a pass after a cheap call costs ~1.5 us, the checks ~0.4 of it
+WALL_CHECK_PASSES = 32
 FIRST_TIMED_CHUNK = 100_000
 
 
@@ -553,9 +557,10 @@ class Kernel:
             chunk: int = 4_000_000, progress=None, started: float | None = None) -> Stop:
         """Run until something stops the program; returns why. The `timeout` wall-clock
         seconds count from `started` (a time.monotonic() reading, default now: commands
-        pass the moment they started, so loading counts too). progress(kernel), called after
-        every pass, may observe or request_stop but not change threads or timers: a pass after
-        a call that changed nothing reuses the last one's plan (ThreadManager.changes)."""
+        pass the moment they started, so loading counts too). progress(kernel), called when
+        the timeout is checked (WALL_CHECK_PASSES), may observe or request_stop but not change
+        threads or timers: a pass after a call that changed nothing reuses the last one's
+        plan (ThreadManager.changes)."""
         for value, name in ((max_seconds, "max_seconds"), (timeout, "timeout")):
             if value is not None:
                 check_seconds(value, name)
@@ -571,6 +576,7 @@ class Kernel:
         threads.reschedule()
         self.driving = True  # (an exception out of this loop ends the run: no try/finally needed)
         plan = True  # work out the pass's limits; False after a call that changed nothing they rest on
+        budget, checks, check_at = chunk, 0, 0  # the step's budget; passes and instruction count to the next check
         while self.stop is None:
             if plan and threads.current is None and not self.interrupts:
                 if not threads.any_alive():
@@ -587,9 +593,18 @@ class Kernel:
                                           + threads.describe_waits(), 1)
                     break
                 continue
-            if timeout is not None and wallclock.monotonic() - start > timeout:
-                self.request_stop("timeout", f"stopped at the --timeout limit ({timeout:g} wall-clock s)", 3)
-                break
+            checks -= 1
+            if checks <= 0 or counters[INSTRUCTIONS] >= check_at:  # the wall clock's turn
+                if timeout is not None:
+                    if wallclock.monotonic() - start > timeout:
+                        self.request_stop("timeout", f"stopped at the --timeout limit ({timeout:g} wall-clock s)", 3)
+                        break
+                    budget = self._timed_budget(chunk, first_instructions, run_began)
+                checks, check_at = WALL_CHECK_PASSES, counters[INSTRUCTIONS] + budget
+                if progress is not None:
+                    progress(self)
+                    if self.stop is not None:
+                        break
             if plan:  # run until the next timer deadline or the simulated-time limit, whichever is first
                 top = timers.next_entry() if self.intr_enabled else None
                 deadline = None if top is None else top[0]
@@ -612,7 +627,6 @@ class Kernel:
                     table[pure.IDLE_LIMIT] = idle_limit if threads.runs_alone() else 0
                 # the plan holds while no change counts (a hold on the CPU ends with time: none may be on)
                 steady = threads.changes if threads.cpu_free() else None
-            budget = chunk if timeout is None else self._timed_budget(chunk, first_instructions, run_began)
             code = machine.advance(budget, limit)
             plan = True
             if code == EV_SYSCALL:  # the common case: no Event built
@@ -630,8 +644,7 @@ class Kernel:
                     self._stop_for(self.machine.last_event())
                 self.fire_timers()
                 threads.reschedule()
-            if progress is not None:
-                progress(self)
+                checks = 0  # a step that ran to its budget (or stopped): the wall clock's turn
             if not plan:  # the next pass plans the same while what runs, the top timer, the clock and the limit do
                 heap = timers.heap
                 plan = (threads.changes != steady or threads.cpu_held_until or clock.epoch != seen[1]
