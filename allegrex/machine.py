@@ -27,6 +27,8 @@ from allegrex.memory import Memory
 from allegrex.timing import Timing
 from vfpu.exec import new_scratch
 
+NO_CYCLE_LIMIT = interp.NO_CYCLE_LIMIT  # (a module constant: advance runs per system call)
+
 RUN_CHUNK = 50_000_000  # instructions per call into the loop when run() has no budget
 
 
@@ -92,6 +94,7 @@ class Machine:
         self._dc_word, self._dc_val = interp.new_decode_cache()
         self._trace = np.zeros(interp.TRACE_SIZE, dtype=np.uint32)
         self._event = np.zeros(EVENT_FIELDS, dtype=np.int64)
+        self.event_view = memoryview(self._event)  # (the HLE's per-call reads: cheaper than numpy's)
         # a0-t3 of the system call the loop stopped for, as it kept them (allegrex.hle.pure.charge)
         self.saved_args = memoryview(self._event[EVENT_ARGS:]).cast("B").cast("I")
         self._vscratch, self._vterms = new_scratch()  # VFPU working storage, reused by every VFPU op
@@ -137,32 +140,35 @@ class Machine:
 
     def advance(self, max_instructions: int = 1, max_cycles: int | None = None) -> int:
         """step() without building the Event: returns its EV_* code (allegrex.cpu.events),
-        the rest is in last_event() / event_value(). Every system call passes here, so it
-        allocates little (the run loop's arguments are a tuple kept between calls while the
-        budget and limit stay the same, _call_args), calls the run loop's compiled entry
-        point directly and reads counters with .item() (half the cost of int(a[i]))."""
-        counters = self.cpu.counters
-        limit = interp.NO_CYCLE_LIMIT if max_cycles is None else int(max_cycles)
-        budget = int(max_instructions)
-        end = counters.item(INSTRUCTIONS) + budget
-        args = self._call_args(budget, limit)
+        the rest is in last_event() / event_value(). Every system call passes here, so its
+        common case is a few reads: the run loop's arguments are a tuple kept between calls
+        while the budget, the limit and what _call_args watches stay the same, and the
+        entry point is called directly."""
+        limit = NO_CYCLE_LIMIT if max_cycles is None else max_cycles
+        before = self.cpu.counters_view[INSTRUCTIONS]
+        args = self._call_args(max_instructions, limit)
         while True:
-            if self._run_loop is None:
-                self._run_loop = compiled_entry(vfpu_loop.run if self.vfpu_loop else scalar_loop.run, args, self.notice)
-            code = self._run_loop(*args)
-            if code == EV_FAULT and not self.vfpu_loop and scalar_loop.is_vfpu_absent(code, self._event):
-                self.vfpu_loop, self._run_loop = True, None  # from this word on, the loop with the VFPU
-                continue
-            if code != EV_JIT:
+            run_loop = self._run_loop
+            if run_loop is None:
+                run_loop = self._run_loop = compiled_entry(vfpu_loop.run if self.vfpu_loop else scalar_loop.run, args,
+                                                           self.notice)
+            code = run_loop(*args)
+            if code != EV_JIT and code != EV_FAULT:
                 break
-            code = self._run_region(int(self._event[1]), end, limit)
+            if code == EV_FAULT:
+                if not self.vfpu_loop and scalar_loop.is_vfpu_absent(code, self._event):
+                    self.vfpu_loop, self._run_loop = True, None  # from this word on, the loop with the VFPU
+                    continue
+                break
+            end = before + int(max_instructions)
+            code = self._run_region(self._event.item(1), end, int(limit))
             if code == EV_NEAR_BUDGET:  # the interpreter finishes this step, exactly: no regions
                 head, tail = self._args_around
-                args = head + (end - counters.item(INSTRUCTIONS), limit) + (*tail[:-2], 0, tail[-1])
+                args = head + (end - self.cpu.counters_view[INSTRUCTIONS], int(limit)) + (*tail[:-2], 0, tail[-1])
             elif code != EV_NONE:
                 break
             else:
-                args = self._call_args(end - counters.item(INSTRUCTIONS), limit)
+                args = self._call_args(end - self.cpu.counters_view[INSTRUCTIONS], limit)
         self._last_code = code
         return code
 
@@ -183,7 +189,8 @@ class Machine:
             self._args = None
         if self._args is None or self._args_budget != budget or self._args_limit != limit:
             head, tail = self._args_around
-            self._args, self._args_budget, self._args_limit = head + (budget, limit) + tail, budget, limit
+            self._args = head + (int(budget), int(limit)) + tail
+            self._args_budget, self._args_limit = budget, limit
         return self._args
 
     def last_event(self) -> Event:
@@ -193,7 +200,7 @@ class Machine:
 
     def event_value(self) -> int:
         """The last event's value (the syscall code of a syscall event) without the Event."""
-        return self._event.item(1)
+        return self.event_view[1]
 
     def _breakpoints(self) -> np.ndarray:
         """self.breakpoints as the run loop's sorted uint32 array, rebuilt only when it changed."""

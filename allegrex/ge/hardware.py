@@ -40,7 +40,7 @@ class GeHardware:
         self.stats = {"commands": 0, "vertices": 0, "pixels": 0, "cycles": 0}
         self.dump = None  # a callable(addresses, event) when list dumping is on (dump.py)
         self.trace = np.zeros(1, dtype=np.int64)  # room for the executed addresses while dumping
-        self.origin = None  # set during a call that may start the GE: origin() gives the call's entry time
+        self.origin = None  # origin(): the entry time of the call under way that may start the GE, or None
         self.clock_on = False  # the driver turns the GE's register clock off when idle: registers read 0
 
     # --- registers the firmware reads ---
@@ -83,7 +83,8 @@ class GeHardware:
                 self._execute(self._start_time(), 0)
 
     def _start_time(self) -> float:
-        return max(self.now() if self.origin is None else self.origin(), self.free_at)
+        began = None if self.origin is None else self.origin()
+        return max(self.now() if began is None else began, self.free_at)
 
     def stop(self) -> None:
         """EXEC = 0: the GE stops where its run got to; a pending END is not delivered."""

@@ -124,6 +124,8 @@ class GeQueue(KernelObject):
         self.in_interrupt = False
         self.pending: list = []  # GE interrupts raised while a handler runs
         self.started = False
+        self.call_entry = None  # (cycle count, cost) of the HLE call under way that may start the GE
+        self.hw.origin = self._call_began
 
     def start(self) -> None:
         """The driver's start-up, on the program's first sceGe call (so that a program
@@ -146,6 +148,15 @@ class GeQueue(KernelObject):
     # --- time ---
     def now(self) -> float:
         return self.k.clock.now_exact()
+
+    def _call_began(self) -> float | None:
+        """When the HLE call under way (call_entry) began, its cost counted back from the
+        cycle count it was charged up to; None outside such a call."""
+        if self.call_entry is None:
+            return None
+        cycles, cost = self.call_entry
+        clock = self.k.clock
+        return clock.exact_at(cycles) - cost / clock.cpu_mhz
 
     # --- ids ---
     def by_id(self, list_id: int, strict: bool = True) -> DisplayList | None:

@@ -26,13 +26,11 @@ def _from_entry(k, cost: int, operation, *args):
     from the call's entry, before its cost, worked out only if it starts the GE (most calls
     do not). (A plain call: a context manager cost more than the call's own work.)"""
     q = queue(k)
-    clock = k.clock
-    cycles = clock.counters[CYCLES]  # now, the call's cost charged
-    q.hw.origin = lambda: clock.exact_at(cycles) - cost / clock.cpu_mhz
+    q.call_entry = (k.clock.counters[CYCLES], cost)  # now, the call's cost charged
     try:
         return operation(q, *args)
     finally:
-        q.hw.origin = None
+        q.call_entry = None
 
 
 @hle(LIB, cost=costs.GE)

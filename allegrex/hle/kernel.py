@@ -572,7 +572,7 @@ class Kernel:
         max_cycles = None
         seen = None  # (deadline, clock epoch) the cycle counts below were computed for: they hold until either changes
         # locals for what each system call's pass reads (the counters and table as memoryviews)
-        machine, counters, table = self.machine, clock.counters, clock.state
+        machine, counters, table, event = self.machine, clock.counters, clock.state, self.machine.event_view
         threads.reschedule()
         self.driving = True  # (an exception out of this loop ends the run: no try/finally needed)
         plan = True  # work out the pass's limits; False after a call that changed nothing they rest on
@@ -628,28 +628,31 @@ class Kernel:
                 # the plan holds while no change counts (a hold on the CPU ends with time: none may be on)
                 steady = threads.changes if threads.cpu_free() else None
             code = machine.advance(budget, limit)
-            plan = True
             if code == EV_SYSCALL:  # the common case: no Event built
-                self.on_syscall(machine.event_value(), True)  # (which ends rescheduling)
+                self.on_syscall(event[1], True)  # (which ends rescheduling)
                 # a timer can be due only if the call added one ahead of `top` (or enabled
                 # interrupts: top None), changed the clock, or time came within 2 cycles of the
                 # deadline (a margin for the float rounding of cycles_at and now_exact); else
-                # fire_timers would find none due
+                # fire_timers would find none due, and the next pass plans the same while what
+                # runs, the top timer, the clock and the limit do
                 heap = timers.heap
-                plan = bool(heap) and (heap[0] is not top or clock.epoch != seen[1] or counters[CYCLES] + 2 >= due)
-                if plan and self.fire_timers():
-                    threads.reschedule()
+                if heap:
+                    if heap[0] is top and clock.epoch == seen[1] and counters[CYCLES] + 2 < due:
+                        plan = (threads.changes != steady or threads.cpu_held_until or top[2] is None
+                                or (first is not None and counters[CYCLES] >= first))
+                    else:
+                        plan = True
+                        if self.fire_timers():
+                            threads.reschedule()
+                else:
+                    plan = (top is not None or clock.epoch != seen[1] or threads.changes != steady
+                            or threads.cpu_held_until or (first is not None and counters[CYCLES] >= first))
             else:
                 if code != EV_BUDGET:
                     self._stop_for(self.machine.last_event())
                 self.fire_timers()
                 threads.reschedule()
-                checks = 0  # a step that ran to its budget (or stopped): the wall clock's turn
-            if not plan:  # the next pass plans the same while what runs, the top timer, the clock and the limit do
-                heap = timers.heap
-                plan = (threads.changes != steady or threads.cpu_held_until or clock.epoch != seen[1]
-                        or (heap[0] is not top if heap else top is not None) or (top is not None and top[2] is None)
-                        or (first is not None and counters[CYCLES] >= first))
+                plan, checks = True, 0  # a step that ran to its budget (or stopped): the wall clock's turn
         self.driving = False
         clock.state[pure.IDLE_LIMIT] = 0  # a step outside this loop skips no idle time
         self.io.flush_all()

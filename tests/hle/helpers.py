@@ -4,6 +4,9 @@ way a guest does, through a patched import stub and the syscall it holds."""
 import io
 from types import SimpleNamespace
 
+import numpy as np
+
+from allegrex.cpu.events import EVENT_FIELDS
 from allegrex.cpu.state import CpuState
 from allegrex.hle import pure, registry
 from allegrex.hle.boot import new_kernel
@@ -23,6 +26,7 @@ class BareMachine:
         self.cpu = CpuState()
         self.timing = Timing()  # the clock API scePower calls
         self.syscall_table = pure.new_table()  # the Kernel's clock lives here
+        self.event_view = memoryview(np.zeros(EVENT_FIELDS, dtype=np.int64))  # (Kernel.run reads its events here)
 
     def step(self, budget, max_cycles=None):
         raise AssertionError("no interpreter in HLE unit tests")
