@@ -271,7 +271,7 @@ class GeQueue(KernelObject):
         dl.state = state
 
     def update_stall(self, list_id: int, stall: int) -> int:
-        dl = self.by_id(list_id, strict=False)
+        dl = self.by_id(list_id, False)
         if dl is None:
             return codes.signed(codes.INVALID_ID)
         if dl.state == RUNNING:
