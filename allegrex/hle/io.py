@@ -290,7 +290,7 @@ def wait_for_device(k, result, us: int):
         return result
     if cannot_wait(k):
         return codes.signed(codes.WAIT_CAN_NOT_WAIT)
-    k.cpu.regs[V0] = result & 0xFFFFFFFF
+    k.cpu.regs_view[V0] = result & 0xFFFFFFFF
     k.threads.block(Wait("io", data=result), timeout_us=us)
     return None
 

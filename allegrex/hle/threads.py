@@ -7,7 +7,7 @@ exits, or a higher-priority thread becomes ready (then it goes back to the front
 priority's queue). A thread that waits gives the CPU to the next ready thread.
 """
 
-from allegrex.cpu.state import A0, A1, A2, FP, GP, HI, K0, LO, NPC, PC, RA, SP, V0, CpuState
+from allegrex.cpu.state import A0, A1, A2, CYCLES, FP, GP, HI, K0, LO, NPC, PC, RA, SP, V0, CpuState
 from allegrex.hle import codes, costs
 from allegrex.hle.kernel import IllegalContext
 from allegrex.hle.objects import KernelObject, status_block, write_status
@@ -439,8 +439,8 @@ class ThreadManager:
             k.memstick_cycles += added
         else:
             k.idle_cycles += added
-        k.cpu.regs[V0] = _timeout_result(wait) & 0xFFFFFFFF
-        k.cpu.counters[0] += costs.THREAD_SWITCH
+        k.cpu.regs_view[V0] = _timeout_result(wait) & 0xFFFFFFFF  # (the views: this runs per file call)
+        k.cpu.counters_view[CYCLES] += costs.THREAD_SWITCH
 
     def wake(self, thread: Thread, result: int, wait: Wait | None = None) -> None:
         """End `thread`'s wait (or the given one, which a callback may have interrupted) with
