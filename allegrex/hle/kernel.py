@@ -43,6 +43,7 @@ def syscall_word(code: int) -> int:
 DEADBEEF = pure.DEADBEEF  # what a syscall leaves in the caller-saved registers (pure.py says which)
 INTERNAL_LIBRARY = "allegrex"  # the kernel's own return stubs (thread exit, callback and handler returns)
 SYSCALL_CLOBBERED = pure.SYSCALL_CLOBBERED
+LOOP_KIND, LOOP_CODES, BY_PYTHON = pure.KIND, pure.CODES, pure.BY_PYTHON  # (on_syscall's per-call reads)
 INTERRUPT_STACK_TOP = 0x08010000  # kernel partition: stack for interrupt handlers (64 KiB below)
 # With a wall-clock limit, each step of the CPU is sized to take about this long at the
 # speed measured so far, so the limit is checked that often (the first step is small).
@@ -241,6 +242,7 @@ class Kernel:
         # the calls the run loop answers and the state they read (allegrex.hle.pure), new for each run
         self.syscall_table = machine.syscall_table = pure.new_table(self.options.input_events)
         self._kinds = memoryview(self.syscall_table)  # (on_syscall reads a kind per call: a memoryview's item costs least)
+        self._saved_args = getattr(machine, "saved_args", None)  # the arguments the run loop kept (Machine.saved_args)
         self.clock = Clock(self.cpu.counters_view, self.syscall_table)
         self.timers = Timers()
         self.stop: Stop | None = None
@@ -419,15 +421,15 @@ class Kernel:
             return
         # (locals, plain calls: this runs per system call)
         cpu, threads = self.cpu, self.threads
-        kind = self._kinds[pure.KIND + index] if from_loop and index < pure.CODES else 0
+        kind = self._kinds[LOOP_KIND + index] if from_loop and index < LOOP_CODES else 0
         if not kind:  # else the loop charged and counted it
             self.charge(entry.cost)
             counts = self.call_counts
             counts[entry.name] = counts.get(entry.name, 0) + 1
         changes = threads.changes
         try:
-            if kind == pure.BY_PYTHON:  # the loop clobbered the registers, keeping the arguments
-                args = entry.read_args(cpu, self.memory, self.machine.saved_args) if entry.params else ()
+            if kind == BY_PYTHON:  # the loop clobbered the registers, keeping the arguments
+                args = entry.read_args(cpu, self.memory, self._saved_args) if entry.params else ()
             else:
                 args = entry.read_args(cpu, self.memory) if entry.params else ()
                 if entry.library != INTERNAL_LIBRARY:  # internal returns restore contexts: leave them
