@@ -93,6 +93,7 @@ class Machine:
         self.notice = None  # optional: notice(message) before slow preparation (allegrex run: stderr)
         self._dc_word, self._dc_val = interp.new_decode_cache()
         self._trace = np.zeros(interp.TRACE_SIZE, dtype=np.uint32)
+        self._trace_log = np.zeros(interp.TRACE_LOG, dtype=np.int64)  # compiled regions' blocks retired (codegen)
         self._event = np.zeros(EVENT_FIELDS, dtype=np.int64)
         self.event_view = memoryview(self._event)  # (the HLE's per-call reads: cheaper than numpy's)
         # a0-t3 of the system call the loop stopped for, as it kept them (allegrex.hle.pure.charge)
@@ -236,7 +237,7 @@ class Machine:
         while True:
             key = (pc, timed, profiled)
             before = counters.item(INSTRUCTIONS)
-            args = (*state, self._trace, end - before, limit, self._event, *timing, self.syscall_table)
+            args = (*state, self._trace, self._trace_log, end - before, limit, self._event, *timing, self.syscall_table)
             entry = jit.entry_points.get(key) or self._region_entry(key, args)
             if entry is None:
                 return EV_NONE

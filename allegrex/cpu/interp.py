@@ -35,6 +35,9 @@ DCACHE_BITS = 16
 DCACHE_SIZE = 1 << DCACHE_BITS
 DCACHE_MASK = DCACHE_SIZE - 1
 TRACE_SIZE = 64  # power of two: the ring of last executed PCs, indexed by the instruction count
+# compiled regions log whole blocks retired (head | count << 32) and write their trace entries
+# out when they leave (jit.runtime.trace_runs): a power of two, at least TRACE_SIZE blocks
+TRACE_LOG = TRACE_SIZE
 FCR31_WRITE_MASK = 0x0181FFFF  # ctc1 $31 keeps RM, flags, enables, cause, FCC (bit 23), FS (24)
 FCC_BIT = 1 << 23
 NO_CYCLE_LIMIT = np.iinfo(np.int64).max

@@ -18,6 +18,7 @@ import ast
 
 from allegrex.cpu.decode import CACHE_OP, SEM, STORE, TABLE
 from allegrex.cpu.fields import code_of, imm_of, rd_of, rs_of, rt_of
+from allegrex.cpu.interp import TRACE_LOG
 from allegrex.cpu.jit import timing_gen as TG
 from allegrex.cpu.jit.region import BRANCHES, PIECE, TRANSFERS, Region
 from allegrex.cpu.jit.semantics import specialised
@@ -32,7 +33,7 @@ S_SYSCALL = SEM["syscall"]
 VFPU_STORE_OPCODES = (0x3A, 0x3D, 0x3E)  # sv.s, svl.q/svr.q, sv.q
 
 ARGS = ("regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, memf32, ram_size, mapping, "
-        "trace, max_instructions, cycle_limit, event, tm, prof, vscratch, vterms, syscalls")
+        "trace, trace_log, max_instructions, cycle_limit, event, tm, prof, vscratch, vterms, syscalls")
 # What a region's instructions read and write beyond the arguments: a piece takes and returns them.
 CARRIED = "pc, npc, cycles, icount, code, value, extra, event_pc, stop, due_tick"
 PIECE_INPUTS = ARGS.split(", ") + ["bound"]  # what a piece may read besides CARRIED (it takes those it does)
@@ -51,6 +52,8 @@ def {name}({args}):
     event_pc = pc
     next_npc = np.int64(0)
     stop = -1  # leaving before an instruction: its index in STOP_PC...
+    runs = 0  # whole blocks retired, logged in trace_log (written out to the trace ring on leaving)
+    logged_to = icount  # the instruction count after the last of them
     blk = {first}
     bound = {bound}
     due_tick = next_tick(tm)  # (timed mode: jit.timing_gen's tick step)
@@ -83,6 +86,7 @@ EPILOGUE = """\
         npc = next_npc if STOP_IN_SLOT[stop] else pc + 4
         trace_run(trace, icount, pc - 4 * STOP_RETIRED[stop], STOP_RETIRED[stop])
         icount += STOP_RETIRED[stop]
+    trace_runs(trace, trace_log, runs, logged_to, icount)
     return finish(regs, counters, event, pc, npc, cycles, icount, code, value, extra, event_pc)
 """
 
@@ -108,6 +112,13 @@ def _retire(head, count):
     """Statements retiring the first `count` instructions of the block at `head`: their
     entries in the trace ring, the instruction count."""
     return [f"trace_run(trace, icount, {value(head)}, {value(count)})", f"icount += {count}"] if count else []
+
+
+def _retire_block(head, count):
+    """_retire for a whole block (its end, the hot path): logged as one entry, its head and
+    count, which the region writes out to the trace ring when it leaves (trace_runs)."""
+    return [f"trace_log[runs & {TRACE_LOG - 1}] = {head | count << 32}", "runs += 1", f"icount += {count}",
+            "logged_to = icount"]
 
 
 def _exit(head, pc, npc, retired):
@@ -246,16 +257,16 @@ class _Writer:
         prev = straight[-1] if straight else None
         if not block.ends_in_transfer:
             nxt = (straight[-1].pc + 4) & 0xFFFFFFFF
-            return L + _retire(block.head, n) + [f"budget -= {n}", f"pc = {nxt}", f"npc = {nxt + 4}"] + self.dispatch(block)
+            return L + _retire_block(block.head, n) + [f"budget -= {n}", f"pc = {nxt}", f"npc = {nxt + 4}"] + self.dispatch(block)
         transfer, slot = body[-2], body[-1]
         k = n - 2
         lines, _ = self.instruction(transfer, prev, k, str(transfer.pc + 4))
         L += lines
         slot_lines, store = self.instruction(slot, transfer, k + 1, "next_npc")
-        slot_lines += _retire(block.head, n) + [f"budget -= {n}", "pc = next_npc & 0xFFFFFFFF"]
+        slot_lines += _retire_block(block.head, n) + [f"budget -= {n}", "pc = next_npc & 0xFFFFFFFF"]
         slot_lines += self._after(slot, store, "pc", "pc + 4", 0, 0)
         L += [f"if next_pc == {slot.pc}:"] + _indent(slot_lines)
-        L += ["else:"] + _indent(_retire(block.head, n - 1) + [f"budget -= {n - 1}", "pc = next_pc & 0xFFFFFFFF"])
+        L += ["else:"] + _indent(_retire_block(block.head, n - 1) + [f"budget -= {n - 1}", "pc = next_pc & 0xFFFFFFFF"])
         return L + ["npc = pc + 4"] + self.dispatch(block)
 
 
@@ -273,7 +284,7 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
            "from allegrex.timing.layout import T_ENABLED",
            "from allegrex.cpu.jit.runtime import (branch_cost, cache_op_call, dcache, fetch_line, find_block,",
            "    icache_fetch_call, jump_cost, next_tick, produce, profile_slot, stall_until, step_bound, tick, track_calls,",
-           "    trace_run, vfpu_cc, vfpu_fraction, vfpu_issue, vfpu_produce, vfpu_remember, vfpu_wait, vfpu_wait_cells,",
+           "    trace_run, trace_runs, vfpu_cc, vfpu_fraction, vfpu_issue, vfpu_produce, vfpu_remember, vfpu_wait, vfpu_wait_cells,",
            "    wait_sources, wait_unit)",
            "from allegrex.cpu.jit.runtime import answered, charge  # system calls the run loop answers, charges (hle.pure)",
            "from allegrex.cpu.jit.runtime import (vfpu_consume_prefixes, vfpu_identity_prefixes, vfpu_load_store_quad,",

@@ -137,6 +137,27 @@ def _trace_run(trace, icount, head, count):
 trace_run = _cached(called(_trace_run))
 
 
+def _trace_runs(trace, log, runs, logged_to, icount):
+    """The trace ring's entries of the last `runs` blocks in `log` (head | count << 32, the
+    newest at runs - 1), which retired the instructions up to `logged_to`: newest first, as
+    far back as the ring reaches from icount (entries from logged_to on are written already)."""
+    tmask, lmask = trace.shape[0] - 1, log.shape[0] - 1
+    room = trace.shape[0] - (icount - logged_to)
+    pos = logged_to
+    k = runs
+    while room > 0 and k > 0 and runs - k < log.shape[0]:
+        k -= 1
+        head, j = log[k & lmask] & 0xFFFFFFFF, log[k & lmask] >> 32
+        while room > 0 and j > 0:
+            j -= 1
+            pos -= 1
+            trace[pos & tmask] = head + 4 * j
+            room -= 1
+
+
+trace_runs = _cached(called(_trace_runs))
+
+
 @_cached
 @njit
 def find_block(heads, pc):
