@@ -284,7 +284,7 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
            "from allegrex.timing.layout import T_ENABLED",
            "from allegrex.cpu.jit.runtime import (branch_cost, cache_op_call, dcache, fetch_line, find_block,",
            "    icache_fetch_call, jump_cost, next_tick, produce, profile_slot, stall_until, step_bound, tick, track_calls,",
-           "    trace_run, trace_runs, vfpu_cc, vfpu_fraction, vfpu_issue, vfpu_produce, vfpu_remember, vfpu_wait, vfpu_wait_cells,",
+           "    trace_run, trace_runs, vfpu_cc, vfpu_fraction, vfpu_issue, vfpu_produce, vfpu_wait, vfpu_wait_cells,",
            "    wait_sources, wait_unit)",
            "from allegrex.cpu.jit.runtime import answered, charge  # system calls the run loop answers, charges (hle.pure)",
            "from allegrex.cpu.jit.runtime import (vfpu_consume_prefixes, vfpu_identity_prefixes, vfpu_load_store_quad,",

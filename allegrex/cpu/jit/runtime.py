@@ -94,8 +94,8 @@ vfpu_plain_i2f, vfpu_plain_c2i = (_calling(f) for f in (vfpu_plain.plain_i2f, vf
     model.branch_cost, model.profile_slot, model.icache_fetch, model.dcache_access, model.cache_op,
     model.track_calls))
 # model.vfpu_account's steps, likewise.
-vfpu_remember, vfpu_fraction, vfpu_cc, vfpu_issue, stall_until = map(_plain, (
-    model.vfpu_remember, model.vfpu_fraction, model.vfpu_cc, model.vfpu_issue, model.stall_until))
+vfpu_fraction, vfpu_cc, vfpu_issue, stall_until = map(_plain, (
+    model.vfpu_fraction, model.vfpu_cc, model.vfpu_issue, model.stall_until))
 
 
 def _shaped(helper):
