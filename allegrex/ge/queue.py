@@ -219,8 +219,7 @@ class GeQueue(KernelObject):
             return codes.signed(codes.INVALID_POINTER)
         for other in self.active:
             if other.pc & 0x1FFFFFFF == list_addr & 0x1FFFFFFF:
-                if ("ge-dup", list_addr) not in k.reported:  # (the message built once: a game may retry every frame)
-                    k.warn_once(("ge-dup", list_addr), f"sceGeListEnQueue: list 0x{list_addr:08x} is already queued")
+                k.warn_once(("ge-dup", list_addr), "sceGeListEnQueue: list 0x{:08x} is already queued", list_addr)
                 if old_sdk:
                     break
                 return codes.signed(codes.BUSY)

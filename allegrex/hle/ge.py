@@ -25,9 +25,7 @@ def _from_entry(k, cost: int, operation, *args):
     """operation(queue, *args), a GeQueue method: the work it does (starting the GE) counts
     from the call's entry, before its cost, worked out only if it starts the GE (most calls
     do not). (A plain call: a context manager cost more than the call's own work.)"""
-    q = k.ge  # (queue(k) inline: GE calls are per draw in many games)
-    if not q.started:
-        q.start()
+    q = queue(k)
     q.call_entry = (k.clock.counters[CYCLES], cost)  # now, the call's cost charged
     try:
         return operation(q, *args)

@@ -325,10 +325,12 @@ class Kernel:
     def warn(self, message: str) -> None:
         print(f"allegrex: {message}", file=self.stderr)
 
-    def warn_once(self, key, message: str) -> None:
+    def warn_once(self, key, message: str, *args) -> None:
+        """Warn the first time `key` is seen; `message`.format(*args), formatted only then
+        (a call that warns may repeat every frame)."""
         if key not in self.reported:
             self.reported.add(key)
-            self.warn(message)
+            self.warn(message.format(*args) if args else message)
 
     def request_stop(self, kind: str, message: str, exit_code: int = 0) -> None:
         if self.stop is None:
