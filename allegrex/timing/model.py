@@ -250,20 +250,25 @@ def vfpu_ctrl_dest(row, word):
 
 
 @njit(inline="always")
+def later(ready, stall_kind, t, kind):
+    """(ready, stall kind) after also waiting for a source ready at cycle t, whose wait is
+    charged to `kind`: the first source reaching the latest cycle names the stall."""
+    if t > ready:
+        return t, kind
+    return ready, stall_kind
+
+
+@njit(inline="always")
 def wait_cells(tm, ready, stall_kind, kind, n, reg):
     """(ready, stall kind) after also waiting for VFPU operand (kind, n, reg)'s cells."""
     if kind == KIND_VEC:
         for i in range(n):
             c = T_READY + R_VPR + VEC_CELLS64[n, reg, i]
-            if tm[c] > ready:
-                ready = tm[c]
-                stall_kind = tm[c + (T_KIND - T_READY)]
+            ready, stall_kind = later(ready, stall_kind, tm[c], tm[c + (T_KIND - T_READY)])
     elif kind != 0:
         for i in range(n * n):
             c = T_READY + R_VPR + MAT_CELLS64[n, reg, i]
-            if tm[c] > ready:
-                ready = tm[c]
-                stall_kind = tm[c + (T_KIND - T_READY)]
+            ready, stall_kind = later(ready, stall_kind, tm[c], tm[c + (T_KIND - T_READY)])
     return ready, stall_kind
 
 
@@ -389,6 +394,15 @@ def next_tick(tm):
     keeps it in a local tests `t >= next_tick(tm)` before calling os_tick, and reads it
     again after a tick (only os_tick moves it while the CPU runs)."""
     return tm[T_NEXT_TICK] if tm[T_TICK_PERIOD] > 0 else np.int64(0x7FFFFFFFFFFFFFFF)
+
+
+@njit(inline="always")
+def tick_due(tm, counters, t, due):
+    """(t, due) after the OS tick when t reached `due`, next_tick kept in a local: one call
+    where the test would otherwise be a branch of its caller (a compiled region's)."""
+    if t >= due:
+        return os_tick(tm, counters, t), next_tick(tm)
+    return t, due
 
 
 @njit(inline="always")

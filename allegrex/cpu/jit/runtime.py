@@ -8,14 +8,14 @@ a fresh process links them instead of compiling them again (they were about half
 VFPU loop's 8.6 s compile). Each region's own cached code holds its copy of them.
 """
 
-from types import FunctionType, ModuleType
+from types import ModuleType
 
 from numba import njit
 from numba.core.registry import CPUDispatcher
 
 from allegrex import memory
 from allegrex.cpu import fpu, interp
-from allegrex.cpu.called import called
+from allegrex.cpu.called import called, rebound
 from allegrex.hle import pure
 from allegrex.timing import counters as C
 from allegrex.timing import memory_model as M
@@ -68,18 +68,17 @@ def vfpu_prefixes_consumed(vctrl):
 
 
 def _calling(helper, **plain):
-    """A copy of `helper` (one of the VFPU's inline="always" pieces) for numba to inline
-    into a region, whose own inline="always" helpers named in `plain` become plain copies
-    (_plain) it calls: LLVM inlines those small calls when it links the region, and numba
-    inlines (re-analysing the function each time) only one level deep. Compiling a
-    region's VFPU words nested, as the run loop does, took ~0.6 s of CPU per word."""
+    """A called copy of `helper` (one of the VFPU's inline="always" pieces) that LLVM always
+    inlines (forceinline: the word's fields become constants there), whose own helpers named
+    in `plain` become plain copies (_plain) it calls. Numba's inlining re-typed the piece at
+    every call site: with it, numba's passes were most of a VFPU region's compile."""
     f = helper.py_func
-    scope = dict(f.__globals__, **{name: _plain(f.__globals__[name]) for name in plain})
-    return njit(inline="always")(FunctionType(f.__code__, scope, f.__name__, f.__defaults__, f.__closure__))
+    copy = rebound(f, f"{f.__name__}_region", {name: _plain(f.__globals__[name]) for name in plain})
+    return _cached(called(copy, forceinline=True))
 
 
-# The loads, stores and plain operations stay inlined by numba (each small once its
-# operation is known): as calls LLVM kept them opaque, and a VFPU loop ran 5x slower.
+# The loads, stores and plain operations stay inlined (each small once its operation is
+# known): as calls LLVM kept them opaque, and a VFPU loop ran 5x slower.
 vfpu_load_store_single, vfpu_load_store_quad = (_calling(f, translate=1, mem_fault=1) for f in (
     vfpu_exec.load_store_single, vfpu_exec.load_store_quad))
 vfpu_plain_arith = _calling(vfpu_plain.plain_arith, flushed_float=1, store_float=1)
@@ -94,8 +93,10 @@ vfpu_plain_i2f, vfpu_plain_c2i = (_calling(f) for f in (vfpu_plain.plain_i2f, vf
     model.branch_cost, model.profile_slot, model.icache_fetch, model.dcache_access, model.cache_op,
     model.track_calls))
 # model.vfpu_account's steps, likewise.
-vfpu_fraction, vfpu_cc, vfpu_issue, stall_until = map(_plain, (
-    model.vfpu_fraction, model.vfpu_cc, model.vfpu_issue, model.stall_until))
+vfpu_fraction, vfpu_cc, vfpu_issue, stall_until, later = map(_plain, (
+    model.vfpu_fraction, model.vfpu_cc, model.vfpu_issue, model.stall_until, model.later))
+# The tick's test, run before every instruction: what LLVM inlines is the test (the tick a call).
+tick_due = _cached(called(rebound(model.tick_due.py_func, "tick_due_region", {"os_tick": tick})))
 
 
 def _shaped(helper):

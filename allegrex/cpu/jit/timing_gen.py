@@ -132,7 +132,7 @@ def _wait(s_op, t_op, gsrc, csrc, results):
         for local, kind in producers:
             if local not in compared:
                 compared.add(local)
-                lines += [f"if {local} > ready:", f"    ready, stall = {local}, {value(kind)}"]
+                lines.append(f"ready, stall = later(ready, stall, {local}, {value(kind)})")
     return lines + ["cycles = stall_until(counters, cycles, ready, stall)"]
 
 
@@ -190,8 +190,9 @@ def account_source(op: int, word: int, pc: int, iline: int, profile: bool, resul
     whether it needs the profiler's call tracking (tracks_calls)."""
     lines = [f"mb = counters[{C.DCACHE_MISSES}]"] if profile else []
     # the OS tick: due_tick is model.next_tick kept in a local (a compare per instruction
-    # instead of two loads of tm, which every store to tm makes LLVM read again)
-    lines += ["if cycles >= due_tick:", "    cycles = tick(tm, counters, cycles)", "    due_tick = next_tick(tm)"]
+    # instead of two loads of tm, which every store to tm makes LLVM read again). Calls, not
+    # branches: numba's SSA pass walks the whole function once per variable a branch assigns.
+    lines.append("cycles, due_tick = tick_due(tm, counters, cycles, due_tick)")
     if profile:
         lines.append("start = cycles")
     lines += _iline(pc, iline)
