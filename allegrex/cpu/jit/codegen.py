@@ -51,7 +51,7 @@ def {name}({args}):
     extra = np.int64(0)
     event_pc = pc
     next_npc = np.int64(0)
-    stop = -1  # leaving before an instruction: its index in STOP_PC...
+    stop = np.int64(-1)  # leaving before an instruction: its index in STOP_PC... (a value: as a literal the first piece compiled twice)
     runs = 0  # whole blocks retired, logged in trace_log (written out to the trace ring on leaving)
     logged_to = icount  # the instruction count after the last of them
     blk = {first}
