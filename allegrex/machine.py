@@ -19,6 +19,8 @@ from allegrex.cpu import interp, scalar_loop, vfpu_loop
 from allegrex.cpu.events import (EV_BREAK, EV_BREAKPOINT, EV_BUDGET, EV_FAULT, EV_HALT, EV_JIT, EV_NEAR_BUDGET,
                                  EV_NONE, EV_STALE, EV_SYSCALL, EVENT_ARGS, EVENT_FIELDS, EVENT_NAMES)
 from allegrex.cpu.jit import HOT_MASK, Jit, room_to_compile
+from allegrex.cpu.jit.helpers import compiling_alongside
+from allegrex.cpu.jit.store import new_here
 from allegrex.cpu.faults import GuestFault
 from allegrex.cpu.state import CYCLES, INSTRUCTIONS, NPC, PC, CpuState
 from allegrex.errors import GuestMemoryError
@@ -262,7 +264,7 @@ class Machine:
         try:  # compiled here (or loaded from numba's cache); a region that cannot compile runs nothing
             if self._region_types is None:  # every region takes the same arguments: typed once
                 self._region_types = tuple(fn.typeof_pyval(a) for a in args)
-            with room_to_compile():
+            with room_to_compile(), compiling_alongside(fn, self._region_types, new_here(fn)):
                 entry = self.jit.entry_points[key] = fn.compile(self._region_types)
         except Exception as e:  # noqa: BLE001 (numba's compile errors have no common base)
             self.jit.compile_failed(*key, e)

@@ -17,7 +17,9 @@ from allegrex.sdk.build import cache_root
 
 # Modules of this package that decide only when a region is compiled and where it is kept,
 # not its code: changing them keeps the compiled regions (each is minutes of compiling).
-NOT_IN_CODE = ("__init__.py", "store.py")
+NOT_IN_CODE = ("__init__.py", "store.py", "helpers.py")
+# The regions whose source this process wrote (so never compiled before), by module name.
+WRITTEN = set()
 
 
 @lru_cache(maxsize=1)
@@ -74,8 +76,15 @@ def load(source_for, key: str):
             tmp = path.with_suffix(".tmp")
             tmp.write_text(source_for(name))
             tmp.replace(path)
+            WRITTEN.add(module_name)
         spec = importlib.util.spec_from_file_location(module_name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
         spec.loader.exec_module(module)
     return getattr(module, name)
+
+
+def new_here(fn) -> bool:
+    """Whether region function `fn` (from load) was written by this process, so has no
+    compiled code in numba's cache yet."""
+    return fn.py_func.__module__ in WRITTEN

@@ -1,0 +1,86 @@
+"""Helper processes that compile a region's pieces while the machine compiles the region.
+
+A long block's straight code is compiled as piece functions (jit.codegen), each a few
+seconds of numba and LLVM work that depends on nothing but its own text: one process
+compiles them one after another, the region's own function last. While the machine
+compiles in order, helper processes compile the pieces from the other end into numba's
+disk cache (the pieces are cache=True), where the machine's compile finds those it has
+not reached yet. What they compile is only ever loaded from that cache, so a helper that
+fails or is stopped half-way costs nothing but its time: the machine compiles the rest.
+
+Run as `python -m allegrex.cpu.jit.helpers`, reading (module path, module name, [(piece,
+argument types)]) pickled from stdin.
+"""
+
+import importlib.util
+import os
+import pickle
+import re
+import subprocess
+import sys
+from contextlib import contextmanager
+
+PIECES_PER_HELPER = 4  # a helper's start (~3 s of imports) pays off over a few pieces (~3 s each)
+
+
+def piece_types(fn, types) -> list:
+    """[(name, argument types)] of the piece functions the region `fn` calls when called
+    with `types` (the region's own argument types): a piece takes some of the region's
+    arguments, `bound` and the carried locals, all int64 (jit.codegen's PROLOGUE)."""
+    from numba import types as nt
+    module = sys.modules[fn.py_func.__module__]
+    code = fn.py_func.__code__
+    by_name = dict(zip(code.co_varnames[:code.co_argcount], types))
+    found = []
+    for name in sorted((n for n in vars(module) if re.fullmatch(rf"{fn.__name__}_piece\d+", n)),
+                       key=lambda n: int(n.rsplit("piece", 1)[1])):
+        pcode = getattr(module, name).py_func.__code__
+        found.append((name, tuple(by_name.get(a, nt.int64) for a in pcode.co_varnames[:pcode.co_argcount])))
+    return found
+
+
+def helper_count(pieces: int) -> int:
+    return max(0, min((os.cpu_count() or 1) - 1, pieces // PIECES_PER_HELPER))
+
+
+@contextmanager
+def compiling_alongside(fn, types, new: bool = True):
+    """Helper processes compile the pieces of region `fn` (last first) while the body runs,
+    when it is `new` (not in numba's cache: store.new_here); they are stopped when it ends."""
+    pieces = piece_types(fn, types) if new else []
+    helpers = []
+    count = helper_count(len(pieces))
+    module = sys.modules[fn.py_func.__module__]
+    try:
+        for k in range(count):
+            share = pieces[::-1][k::count]
+            proc = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            helpers.append(proc)
+            proc.stdin.write(pickle.dumps((module.__file__, module.__name__, share)))
+            proc.stdin.close()
+    except OSError:
+        pass  # no helper: the machine compiles every piece itself
+    try:
+        yield len(helpers)
+    finally:
+        for proc in helpers:
+            proc.kill()
+            proc.wait()
+
+
+def compile_pieces(path: str, module_name: str, share) -> None:
+    """Compile the pieces in `share` ([(name, types)]) of the region module at `path`
+    into numba's cache."""
+    from allegrex.cpu.jit import room_to_compile
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    with room_to_compile():
+        for name, types in share:
+            getattr(module, name).compile(types)
+
+
+if __name__ == "__main__":
+    compile_pieces(*pickle.loads(sys.stdin.buffer.read()))
