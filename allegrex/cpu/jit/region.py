@@ -21,7 +21,7 @@ MAX_INSTRUCTIONS = 128  # bounds compile time (~0.1 s per instruction); inner lo
 # each (jit.codegen): the region's own function holds a call per piece, so such a block counts
 # PIECE towards MAX_INSTRUCTIONS, and at most MAX_BLOCK instructions (a piece compiles in ~3 s,
 # roughly in proportion to its length, and the region's own function links them all: the
-# llama2 VFPU matmul region, 502 words in 16 pieces, in ~63 s alone; MEASURED 2026-12-02,
+# llama2 VFPU matmul region, 502 words in 16 pieces, in 52-62 s alone; MEASURED 2026-12-02,
 # benchmarks/region_compile.py; pieces of 64: no faster).
 PIECE = 32
 MAX_BLOCK = 320
