@@ -19,7 +19,7 @@ from allegrex.cpu import interp, scalar_loop, vfpu_loop
 from allegrex.cpu.events import (EV_BREAK, EV_BREAKPOINT, EV_BUDGET, EV_FAULT, EV_HALT, EV_JIT, EV_NEAR_BUDGET,
                                  EV_NONE, EV_STALE, EV_SYSCALL, EVENT_ARGS, EVENT_FIELDS, EVENT_NAMES)
 from allegrex.cpu.jit import HOT_MASK, Jit, room_to_compile
-from allegrex.cpu.jit.helpers import compiling_alongside
+from allegrex.cpu.jit.helper_processes import compiling_alongside
 from allegrex.cpu.jit.store import new_here
 from allegrex.cpu.faults import GuestFault
 from allegrex.cpu.state import CYCLES, INSTRUCTIONS, NPC, PC, CpuState

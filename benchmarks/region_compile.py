@@ -6,7 +6,7 @@ Builds realtime.py's llama2-vfpu-15m (the stories15M VFPU build) and runs it unt
 loop's region holds a block longer than four pieces (vfpu_q80_block32's loops: the
 largest region it has), then compiles that region from a new module file R times each
 way: as a machine does, with helper processes compiling its pieces alongside
-(allegrex.cpu.jit.helpers), and alone. Nothing of the region is in numba's cache; the
+(allegrex.cpu.jit.helper_processes), and alone. Nothing of the region is in numba's cache; the
 helpers every region calls are (as on any machine after its first region). Prints the
 wall seconds (what the user waits) and the machine process's CPU seconds.
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 from realtime import programs, run_once
 
 import allegrex.cpu.jit as jit
-from allegrex.cpu.jit import helpers, room_to_compile, stored_key
+from allegrex.cpu.jit import helper_processes, room_to_compile, stored_key
 from allegrex.cpu.jit.codegen import region_source
 from allegrex.cpu.jit.region import PIECE
 from allegrex.cpu.jit.store import load
@@ -69,7 +69,7 @@ def compile_once(region, timed, profile, types, alongside: bool, run: int) -> tu
     key = stored_key(region, timed, profile) + f" (region_compile.py {os.getpid()} {run} {alongside})"
     fn = load(lambda name: region_source(region, name, timed, profile), key)
     wall, cpu = time.perf_counter(), time.process_time()
-    with room_to_compile(), helpers.compiling_alongside(fn, types, alongside) as started:
+    with room_to_compile(), helper_processes.compiling_alongside(fn, types, alongside) as started:
         fn.compile(types)
     return time.perf_counter() - wall, time.process_time() - cpu, started
 

@@ -17,7 +17,7 @@ from allegrex.sdk.build import cache_root
 
 # Modules of this package that decide only when a region is compiled and where it is kept,
 # not its code: changing them keeps the compiled regions (each is minutes of compiling).
-NOT_IN_CODE = ("__init__.py", "store.py", "helpers.py")
+NOT_IN_CODE = ("__init__.py", "store.py", "helper_processes.py")
 # The regions whose source this process wrote (so never compiled before), by module name.
 WRITTEN = set()
 

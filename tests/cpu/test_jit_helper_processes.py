@@ -1,15 +1,15 @@
 """Helper processes compile a new region's pieces into numba's cache while the machine
-compiles the region (allegrex.cpu.jit.helpers)."""
+compiles the region (allegrex.cpu.jit.helper_processes)."""
 
 import pickle
 import subprocess
 import sys
 
 from allegrex.cpu import jit
-from allegrex.cpu.jit import helpers, stored_key
+from allegrex.cpu.jit import helper_processes as helpers, stored_key
 from allegrex.cpu.jit.codegen import region_source
 from allegrex.cpu.jit.store import load, new_here
-from tests.cpu.test_jit import BASE, LONG_VFPU_BODY, load as load_words, machine, run_both, same_state, vfpu_loop
+from tests.cpu.test_jit import BASE, LONG_VFPU_BODY, load as load_words, machine, run_both, vfpu_loop
 
 WORDS = vfpu_loop(40, LONG_VFPU_BODY)
 ENTRY = BASE + 4 * 2  # the loop body's first word
@@ -48,7 +48,7 @@ def test_a_helper_process_compiles_pieces_into_numbas_cache(tmp_path, monkeypatc
     assert new_here(fn)
     pieces = helpers.piece_types(fn, m._region_types)
     module = sys.modules[fn.py_func.__module__]
-    done = subprocess.run([sys.executable, "-m", "allegrex.cpu.jit.helpers"], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "allegrex.cpu.jit.helper_processes"], capture_output=True,
                           input=pickle.dumps((module.__file__, module.__name__, pieces)))
     assert done.returncode == 0, done.stderr.decode()
     for name, types in pieces:
@@ -62,10 +62,9 @@ def test_a_region_compiled_with_helpers_runs_as_interpreted(tmp_path, monkeypatc
     monkeypatch.setattr(jit, "stored_key", lambda *key, stored=stored_key: stored(*key) + " (with helpers)")
     monkeypatch.setattr(helpers, "PIECES_PER_HELPER", 1)
     monkeypatch.setattr(helpers.os, "cpu_count", lambda: 2)
-    started = []
-    monkeypatch.setattr(helpers, "helper_count", lambda n, count=helpers.helper_count: started.append(count(n))
-                        or started[-1])
-    interpreted, compiled, events = run_both(WORDS)
+    started, count = [], helpers.helper_count
+    monkeypatch.setattr(helpers, "helper_count", lambda pieces: started.append(count(pieces)) or started[-1])
+    _, compiled, events = run_both(WORDS)
     assert started and started[0] == 1 and compiled.jit.instructions > 0.9 * compiled.instructions
     assert events[-1].kind == "break"
 

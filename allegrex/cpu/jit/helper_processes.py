@@ -8,7 +8,7 @@ disk cache (the pieces are cache=True), where the machine's compile finds those 
 not reached yet. What they compile is only ever loaded from that cache, so a helper that
 fails or is stopped half-way costs nothing but its time: the machine compiles the rest.
 
-Run as `python -m allegrex.cpu.jit.helpers`, reading (module path, module name, [(piece,
+Run as `python -m allegrex.cpu.jit.helper_processes`, reading (module path, module name, [(piece,
 argument types)]) pickled from stdin.
 """
 
@@ -40,6 +40,7 @@ def piece_types(fn, types) -> list:
 
 
 def helper_count(pieces: int) -> int:
+    """Helper processes worth starting for a region of `pieces` pieces: one per spare core."""
     return max(0, min((os.cpu_count() or 1) - 1, pieces // PIECES_PER_HELPER))
 
 
