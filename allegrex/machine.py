@@ -235,11 +235,10 @@ class Machine:
         between them); EV_NONE when the interpreter should go on."""
         timed, profiled = self.timing.enabled, self.timing.prof.shape[1] > 0
         counters, regs, jit = self.cpu.counters, self.cpu.regs, self.jit
-        state, timing = self._arrays()
         while True:
             key = (pc, timed, profiled)
             before = counters.item(INSTRUCTIONS)
-            args = (*state, self._trace, self._trace_log, end - before, limit, self._event, *timing, self.syscall_table)
+            args = self.region_args(end - before, limit)
             entry = jit.entry_points.get(key) or self._region_entry(key, args)
             if entry is None:
                 return EV_NONE
@@ -254,6 +253,12 @@ class Machine:
             pc = regs.item(PC)  # (a region that declined its entry retired nothing and left pc there)
             if not retired or jit.entries.item((pc >> 2) & HOT_MASK) != pc or regs.item(NPC) != pc + 4:
                 return EV_NONE
+
+    def region_args(self, budget: int, limit: int) -> tuple:
+        """The arguments of a compiled region (jit.codegen.ARGS) for an instruction budget
+        and cycle limit."""
+        state, timing = self._arrays()
+        return (*state, self._trace, self._trace_log, budget, limit, self._event, *timing, self.syscall_table)
 
     def _region_entry(self, key: tuple, args: tuple):
         """The machine code of the region at key = (pc, timed, profiled) for `args`' types,

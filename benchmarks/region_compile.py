@@ -57,10 +57,7 @@ def region_types():
     """The argument types every region is compiled for (a machine's, Machine._region_entry)."""
     from allegrex.machine import Machine
     from numba.core.typing.typeof import typeof
-    m = Machine()
-    state, timing = m._arrays()
-    args = (*state, m._trace, m._trace_log, 0, 0, m._event, *timing, m.syscall_table)
-    return tuple(typeof(a) for a in args)
+    return tuple(typeof(a) for a in Machine().region_args(0, 0))
 
 
 def compile_once(region, timed, profile, types, alongside: bool, run: int) -> tuple:

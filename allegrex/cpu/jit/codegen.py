@@ -91,6 +91,11 @@ EPILOGUE = """\
 """
 
 
+def piece_name(name: str, k: int) -> str:
+    """The name of region `name`'s k-th piece function (see _Writer.piece)."""
+    return f"{name}_piece{k}"
+
+
 def _indent(lines, depth=1):
     pad = "    " * depth
     return [pad + line for line in lines]
@@ -218,7 +223,7 @@ class _Writer:
         only results produced in the same function."""
         self.results = TG.BlockResults()
         lines = self.straight(run, first, n)
-        name = f"{self.name}_piece{len(self.pieces)}"
+        name = piece_name(self.name, len(self.pieces))
         # only the inputs it reads: passing all ~20 arrays made a call cost ~0.3 us (an array
         # is several words; LLVM does not inline a piece)
         args = ", ".join([a for a in PIECE_INPUTS if _reads(lines, a)] + [CARRIED])

@@ -15,10 +15,11 @@ argument types)]) pickled from stdin.
 import importlib.util
 import os
 import pickle
-import re
 import subprocess
 import sys
 from contextlib import contextmanager
+
+from allegrex.cpu.jit.codegen import piece_name
 
 PIECES_PER_HELPER = 4  # a helper's start (~3 s of imports) pays off over a few pieces (~3 s each)
 
@@ -32,8 +33,7 @@ def piece_types(fn, types) -> list:
     code = fn.py_func.__code__
     by_name = dict(zip(code.co_varnames[:code.co_argcount], types))
     found = []
-    for name in sorted((n for n in vars(module) if re.fullmatch(rf"{fn.__name__}_piece\d+", n)),
-                       key=lambda n: int(n.rsplit("piece", 1)[1])):
+    while hasattr(module, name := piece_name(fn.__name__, len(found))):
         pcode = getattr(module, name).py_func.__code__
         found.append((name, tuple(by_name.get(a, nt.int64) for a in pcode.co_varnames[:pcode.co_argcount])))
     return found
