@@ -20,6 +20,7 @@ from allegrex.cpu.events import (EV_BREAK, EV_BREAKPOINT, EV_BUDGET, EV_FAULT, E
                                  EV_NONE, EV_STALE, EV_SYSCALL, EVENT_ARGS, EVENT_FIELDS, EVENT_NAMES)
 from allegrex.cpu.jit import HOT_MASK, Jit, room_to_compile
 from allegrex.cpu.jit.helper_processes import compiling_alongside
+from allegrex.cpu.jit.piece_calls import compile_region
 from allegrex.cpu.jit.store import new_here
 from allegrex.cpu.faults import GuestFault
 from allegrex.cpu.state import CYCLES, INSTRUCTIONS, NPC, PC, CpuState
@@ -270,7 +271,7 @@ class Machine:
             if self._region_types is None:  # every region takes the same arguments: typed once
                 self._region_types = tuple(fn.typeof_pyval(a) for a in args)
             with room_to_compile(), compiling_alongside(fn, self._region_types, new_here(fn)):
-                entry = self.jit.entry_points[key] = fn.compile(self._region_types)
+                entry = self.jit.entry_points[key] = compile_region(fn, self._region_types)
         except Exception as e:  # noqa: BLE001 (numba's compile errors have no common base)
             self.jit.compile_failed(*key, e)
             return None

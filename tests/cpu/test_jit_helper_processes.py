@@ -31,17 +31,6 @@ def fresh(region, tmp_path, monkeypatch, why):
     return load(lambda name: region_source(region, name, True, False), stored_key(region, True, False) + why)
 
 
-def test_piece_types_are_the_types_the_region_compiles_its_pieces_for(tmp_path, monkeypatch):
-    m, region = ran_compiled()
-    fn = fresh(region, tmp_path, monkeypatch, " (types)")
-    fn.compile(m._region_types)
-    pieces = helpers.piece_types(fn, m._region_types)
-    assert len(pieces) >= 2
-    module = sys.modules[fn.py_func.__module__]
-    for name, types in pieces:
-        assert getattr(module, name).signatures == [types]
-
-
 def test_a_helper_process_compiles_pieces_into_numbas_cache(tmp_path, monkeypatch):
     m, region = ran_compiled()
     fn = fresh(region, tmp_path, monkeypatch, " (helper)")

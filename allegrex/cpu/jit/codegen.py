@@ -40,7 +40,7 @@ PIECE_INPUTS = ARGS.split(", ") + ["bound"]  # what a piece may read besides CAR
 
 PROLOGUE = """\
 @njit(cache=True, error_model="numpy", _nrt=False)
-def {name}({args}):
+def {name}(pieces, {args}):
     pc = np.int64(regs[PC])
     npc = np.int64(regs[NPC])
     cycles = counters[CYCLES]
@@ -230,7 +230,8 @@ class _Writer:
         self.pieces.append(PIECE_FUNCTION.format(name=name, args=args, carried=CARRIED,
                                                  body="\n".join(_indent(lines, 2))))
         self.results = TG.BlockResults()
-        return [f"left, {CARRIED} = {name}({args})", "if left:", "    break"]
+        call = f"call_piece({name}, pieces[{len(self.pieces) - 1}], {args})"  # (jit.piece_calls)
+        return [f"left, {CARRIED} = {call}", "if left:", "    break"]
 
     def dispatch(self, block):
         """Choose the next block from pc (npc is pc + 4 here), or leave the region."""
@@ -292,6 +293,7 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
            "    track_calls, trace_run, trace_runs, vfpu_cc, vfpu_fraction, vfpu_issue, vfpu_produce, vfpu_wait,",
            "    vfpu_wait_cells,",
            "    wait_sources, wait_unit)",
+           "from allegrex.cpu.jit.piece_calls import call_piece  # a piece is called at its address (pieces[k])",
            "from allegrex.cpu.jit.runtime import answered, charge  # system calls the run loop answers, charges (hle.pure)",
            "from allegrex.cpu.jit.runtime import (vfpu_consume_prefixes, vfpu_identity_prefixes, vfpu_load_store_quad,",
            "    vfpu_load_store_single, vfpu_prefixes_consumed, vfpu_plain_arith, vfpu_plain_c2i, vfpu_plain_dot, vfpu_plain_i2f)"

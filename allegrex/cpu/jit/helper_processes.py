@@ -19,24 +19,9 @@ import subprocess
 import sys
 from contextlib import contextmanager
 
-from allegrex.cpu.jit.codegen import piece_name
+from allegrex.cpu.jit.piece_calls import piece_types
 
 PIECES_PER_HELPER = 4  # a helper's start (~3 s of imports) pays off over a few pieces (~3 s each)
-
-
-def piece_types(fn, types) -> list:
-    """[(name, argument types)] of the piece functions the region `fn` calls when called
-    with `types` (the region's own argument types): a piece takes some of the region's
-    arguments, `bound` and the carried locals, all int64 (jit.codegen's PROLOGUE)."""
-    from numba import types as nt
-    module = sys.modules[fn.py_func.__module__]
-    code = fn.py_func.__code__
-    by_name = dict(zip(code.co_varnames[:code.co_argcount], types))
-    found = []
-    while hasattr(module, name := piece_name(fn.__name__, len(found))):
-        pcode = getattr(module, name).py_func.__code__
-        found.append((name, tuple(by_name.get(a, nt.int64) for a in pcode.co_varnames[:pcode.co_argcount])))
-    return found
 
 
 def helper_count(pieces: int) -> int:

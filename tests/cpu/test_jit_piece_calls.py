@@ -1,0 +1,121 @@
+"""A region calls its pieces at their machine code's addresses, passed in as its first
+argument (allegrex.cpu.jit.piece_calls): its own code holds no piece, it runs the same
+when loaded from numba's cache by another process, and it is refused when a piece was
+compiled for other types than the region passes it."""
+
+import importlib.util
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from numba import types as nt
+from numba.core.typing.typeof import typeof
+
+from allegrex.cpu.jit import piece_calls
+from allegrex.cpu.jit.piece_calls import PIECES_TYPE, compile_region, piece_types
+from tests.cpu.test_jit_helper_processes import fresh, ran_compiled
+
+# A region in the shape jit.codegen writes: pieces named after it, taking some of its
+# arguments and int64 locals, called through call_piece at pieces[k].
+REGION = '''
+import numpy as np
+from numba import njit
+from allegrex.cpu.jit.piece_calls import call_piece
+
+@njit(cache=True)
+def r_piece0(a, acc):
+    for x in a:
+        acc += x
+    return acc, acc * 2
+
+@njit(cache=True)
+def r_piece1(a, acc):
+    return acc - a[0], acc
+
+@njit(cache=True)
+def r(pieces, a, n):
+    acc = np.int64(n)
+    twice = np.int64(0)
+    for _ in range(3):
+        acc, twice = call_piece(r_piece0, pieces[0], a, acc)
+        acc, _ = call_piece(r_piece1, pieces[1], a, acc)
+    return acc + twice
+'''
+A = np.array([3, -1, 4, 1, 5], dtype=np.int64)
+TYPES = (typeof(A), nt.int64)
+
+
+def expected(a, n):
+    acc, twice = n, 0
+    for _ in range(3):
+        acc += int(a.sum())
+        twice = 2 * acc
+        acc -= int(a[0])
+    return acc + twice
+
+
+def region_module(folder, name="region_under_test", text=REGION):
+    """The REGION module (or `text`), from a file in `folder` (numba caches beside it)."""
+    path = folder / f"{name}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_region_calls_its_pieces_at_their_addresses(tmp_path):
+    module = region_module(tmp_path)
+    assert piece_types(module.r, TYPES) == [("r_piece0", TYPES), ("r_piece1", TYPES)]
+    entry = compile_region(module.r, TYPES)
+    assert entry(A, 7) == expected(A, 7)
+    assert entry(A[::-1].copy(), -2) == expected(A[::-1], -2)
+
+
+def test_the_regions_code_holds_no_piece(tmp_path):
+    module = region_module(tmp_path, "region_without_pieces")
+    compile_region(module.r, TYPES)
+    text = module.r.inspect_llvm((PIECES_TYPE, *TYPES))
+    assert "region_without_pieces" in text and "r_piece" not in text
+    assert "r_piece0" in module.r_piece0.inspect_llvm(TYPES)
+
+
+def test_a_region_loaded_from_numbas_cache_by_another_process_runs_the_same(tmp_path):
+    compile_region(region_module(tmp_path, "region_cached").r, TYPES)
+    script = f"""
+import sys
+sys.path.insert(0, {str(tmp_path)!r})
+import numpy as np
+from numba.core.typing.typeof import typeof
+from numba import types as nt
+import region_cached as m
+from allegrex.cpu.jit.piece_calls import compile_region
+a = np.array({A.tolist()!r}, dtype=np.int64)
+entry = compile_region(m.r, (typeof(a), nt.int64))
+hits = [sum(f.stats.cache_hits.values()) for f in (m.r, m.r_piece0, m.r_piece1)]
+misses = [sum(f.stats.cache_misses.values()) for f in (m.r, m.r_piece0, m.r_piece1)]
+print(entry(a, 11), hits, misses)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split(None, 1) == [str(expected(A, 11)), "[1, 1, 1] [0, 0, 0]\n"]
+
+
+def test_a_region_that_passes_a_piece_other_types_than_piece_types_says_is_refused(tmp_path):
+    # piece_types takes a piece's arguments that are not the region's for int64 locals
+    module = region_module(tmp_path, "region_mistyped", REGION.replace("a, acc)\n    return", "a, acc * 0.5)\n    return"))
+    with pytest.raises(RuntimeError, match="compiled for"):
+        compile_region(module.r, TYPES)
+
+
+def test_piece_types_are_the_types_a_generated_region_compiles_its_pieces_for(tmp_path, monkeypatch):
+    m, region = ran_compiled()
+    fn = fresh(region, tmp_path, monkeypatch, " (types)")
+    compile_region(fn, m._region_types)
+    pieces = piece_calls.piece_types(fn, m._region_types)
+    assert len(pieces) >= 2
+    module = sys.modules[fn.py_func.__module__]
+    for name, types in pieces:
+        assert getattr(module, name).signatures == [types]
