@@ -312,11 +312,13 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
     out += [f"STOP_PC = np.array({list(pcs_)!r}, dtype=np.int64)",
             f"STOP_IN_SLOT = np.array({[int(x) for x in slots]!r}, dtype=np.int64)",
             f"STOP_RETIRED = np.array({list(retired)!r}, dtype=np.int64)", "", ""]
+    code = []
     for piece in w.pieces:
-        out += piece.splitlines() + ["", ""]
-    out += PROLOGUE.format(name=name, args=ARGS, timed=1 if timed else 0, entry=region.entry,
-                           first=w.index[region.entry], bound="step_bound(tm)" if timed else "1",
-                           prefixes=" or not vfpu_prefixes_consumed(vctrl)" if runs_plain(region) else "").splitlines()
-    out += body + ["        else:", "            break"]
-    out += EPILOGUE.splitlines()
-    return "\n".join(out) + "\n"
+        code += piece.splitlines() + ["", ""]
+    code += PROLOGUE.format(name=name, args=ARGS, timed=1 if timed else 0, entry=region.entry,
+                            first=w.index[region.entry], bound="step_bound(tm)" if timed else "1",
+                            prefixes=" or not vfpu_prefixes_consumed(vctrl)" if runs_plain(region) else "").splitlines()
+    code += body + ["        else:", "            break"]
+    code += EPILOGUE.splitlines()
+    code = "\n".join(code) + "\n"
+    return "\n".join(out + TG.value_globals(code) + ["", ""]) + code

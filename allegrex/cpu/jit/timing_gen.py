@@ -9,6 +9,8 @@ instruction needs. The text updates `cycles` exactly as
 tests/cpu/test_jit.py holds the two to the same counters, cycle for cycle.
 """
 
+import re
+
 from allegrex.cpu.fields import rt_of
 from allegrex.timing import calls
 from allegrex.timing import counters as C
@@ -27,12 +29,24 @@ ILINE_NEW = 1  # a different line, previous instruction known: always a fetch
 ILINE_UNKNOWN = 2  # entered from elsewhere: compare with the last line fetched
 
 
+VALUE_NAME = re.compile(r"\bi64_(m?)(\d+)\b")
+
+
 def value(x) -> str:
     """A constant operand as a plain int64 for numba: a bare number is typed as a literal,
     and each distinct literal compiles the called step once more (compiling is what costs;
     LLVM still folds the value where it inlines the step). Bare numbers are for operands
-    that choose the step's shape (counts, kinds, flags)."""
-    return f"np.int64({int(x)})"
+    that choose the step's shape (counts, kinds, flags). The operand is a module global,
+    `i64_5` (`i64_m1` for -1), that value_globals defines: numba reads a global int64 as one
+    constant, where `np.int64(5)` was four statements and a call to type (~8 an instruction)."""
+    x = int(x)
+    return f"i64_{'m' if x < 0 else ''}{abs(x)}"
+
+
+def value_globals(text: str) -> list:
+    """The module lines defining the value() names `text` uses."""
+    used = sorted({(m.group(1), int(m.group(2))) for m in VALUE_NAME.finditer(text)})
+    return [f"i64_{sign}{n} = np.int64({'-' if sign else ''}{n})" for sign, n in used]
 
 
 def _values(xs) -> str:
