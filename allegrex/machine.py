@@ -20,7 +20,8 @@ from allegrex.cpu.events import (EV_BREAK, EV_BREAKPOINT, EV_BUDGET, EV_FAULT, E
                                  EV_NONE, EV_STALE, EV_SYSCALL, EVENT_ARGS, EVENT_FIELDS, EVENT_NAMES)
 from allegrex.cpu.jit import HOT_MASK, Jit, room_to_compile
 from allegrex.cpu.jit.helper_processes import compiling_alongside
-from allegrex.cpu.jit.piece_calls import compile_region
+from allegrex.cpu.jit.piece_calls import compile_region, piece_types
+from allegrex.cpu.jit.region import PIECE
 from allegrex.cpu.jit.store import new_here
 from allegrex.cpu.faults import GuestFault
 from allegrex.cpu.state import CYCLES, INSTRUCTIONS, NPC, PC, CpuState
@@ -270,8 +271,16 @@ class Machine:
         try:  # compiled here (or loaded from numba's cache); a region that cannot compile runs nothing
             if self._region_types is None:  # every region takes the same arguments: typed once
                 self._region_types = tuple(fn.typeof_pyval(a) for a in args)
-            with room_to_compile(), compiling_alongside(fn, self._region_types, new_here(fn)):
+            new = new_here(fn)
+            pieces = len(piece_types(fn, self._region_types)) if new and self.notice else 0
+            if pieces:  # a long wait (seconds a piece): say what it is
+                self.notice(f"compiling the hot loop at 0x{key[0]:08x} ({pieces} pieces of up to {PIECE} "
+                            "instructions) to machine code: once, cached for later runs")
+            started = time.monotonic()
+            with room_to_compile(), compiling_alongside(fn, self._region_types, new):
                 entry = self.jit.entry_points[key] = compile_region(fn, self._region_types)
+            if pieces:
+                self.notice(f"hot loop ready ({time.monotonic() - started:.0f} s)")
         except Exception as e:  # noqa: BLE001 (numba's compile errors have no common base)
             self.jit.compile_failed(*key, e)
             return None

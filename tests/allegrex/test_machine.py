@@ -57,3 +57,20 @@ def test_advance_returns_the_code_of_the_event_step_returns():
     code = m.advance(100)
     assert m.last_event() == n.step(100) and m.last_event().kind == "budget"
     assert (m.cpu.regs == n.cpu.regs).all() and code == 5  # EV_BUDGET
+
+
+def test_compiling_a_new_long_loop_is_announced_and_loading_it_again_is_not(tmp_path, monkeypatch):
+    from allegrex.cpu import jit
+    from allegrex.cpu.jit import stored_key
+    from tests.cpu.test_jit import BASE as LOOP_BASE, LONG_VFPU_BODY, load, machine, vfpu_loop
+    monkeypatch.setenv("ALLEGREX_CACHE", str(tmp_path))  # nothing compiled: the loop's region is new
+    monkeypatch.setattr(jit, "stored_key", lambda *key, stored=stored_key: stored(*key) + " (notice)")
+    said = []
+    for run in range(2):  # the second machine finds the region compiled
+        m = machine(True)
+        m.notice = lambda message: said.append(message) if "hot loop" in message else None  # (not the run loop's)
+        load(m, vfpu_loop(40, LONG_VFPU_BODY))
+        assert m.step(10**7).kind == "break" and m.jit.instructions > 0
+        assert len(said) == 2
+    assert said[0].startswith(f"compiling the hot loop at 0x{LOOP_BASE + 8:08x} (2 pieces of up to 32 instructions)")
+    assert said[1].startswith("hot loop ready (")

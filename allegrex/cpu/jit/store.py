@@ -85,6 +85,6 @@ def load(source_for, key: str):
 
 
 def new_here(fn) -> bool:
-    """Whether region function `fn` (from load) was written by this process, so has no
-    compiled code in numba's cache yet."""
-    return fn.py_func.__module__ in WRITTEN
+    """Whether region function `fn` (from load) was written by this process and not yet
+    compiled, so has no compiled code in numba's cache."""
+    return fn.py_func.__module__ in WRITTEN and not fn.signatures
