@@ -19,10 +19,9 @@ from allegrex.cpu import interp, scalar_loop, vfpu_loop
 from allegrex.cpu.events import (EV_BREAK, EV_BREAKPOINT, EV_BUDGET, EV_FAULT, EV_HALT, EV_JIT, EV_NEAR_BUDGET,
                                  EV_NONE, EV_STALE, EV_SYSCALL, EVENT_ARGS, EVENT_FIELDS, EVENT_NAMES)
 from allegrex.cpu.jit import HOT_MASK, Jit, room_to_compile
-from allegrex.cpu.jit.helper_processes import compiling_alongside
-from allegrex.cpu.jit.piece_calls import compile_region, piece_types
+from allegrex.cpu.jit.helper_processes import compiling_alongside, new_pieces
+from allegrex.cpu.jit.piece_calls import compile_region
 from allegrex.cpu.jit.region import PIECE
-from allegrex.cpu.jit.store import new_here
 from allegrex.cpu.faults import GuestFault
 from allegrex.cpu.state import CYCLES, INSTRUCTIONS, NPC, PC, CpuState
 from allegrex.errors import GuestMemoryError
@@ -237,10 +236,11 @@ class Machine:
         between them); EV_NONE when the interpreter should go on."""
         timed, profiled = self.timing.enabled, self.timing.prof.shape[1] > 0
         counters, regs, jit = self.cpu.counters, self.cpu.regs, self.jit
+        arrays = self._arrays()  # (the same for every region this call runs)
         while True:
             key = (pc, timed, profiled)
             before = counters.item(INSTRUCTIONS)
-            args = self.region_args(end - before, limit)
+            args = self.region_args(end - before, limit, arrays)
             entry = jit.entry_points.get(key) or self._region_entry(key, args)
             if entry is None:
                 return EV_NONE
@@ -256,10 +256,10 @@ class Machine:
             if not retired or jit.entries.item((pc >> 2) & HOT_MASK) != pc or regs.item(NPC) != pc + 4:
                 return EV_NONE
 
-    def region_args(self, budget: int, limit: int) -> tuple:
+    def region_args(self, budget: int, limit: int, arrays: tuple | None = None) -> tuple:
         """The arguments of a compiled region (jit.codegen.ARGS) for an instruction budget
-        and cycle limit."""
-        state, timing = self._arrays()
+        and cycle limit (`arrays`: _arrays(), if the caller has it)."""
+        state, timing = arrays or self._arrays()
         return (*state, self._trace, self._trace_log, budget, limit, self._event, *timing, self.syscall_table)
 
     def _region_entry(self, key: tuple, args: tuple):
@@ -271,15 +271,15 @@ class Machine:
         try:  # compiled here (or loaded from numba's cache); a region that cannot compile runs nothing
             if self._region_types is None:  # every region takes the same arguments: typed once
                 self._region_types = tuple(fn.typeof_pyval(a) for a in args)
-            new = new_here(fn)
-            pieces = len(piece_types(fn, self._region_types)) if new and self.notice else 0
-            if pieces:  # a long wait (seconds a piece): say what it is
-                self.notice(f"compiling the hot loop at 0x{key[0]:08x} ({pieces} pieces of up to {PIECE} "
+            pieces = new_pieces(fn, self._region_types)
+            said = bool(pieces) and self.notice is not None  # a long wait (seconds a piece): say what it is
+            if said:
+                self.notice(f"compiling the hot loop at 0x{key[0]:08x} ({len(pieces)} pieces of up to {PIECE} "
                             "instructions) to machine code: once, cached for later runs")
             started = time.monotonic()
-            with room_to_compile(), compiling_alongside(fn, self._region_types, new):
+            with room_to_compile(), compiling_alongside(fn, pieces):
                 entry = self.jit.entry_points[key] = compile_region(fn, self._region_types)
-            if pieces:
+            if said:
                 self.notice(f"hot loop ready ({time.monotonic() - started:.0f} s)")
         except Exception as e:  # noqa: BLE001 (numba's compile errors have no common base)
             self.jit.compile_failed(*key, e)

@@ -24,7 +24,7 @@ from realtime import programs, run_once
 import allegrex.cpu.jit as jit
 from allegrex.cpu.jit import helper_processes, room_to_compile, stored_key
 from allegrex.cpu.jit.codegen import region_source
-from allegrex.cpu.jit.piece_calls import compile_region
+from allegrex.cpu.jit.piece_calls import compile_region, piece_types
 from allegrex.cpu.jit.region import PIECE
 from allegrex.cpu.jit.store import load
 
@@ -68,7 +68,7 @@ def compile_once(region, timed, profile, types, alongside: bool, run: int) -> tu
     key = stored_key(region, timed, profile) + f" (region_compile.py {os.getpid()} {run} {alongside})"
     fn = load(lambda name: region_source(region, name, timed, profile), key)
     wall, cpu = time.perf_counter(), time.process_time()
-    with room_to_compile(), helper_processes.compiling_alongside(fn, types, alongside) as started:
+    with room_to_compile(), helper_processes.compiling_alongside(fn, piece_types(fn, types) if alongside else []) as started:
         compile_region(fn, types)
     return time.perf_counter() - wall, time.process_time() - cpu, started
 

@@ -61,5 +61,5 @@ def test_a_region_compiled_with_helpers_runs_as_interpreted(tmp_path, monkeypatc
 def test_no_helper_starts_for_a_region_already_compiled():
     m, _ = ran_compiled()
     ((fn, _),) = m.jit.regions.values()
-    with helpers.compiling_alongside(fn, m._region_types, new_here(fn)) as started:
+    with helpers.compiling_alongside(fn, helpers.new_pieces(fn, m._region_types)) as started:
         assert started == 0

@@ -20,6 +20,7 @@ import sys
 from contextlib import contextmanager
 
 from allegrex.cpu.jit.piece_calls import piece_types
+from allegrex.cpu.jit.store import new_here
 
 PIECES_PER_HELPER = 4  # a helper's start (~3 s of imports) pays off over a few pieces (~3 s each)
 
@@ -29,11 +30,16 @@ def helper_count(pieces: int) -> int:
     return max(0, min((os.cpu_count() or 1) - 1, pieces // PIECES_PER_HELPER))
 
 
+def new_pieces(fn, types) -> list:
+    """The pieces ([(name, argument types)], piece_types) of region `fn` called with `types`
+    that nothing has compiled: all of them when the region is new (store.new_here), else none."""
+    return piece_types(fn, types) if new_here(fn) else []
+
+
 @contextmanager
-def compiling_alongside(fn, types, new: bool = True):
-    """Helper processes compile the pieces of region `fn` (last first) while the body runs,
-    when it is `new` (not in numba's cache: store.new_here); they are stopped when it ends."""
-    pieces = piece_types(fn, types) if new else []
+def compiling_alongside(fn, pieces):
+    """Helper processes compile `pieces` ([(name, argument types)]) of region `fn`, last
+    first, while the body runs; they are stopped when it ends."""
     helpers = []
     count = helper_count(len(pieces))
     module = sys.modules[fn.py_func.__module__]
