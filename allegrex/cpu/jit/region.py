@@ -19,10 +19,10 @@ from allegrex.cpu.fields import branch_target, jump_target
 MAX_INSTRUCTIONS = 128  # bounds compile time (~0.1 s per instruction); inner loops come first
 # A block's straight code over PIECE instructions is compiled as functions of PIECE instructions
 # each (jit.codegen): the region's own function holds a call per piece, so such a block counts
-# PIECE towards MAX_INSTRUCTIONS, and at most MAX_BLOCK instructions (a piece compiles in ~3 s,
-# roughly in proportion to its length, and the region's own function links them all: the
-# llama2 VFPU matmul region, 502 words in 16 pieces, in 52-62 s alone; MEASURED 2026-12-02,
-# benchmarks/region_compile.py; pieces of 64: no faster).
+# PIECE towards MAX_INSTRUCTIONS, and at most MAX_BLOCK instructions (a piece compiles in
+# ~1.5-2.5 s, roughly in proportion to its length: the llama2 VFPU matmul region, 502 words in
+# 16 pieces, in ~34 s alone; MEASURED 2026-12-02, benchmarks/region_compile.py; pieces of 64:
+# no faster to compile, and that region then held fewer blocks and ran longer in all).
 PIECE = 32
 MAX_BLOCK = 320
 SCAN_LIMIT = 1024  # instructions looked at to find the loop (only the loop is compiled)
