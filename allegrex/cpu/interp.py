@@ -602,12 +602,13 @@ def new_decode_cache():
 def _source_fingerprint():
     """Digest of every source numba compiles into `run`: numba's cache only watches
     this file, so a change in cop2.py, decode.py, vfpu/ or timing/ must flush it (read
-    once per process: every run loop and cached region helper checks its stamp against it)."""
+    once per process: every run loop and cached region helper checks its stamp against it;
+    jit/runtime.py composes the region helpers, so a change there flushes them too)."""
     import hashlib
     from pathlib import Path
     root = Path(__file__).resolve().parent.parent.parent
     files = sorted(list((root / "allegrex" / "cpu").glob("*.py")) + [root / "allegrex" / "memory.py"]
-                   + [root / "allegrex" / "hle" / "pure.py"]
+                   + [root / "allegrex" / "hle" / "pure.py", root / "allegrex" / "cpu" / "jit" / "runtime.py"]
                    + list((root / "allegrex" / "timing").glob("*.py")) + list((root / "vfpu").glob("**/*.py"))
                    + list((root / "allegrex" / "timing").glob("*.csv")))
     files = [f for f in files if not f.name.startswith("lab")]  # vfpu/lab*.py: teaching tools, never compiled

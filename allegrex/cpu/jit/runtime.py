@@ -67,22 +67,39 @@ def vfpu_prefixes_consumed(vctrl):
             and vctrl[vfpu_exec.PEND_S] == 0 and vctrl[vfpu_exec.PEND_T] == 0 and vctrl[vfpu_exec.PEND_D] == 0)
 
 
-def _calling(helper, **plain):
+def _shaped(helper, **options):
+    """A plain copy compiled once per value of its bare-number operands (the operand
+    kinds and counts timing_gen passes as literals): its loops over a vector's cells are
+    then straight code. Compiled once per shape (4 shapes: 1.9 s) and cached on disk;
+    typed once per argument type (_plain), a VFPU loop ran at 90 MIPS instead of 170."""
+    return _cached(CPUDispatcher(py_func=getattr(helper, "py_func", helper), locals={},
+                                 targetoptions={"nopython": True, **options}))
+
+
+def _calling(helper, plain=(), inlined=()):
     """A called copy of `helper` (one of the VFPU's inline="always" pieces) that LLVM always
-    inlines (forceinline: the word's fields become constants there), whose own helpers named
-    in `plain` become plain copies (_plain) it calls. Numba's inlining re-typed the piece at
-    every call site: with it, numba's passes were most of a VFPU region's compile."""
+    inlines (forceinline: the word's fields become constants there), compiled per value of
+    its bare-number operands (_shaped: a vector's size, so its loops over the lanes are
+    straight code reading and writing fixed registers once inlined; compiled once for all
+    sizes, LLVM kept those loops, reading each lane's cell from a table: the llama2 VFPU
+    matmul ran ~15% slower). Its own helpers named in `plain` become plain copies (_plain)
+    it calls; those in `inlined`, copies compiled the same way as it. Numba's inlining
+    re-typed the piece at every call site: with it, numba's passes were most of a VFPU
+    region's compile."""
     f = helper.py_func
-    copy = rebound(f, f"{f.__name__}_region", {name: _plain(f.__globals__[name]) for name in plain})
-    return _cached(called(copy, forceinline=True))
+    replaced = {name: _plain(f.__globals__[name]) for name in plain}
+    for name in inlined:
+        g = f.__globals__[name].py_func
+        replaced[name] = _shaped(rebound(g, f"{g.__name__}_region", {}), forceinline=True)
+    return _shaped(rebound(f, f"{f.__name__}_region", replaced), forceinline=True)
 
 
 # The loads, stores and plain operations stay inlined (each small once its operation is
 # known): as calls LLVM kept them opaque, and a VFPU loop ran 5x slower.
-vfpu_load_store_single, vfpu_load_store_quad = (_calling(f, translate=1, mem_fault=1) for f in (
+vfpu_load_store_single, vfpu_load_store_quad = (_calling(f, plain=("translate", "mem_fault")) for f in (
     vfpu_exec.load_store_single, vfpu_exec.load_store_quad))
-vfpu_plain_arith = _calling(vfpu_plain.plain_arith, flushed_float=1, store_float=1)
-vfpu_plain_dot = _calling(vfpu_plain.plain_dot, flushed_bits=1)
+vfpu_plain_arith = _calling(vfpu_plain.plain_arith, plain=("flushed_float", "store_float"))
+vfpu_plain_dot = _calling(vfpu_plain.plain_dot, plain=("flushed_bits",), inlined=("dot_bits",))
 vfpu_plain_i2f, vfpu_plain_c2i = (_calling(f) for f in (vfpu_plain.plain_i2f, vfpu_plain.plain_c2i))
 
 # The steps of model.account, called by regions with constant operands: one call is one
@@ -97,14 +114,6 @@ vfpu_fraction, vfpu_cc, vfpu_issue, stall_until, later = map(_plain, (
     model.vfpu_fraction, model.vfpu_cc, model.vfpu_issue, model.stall_until, model.later))
 # The tick's test, run before every instruction: what LLVM inlines is the test (the tick a call).
 tick_due = _cached(called(rebound(model.tick_due.py_func, "tick_due_region", {"os_tick": tick})))
-
-
-def _shaped(helper):
-    """A plain copy compiled once per value of its bare-number operands (the operand
-    kinds and counts timing_gen passes as literals): its loops over a vector's cells are
-    then straight code. Compiled once per shape (4 shapes: 1.9 s) and cached on disk;
-    typed once per argument type (_plain), a VFPU loop ran at 90 MIPS instead of 170."""
-    return _cached(CPUDispatcher(py_func=helper.py_func, locals={}, targetoptions={"nopython": True}))
 
 
 vfpu_wait, vfpu_produce, vfpu_wait_cells = map(_shaped, (model.vfpu_wait, model.vfpu_produce, model.wait_cells))
