@@ -2,7 +2,7 @@
 
 When the prefix registers hold the identity (no vpfxs/vpfxt/vpfxd pending), a source lane
 is the register's lane and every result lane is written as computed, so vadd/vsub/vmul/
-vscl/vdot/vi2f/vc2i need none of vector_path's prefix machinery, 48-lane scratch zeroing
+vscl/vdot/vi2f/vc2i and vzero/vone/vmov need none of vector_path's prefix machinery, 48-lane scratch zeroing
 or uint32 views. `plain_op` computes them straight from and into the registers with the
 same float32 arithmetic, denormal flushing and NaN rule as vfpu/ops.py (so the results
 are the same bits); any other operation returns False and takes the full path.
@@ -21,6 +21,8 @@ from vfpu.table import OPS
 
 OP_VADD, OP_VSUB, OP_VMUL, OP_VSCL = OPS["vadd"], OPS["vsub"], OPS["vmul"], OPS["vscl"]
 OP_VDOT, OP_VI2F, OP_VC2I = OPS["vdot"], OPS["vi2f"], OPS["vc2i"]
+OP_VZERO, OP_VONE, OP_VMOV = OPS["vzero"], OPS["vone"], OPS["vmov"]
+ONE_BITS = np.uint32(0x3F800000)
 EXP_BITS = np.uint32(0x7F800000)
 SIGN_BIT = np.uint32(0x80000000)
 FLT_MIN = np.float32(1.17549435e-38)  # the least normal float32: below it the exponent bits are 0
@@ -75,6 +77,10 @@ def plain_op(op, n, word, vpr, vpr_bits, lanes, terms):
         plain_i2f(n, word, vpr, vpr_bits, terms)
     elif op == OP_VC2I:
         plain_c2i(word, vpr_bits)
+    elif op == OP_VZERO or op == OP_VONE:
+        plain_fill(n, word, vpr_bits, ONE_BITS if op == OP_VONE else np.uint32(0))
+    elif op == OP_VMOV:
+        plain_mov(n, word, vpr_bits, terms)
     else:
         return False
     return True
@@ -131,3 +137,21 @@ def plain_c2i(word, vpr_bits):
         vpr_bits[VEC_CELLS[4, rd, i]] = ((x >> (8 * i)) & 0xFF) << 24
 
 
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def plain_fill(n, word, vpr_bits, bits):
+    """vzero/vone: every destination lane set to `bits` (+0.0 or 1.0)."""
+    rd = word & 0x7F
+    for i in range(n):
+        vpr_bits[VEC_CELLS[n, rd, i]] = bits
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def plain_mov(n, word, vpr_bits, terms):
+    """vmov: the source lanes' bits as they are (a move is no float op: nothing flushed)."""
+    rd, rs = word & 0x7F, (word >> 8) & 0x7F
+    for i in range(n):
+        terms[i] = vpr_bits[VEC_CELLS[n, rs, i]]
+    for i in range(n):
+        vpr_bits[VEC_CELLS[n, rd, i]] = terms[i]

@@ -4,7 +4,7 @@ A region knows each VFPU word when it is generated, so the words the run loop's 
 path covers (vfpu.exec.execute_with) need neither decoding nor the call passing a dozen
 arrays: lv.s/sv.s/lv.q/sv.q run load_store's own steps (load_store_single/_quad, inlined)
 with the address offset and cells known, and the prefix-free vadd/vsub/vmul/vscl/vdot/
-vi2f/vc2i run plain_op's piece for their operation (vfpu.plain, inlined). Those need the
+vi2f/vc2i/vzero/vone/vmov run plain_op's piece for their operation (vfpu.plain, inlined). Those need the
 prefix registers to hold the identity, and consume them: where the words before one (in
 its block, and through every path into its block, consumed_at_heads) surely left them
 consumed, it runs alone (consuming them again would change nothing); elsewhere an
@@ -21,13 +21,14 @@ import numpy as np
 from allegrex.cpu.decode import LIKELY, SEM, TABLE
 from allegrex.cpu.jit.timing_gen import value
 from vfpu.exec import mem_address, mem_quad_reg, single_cell
-from vfpu.plain import OP_VADD, OP_VC2I, OP_VDOT, OP_VI2F, OP_VMUL, OP_VSCL, OP_VSUB
+from vfpu.plain import (ONE_BITS, OP_VADD, OP_VC2I, OP_VDOT, OP_VI2F, OP_VMOV, OP_VMUL, OP_VONE, OP_VSCL,
+                         OP_VSUB, OP_VZERO)
 from vfpu.table import OPS, find
 
 SINGLES = {OPS["lv.s"]: False, OPS["sv.s"]: True}  # op: is a store
 QUADS = {OPS["lv.q"]: False, OPS["sv.q"]: True}
 S_VFPU = SEM["vfpu"]
-PLAIN_OPS = {OP_VADD, OP_VSUB, OP_VMUL, OP_VSCL, OP_VDOT, OP_VI2F, OP_VC2I}
+PLAIN_OPS = {OP_VADD, OP_VSUB, OP_VMUL, OP_VSCL, OP_VDOT, OP_VI2F, OP_VC2I, OP_VZERO, OP_VONE, OP_VMOV}
 
 
 def called(call: str) -> str:
@@ -104,6 +105,10 @@ def plain_call(op: int, n: int, word: int) -> str:
         return f"vfpu_plain_i2f({n}, {value(word)}, vpr, vpr_bits, vterms)"
     if op == OP_VC2I:
         return f"vfpu_plain_c2i({value(word)}, vpr_bits)"
+    if op == OP_VZERO or op == OP_VONE:
+        return f"vfpu_plain_fill({n}, {value(word)}, vpr_bits, {value(ONE_BITS if op == OP_VONE else 0)})"
+    if op == OP_VMOV:
+        return f"vfpu_plain_mov({n}, {value(word)}, vpr_bits, vterms)"
     return f"vfpu_plain_arith({op}, {n}, {value(word)}, vpr, vpr_bits, vscratch)"
 
 
