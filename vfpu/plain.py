@@ -2,8 +2,8 @@
 
 When the prefix registers hold the identity (no vpfxs/vpfxt/vpfxd pending), a source lane
 is the register's lane and every result lane is written as computed, so vadd/vsub/vmul/
-vscl/vdot/vi2f/vc2i and vzero/vone/vmov need none of vector_path's prefix machinery, 48-lane scratch zeroing
-or uint32 views. `plain_op` computes them straight from and into the registers with the
+vscl/vdot/vi2f/vc2i and vzero/vone/vmov need none of vector_path's prefix machinery,
+48-lane scratch zeroing or uint32 views. `plain_op` computes them straight from and into the registers with the
 same float32 arithmetic, denormal flushing and NaN rule as vfpu/ops.py (so the results
 are the same bits); any other operation returns False and takes the full path.
 Every operand is read before the first result is written (overlapping registers see the
