@@ -3,8 +3,8 @@
 When the prefix registers hold the identity (no vpfxs/vpfxt/vpfxd pending), a source lane
 is the register's lane and every result lane is written as computed, so vadd/vsub/vmul/
 vscl/vdot/vi2f/vc2i and vzero/vone/vmov need none of vector_path's prefix machinery,
-48-lane scratch zeroing or uint32 views. `plain_op` computes them straight from and into the registers with the
-same float32 arithmetic, denormal flushing and NaN rule as vfpu/ops.py (so the results
+48-lane scratch zeroing or uint32 views. `plain_op` computes them straight from and into
+the registers with the same float32 arithmetic, denormal flushing and NaN rule as vfpu/ops.py (so the results
 are the same bits); any other operation returns False and takes the full path.
 Every operand is read before the first result is written (overlapping registers see the
 old values, as in vector_path).
@@ -78,7 +78,7 @@ def plain_op(op, n, word, vpr, vpr_bits, lanes, terms):
     elif op == OP_VC2I:
         plain_c2i(word, vpr_bits)
     elif op == OP_VZERO or op == OP_VONE:
-        plain_fill(n, word, vpr_bits, ONE_BITS if op == OP_VONE else np.uint32(0))
+        plain_fill(op, n, word, vpr_bits)
     elif op == OP_VMOV:
         plain_mov(n, word, vpr_bits, terms)
     else:
@@ -137,12 +137,11 @@ def plain_c2i(word, vpr_bits):
         vpr_bits[VEC_CELLS[4, rd, i]] = ((x >> (8 * i)) & 0xFF) << 24
 
 
-
-
 @njit(cache=True, inline="always", error_model="numpy")
-def plain_fill(n, word, vpr_bits, bits):
-    """vzero/vone: every destination lane set to `bits` (+0.0 or 1.0)."""
+def plain_fill(op, n, word, vpr_bits):
+    """vzero/vone: every destination lane set to +0.0 or 1.0."""
     rd = word & 0x7F
+    bits = ONE_BITS if op == OP_VONE else np.uint32(0)
     for i in range(n):
         vpr_bits[VEC_CELLS[n, rd, i]] = bits
 

@@ -68,10 +68,11 @@ def vfpu_prefixes_consumed(vctrl):
 
 
 def _shaped(helper, **options):
-    """A plain copy compiled once per value of its bare-number operands (the operand
-    kinds and counts timing_gen passes as literals): its loops over a vector's cells are
-    then straight code. Compiled once per shape (4 shapes: 1.9 s) and cached on disk;
-    typed once per argument type (_plain), a VFPU loop ran at 90 MIPS instead of 170."""
+    """A plain copy (with numba's `options`) compiled once per value of its bare-number
+    operands (the operand kinds and counts timing_gen passes as literals, a VFPU word's
+    operation and size): its loops over a vector's cells are then straight code.
+    Compiled once per shape (the timing steps' 4 shapes: 1.9 s) and cached on disk; typed
+    once per argument type (_plain), a VFPU loop ran at 90 MIPS instead of 170."""
     return _cached(CPUDispatcher(py_func=getattr(helper, "py_func", helper), locals={},
                                  targetoptions={"nopython": True, **options}))
 
@@ -82,8 +83,9 @@ def _calling(helper, plain=(), inlined=()):
     its bare-number operands (_shaped: a vector's size, so its loops over the lanes are
     straight code reading and writing fixed registers once inlined; compiled once for all
     sizes, LLVM kept those loops, reading each lane's cell from a table: the llama2 VFPU
-    block32 matmul region ran ~10% slower, MEASURED 2026-12-06, region_speed.py). Its own helpers named in `plain` become plain copies (_plain)
-    it calls; those in `inlined`, copies compiled the same way as it. Numba's inlining
+    block32 matmul region ran ~10% slower, MEASURED 2026-12-06, region_speed.py). Its own
+    helpers named in `plain` become plain copies (_plain) it calls; those in `inlined`,
+    copies compiled the same way as it. Numba's inlining
     re-typed the piece at every call site: with it, numba's passes were most of a VFPU
     region's compile."""
     f = helper.py_func

@@ -5,10 +5,11 @@ path covers (vfpu.exec.execute_with) need neither decoding nor the call passing 
 arrays: lv.s/sv.s/lv.q/sv.q run load_store's own steps (load_store_single/_quad, inlined)
 with the address offset and cells known, and the prefix-free vadd/vsub/vmul/vscl/vdot/
 vi2f/vc2i/vzero/vone/vmov run plain_op's piece for their operation (vfpu.plain, inlined).
-Those need the prefix registers to hold the identity, and consume them: where the words before one (in
-its block, and through every path into its block, consumed_at_heads) surely left them
-consumed, it runs alone (consuming them again would change nothing); elsewhere an
-identity-prefix check picks it and the consume, or execute_called (a pending vpfx*).
+Those need the prefix registers to hold the identity, and consume them: where the words
+before one (in its block, and through every path into its block, consumed_at_heads)
+surely left them consumed, it runs alone (consuming them again would change nothing);
+elsewhere an identity-prefix check picks it and the consume, or execute_called (a
+pending vpfx*).
 A region that relies on the prefixes being consumed when it is entered checks them on
 entry and leaves at once otherwise. Other words call execute_called with the word as a
 plain value (one compiled version for all words).
@@ -21,8 +22,7 @@ import numpy as np
 from allegrex.cpu.decode import LIKELY, SEM, TABLE
 from allegrex.cpu.jit.timing_gen import value
 from vfpu.exec import mem_address, mem_quad_reg, single_cell
-from vfpu.plain import (ONE_BITS, OP_VADD, OP_VC2I, OP_VDOT, OP_VI2F, OP_VMOV, OP_VMUL, OP_VONE, OP_VSCL,
-                         OP_VSUB, OP_VZERO)
+from vfpu.plain import OP_VADD, OP_VC2I, OP_VDOT, OP_VI2F, OP_VMOV, OP_VMUL, OP_VONE, OP_VSCL, OP_VSUB, OP_VZERO
 from vfpu.table import OPS, find
 
 SINGLES = {OPS["lv.s"]: False, OPS["sv.s"]: True}  # op: is a store
@@ -106,7 +106,7 @@ def plain_call(op: int, n: int, word: int) -> str:
     if op == OP_VC2I:
         return f"vfpu_plain_c2i({value(word)}, vpr_bits)"
     if op == OP_VZERO or op == OP_VONE:
-        return f"vfpu_plain_fill({n}, {value(word)}, vpr_bits, {value(ONE_BITS if op == OP_VONE else 0)})"
+        return f"vfpu_plain_fill({op}, {n}, {value(word)}, vpr_bits)"
     if op == OP_VMOV:
         return f"vfpu_plain_mov({n}, {value(word)}, vpr_bits, vterms)"
     return f"vfpu_plain_arith({op}, {n}, {value(word)}, vpr, vpr_bits, vscratch)"
