@@ -2,12 +2,12 @@
 
 When the prefix registers hold the identity (no vpfxs/vpfxt/vpfxd pending), a source lane
 is the register's lane and every result lane is written as computed, so vadd/vsub/vmul/
-vscl/vdot/vi2f/vc2i and vzero/vone/vmov need none of vector_path's prefix machinery,
-48-lane scratch zeroing or uint32 views. `plain_op` computes them straight from and into
-the registers with the same float32 arithmetic, denormal flushing and NaN rule as vfpu/ops.py (so the results
-are the same bits); any other operation returns False and takes the full path.
-Every operand is read before the first result is written (overlapping registers see the
-old values, as in vector_path).
+vscl/vmin/vmax/vsgn/vdot/vi2f/vc2i and vzero/vone/vmov/vabs/vneg need none of
+vector_path's prefix machinery, 48-lane scratch zeroing or uint32 views. `plain_op`
+computes them straight from and into the registers with the same float32 arithmetic,
+denormal flushing and NaN rules as vfpu/ops.py (so the results are the same bits); any
+other operation returns False and takes the full path. Every operand is read before the
+first result is written (overlapping registers see the old values, as in vector_path).
 """
 
 import math
@@ -16,12 +16,16 @@ import numpy as np
 from numba import njit
 
 from vfpu.dot import dot_bits
+from vfpu.ops import fmaxf, fminf
 from vfpu.regs import VEC_CELLS
 from vfpu.table import OPS
 
 OP_VADD, OP_VSUB, OP_VMUL, OP_VSCL = OPS["vadd"], OPS["vsub"], OPS["vmul"], OPS["vscl"]
 OP_VDOT, OP_VI2F, OP_VC2I = OPS["vdot"], OPS["vi2f"], OPS["vc2i"]
-OP_VZERO, OP_VONE, OP_VMOV = OPS["vzero"], OPS["vone"], OPS["vmov"]
+OP_VMIN, OP_VMAX, OP_VSGN = OPS["vmin"], OPS["vmax"], OPS["vsgn"]
+OP_VZERO, OP_VONE, OP_VMOV, OP_VABS, OP_VNEG = OPS["vzero"], OPS["vone"], OPS["vmov"], OPS["vabs"], OPS["vneg"]
+ARITH_OPS = (OP_VADD, OP_VSUB, OP_VMUL, OP_VSCL, OP_VMIN, OP_VMAX, OP_VSGN)  # plain_arith's
+MOVE_OPS = (OP_VMOV, OP_VABS, OP_VNEG)  # plain_mov's
 ONE_BITS = np.uint32(0x3F800000)
 EXP_BITS = np.uint32(0x7F800000)
 SIGN_BIT = np.uint32(0x80000000)
@@ -69,7 +73,7 @@ def store_float(vpr, vpr_bits, cell, value, positive_nan):
 def plain_op(op, n, word, vpr, vpr_bits, lanes, terms):
     """Run `op` (size n) when it is one of this module's operations; False otherwise.
     lanes: float32 working storage (>= 8), terms: uint32[8] (the dot unit's staging)."""
-    if op == OP_VADD or op == OP_VSUB or op == OP_VMUL or op == OP_VSCL:
+    if op in ARITH_OPS:
         plain_arith(op, n, word, vpr, vpr_bits, lanes)
     elif op == OP_VDOT:
         plain_dot(n, word, vpr_bits, terms)
@@ -79,8 +83,8 @@ def plain_op(op, n, word, vpr, vpr_bits, lanes, terms):
         plain_c2i(word, vpr_bits)
     elif op == OP_VZERO or op == OP_VONE:
         plain_fill(op, n, word, vpr_bits)
-    elif op == OP_VMOV:
-        plain_mov(n, word, vpr_bits, terms)
+    elif op in MOVE_OPS:
+        plain_mov(op, n, word, vpr_bits, terms)
     else:
         return False
     return True
@@ -88,10 +92,14 @@ def plain_op(op, n, word, vpr, vpr_bits, lanes, terms):
 
 @njit(cache=True, inline="always", error_model="numpy")
 def plain_arith(op, n, word, vpr, vpr_bits, lanes):
-    """vadd/vsub/vmul/vscl of size n (every operand read before the first result is written)."""
+    """vadd/vsub/vmul/vscl/vmin/vmax of size n, and vsgn (one source: -1, +1 or 0, for NaN
+    too); every operand read before the first result is written."""
     rd, rs, rt = word & 0x7F, (word >> 8) & 0x7F, (word >> 16) & 0x7F
     for i in range(n):
         s = flushed_float(vpr, VEC_CELLS[n, rs, i])
+        if op == OP_VSGN:
+            lanes[i] = np.float32(-1.0) if s < 0 else (np.float32(1.0) if s > 0 else np.float32(0.0))
+            continue
         if op == OP_VSCL:
             t = flushed_float(vpr, VEC_CELLS[1, rt, 0])
         else:
@@ -100,6 +108,10 @@ def plain_arith(op, n, word, vpr, vpr_bits, lanes):
             lanes[i] = s + t
         elif op == OP_VSUB:
             lanes[i] = s - t
+        elif op == OP_VMIN:
+            lanes[i] = fminf(s, t)
+        elif op == OP_VMAX:
+            lanes[i] = fmaxf(s, t)
         else:
             lanes[i] = s * t
     for i in range(n):
@@ -147,10 +159,16 @@ def plain_fill(op, n, word, vpr_bits):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def plain_mov(n, word, vpr_bits, terms):
-    """vmov: the source lanes' bits as they are (a move is no float op: nothing flushed)."""
+def plain_mov(op, n, word, vpr_bits, terms):
+    """vmov/vabs/vneg: the source lanes' bits, the sign bit cleared (vabs) or flipped (vneg):
+    no float op, nothing flushed (NaNs and denormals keep their bits)."""
     rd, rs = word & 0x7F, (word >> 8) & 0x7F
     for i in range(n):
-        terms[i] = vpr_bits[VEC_CELLS[n, rs, i]]
+        x = vpr_bits[VEC_CELLS[n, rs, i]]
+        if op == OP_VABS:
+            x &= np.uint32(0x7FFFFFFF)
+        elif op == OP_VNEG:
+            x ^= SIGN_BIT
+        terms[i] = x
     for i in range(n):
         vpr_bits[VEC_CELLS[n, rd, i]] = terms[i]
