@@ -1,9 +1,10 @@
 """The common vector operations without prefixes: a short path for the run loop.
 
 When the prefix registers hold the identity (no vpfxs/vpfxt/vpfxd pending), a source lane
-is the register's lane and every result lane is written as computed, so vadd/vsub/vmul/
-vscl/vmin/vmax/vsgn/vdot/vi2f/vc2i and vzero/vone/vmov/vabs/vneg need none of
-vector_path's prefix machinery, 48-lane scratch zeroing or uint32 views. `plain_op`
+is the register's lane and every result lane is written as computed, so the lane-wise
+float operations (vadd/vsub/vmul/vscl/vdiv/vmin/vmax/vsge/vslt/vscmp, vsgn/vocp/vsat0/
+vsat1), vdot, the conversions vi2f/vf2in/vf2iz/vf2iu/vf2id/vc2i and the moves vzero/vone/
+vmov/vabs/vneg need none of vector_path's prefix machinery, 48-lane scratch zeroing or uint32 views. `plain_op`
 computes them straight from and into the registers with the same float32 arithmetic,
 denormal flushing and NaN rules as vfpu/ops.py (so the results are the same bits); any
 other operation returns False and takes the full path. Every operand is read before the
@@ -16,15 +17,18 @@ import numpy as np
 from numba import njit
 
 from vfpu.dot import dot_bits
-from vfpu.ops import fmaxf, fminf
+from vfpu.ops import f2i, fmaxf, fminf
 from vfpu.regs import VEC_CELLS
 from vfpu.table import OPS
 
-OP_VADD, OP_VSUB, OP_VMUL, OP_VSCL = OPS["vadd"], OPS["vsub"], OPS["vmul"], OPS["vscl"]
+OP_VADD, OP_VSUB, OP_VMUL, OP_VSCL, OP_VDIV = OPS["vadd"], OPS["vsub"], OPS["vmul"], OPS["vscl"], OPS["vdiv"]
+OP_VMIN, OP_VMAX, OP_VSGE, OP_VSLT, OP_VSCMP = OPS["vmin"], OPS["vmax"], OPS["vsge"], OPS["vslt"], OPS["vscmp"]
+OP_VSGN, OP_VOCP, OP_VSAT0, OP_VSAT1 = OPS["vsgn"], OPS["vocp"], OPS["vsat0"], OPS["vsat1"]
 OP_VDOT, OP_VI2F, OP_VC2I = OPS["vdot"], OPS["vi2f"], OPS["vc2i"]
-OP_VMIN, OP_VMAX, OP_VSGN = OPS["vmin"], OPS["vmax"], OPS["vsgn"]
 OP_VZERO, OP_VONE, OP_VMOV, OP_VABS, OP_VNEG = OPS["vzero"], OPS["vone"], OPS["vmov"], OPS["vabs"], OPS["vneg"]
-ARITH_OPS = (OP_VADD, OP_VSUB, OP_VMUL, OP_VSCL, OP_VMIN, OP_VMAX, OP_VSGN)  # plain_arith's
+UNARY_OPS = (OP_VSGN, OP_VOCP, OP_VSAT0, OP_VSAT1)  # lane-wise, one source
+ARITH_OPS = (OP_VADD, OP_VSUB, OP_VMUL, OP_VSCL, OP_VDIV, OP_VMIN, OP_VMAX, OP_VSGE, OP_VSLT, OP_VSCMP) + UNARY_OPS
+F2I_OPS = (OPS["vf2in"], OPS["vf2iz"], OPS["vf2iu"], OPS["vf2id"])  # plain_f2i's
 MOVE_OPS = (OP_VMOV, OP_VABS, OP_VNEG)  # plain_mov's
 ONE_BITS = np.uint32(0x3F800000)
 EXP_BITS = np.uint32(0x7F800000)
@@ -79,6 +83,8 @@ def plain_op(op, n, word, vpr, vpr_bits, lanes, terms):
         plain_dot(n, word, vpr_bits, terms)
     elif op == OP_VI2F:
         plain_i2f(n, word, vpr, vpr_bits, terms)
+    elif op in F2I_OPS:
+        plain_f2i(n, word, vpr, vpr_bits, terms)
     elif op == OP_VC2I:
         plain_c2i(word, vpr_bits)
     elif op == OP_VZERO or op == OP_VONE:
@@ -91,29 +97,50 @@ def plain_op(op, n, word, vpr, vpr_bits, lanes, terms):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
+def lane_value(op, s, t):
+    """Result lane of lane-wise float operation `op` from source lanes s and t (flushed;
+    the one-source operations read s alone), as vfpu.ops.vector_op computes it."""
+    one, zero = np.float32(1.0), np.float32(0.0)
+    if op == OP_VADD:
+        return s + t
+    if op == OP_VSUB:
+        return s - t
+    if op == OP_VMUL or op == OP_VSCL:
+        return s * t
+    if op == OP_VDIV:
+        return s / t
+    if op == OP_VMIN:
+        return fminf(s, t)
+    if op == OP_VMAX:
+        return fmaxf(s, t)
+    if op == OP_VSGE:
+        return one if s >= t else zero
+    if op == OP_VSLT:
+        return one if s < t else zero
+    if op == OP_VSCMP:
+        return -one if s < t else (one if s > t else zero)
+    if op == OP_VSGN:
+        return -one if s < 0 else (one if s > 0 else zero)
+    if op == OP_VOCP:
+        return one - s
+    if op == OP_VSAT0:
+        return zero if s <= 0 else (one if s > 1 else s)
+    return -one if s < -1 else (one if s > 1 else s)  # vsat1
+
+
+@njit(cache=True, inline="always", error_model="numpy")
 def plain_arith(op, n, word, vpr, vpr_bits, lanes):
-    """vadd/vsub/vmul/vscl/vmin/vmax of size n, and vsgn (one source: -1, +1 or 0, for NaN
-    too); every operand read before the first result is written."""
+    """A lane-wise float operation of size n (ARITH_OPS; vscl's t is one lane for all):
+    every operand read before the first result is written."""
     rd, rs, rt = word & 0x7F, (word >> 8) & 0x7F, (word >> 16) & 0x7F
     for i in range(n):
         s = flushed_float(vpr, VEC_CELLS[n, rs, i])
-        if op == OP_VSGN:
-            lanes[i] = np.float32(-1.0) if s < 0 else (np.float32(1.0) if s > 0 else np.float32(0.0))
-            continue
+        t = s
         if op == OP_VSCL:
             t = flushed_float(vpr, VEC_CELLS[1, rt, 0])
-        else:
+        elif op not in UNARY_OPS:
             t = flushed_float(vpr, VEC_CELLS[n, rt, i])
-        if op == OP_VADD:
-            lanes[i] = s + t
-        elif op == OP_VSUB:
-            lanes[i] = s - t
-        elif op == OP_VMIN:
-            lanes[i] = fminf(s, t)
-        elif op == OP_VMAX:
-            lanes[i] = fmaxf(s, t)
-        else:
-            lanes[i] = s * t
+        lanes[i] = lane_value(op, s, t)
     for i in range(n):
         store_float(vpr, vpr_bits, VEC_CELLS[n, rd, i], lanes[i], op == OP_VADD or op == OP_VSUB)
 
@@ -138,6 +165,19 @@ def plain_i2f(n, word, vpr, vpr_bits, terms):
         terms[i] = vpr_bits[VEC_CELLS[n, rs, i]]
     for i in range(n):
         vpr[VEC_CELLS[n, rd, i]] = np.float32(float(np.int32(terms[i])) * scale)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def plain_f2i(n, word, vpr, vpr_bits, terms):
+    """vf2in/vf2iz/vf2iu/vf2id: flushed floats in, scaled by 2^imm, rounded in the word's
+    mode and saturated (vfpu.ops.f2i); the integers out unflushed."""
+    rd, rs = word & 0x7F, (word >> 8) & 0x7F
+    mode = (word >> 21) & 3
+    scale = 2.0 ** float((word >> 16) & 0x1F)
+    for i in range(n):
+        terms[i] = f2i(float(flushed_float(vpr, VEC_CELLS[n, rs, i])) * scale, mode)
+    for i in range(n):
+        vpr_bits[VEC_CELLS[n, rd, i]] = terms[i]
 
 
 @njit(cache=True, inline="always", error_model="numpy")

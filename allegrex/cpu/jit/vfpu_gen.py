@@ -3,9 +3,9 @@
 A region knows each VFPU word when it is generated, so the words the run loop's short
 path covers (vfpu.exec.execute_with) need neither decoding nor the call passing a dozen
 arrays: lv.s/sv.s/lv.q/sv.q run load_store's own steps (load_store_single/_quad, inlined)
-with the address offset and cells known, and the prefix-free vadd/vsub/vmul/vscl/vmin/
-vmax/vsgn/vdot/vi2f/vc2i/vzero/vone/vmov/vabs/vneg run plain_op's piece for their
-operation (vfpu.plain, inlined).
+with the address offset and cells known, and the prefix-free operations vfpu.plain
+writes out (lane-wise float ones, vdot, conversions, moves) run plain_op's piece for
+their operation (inlined).
 Those need the prefix registers to hold the identity, and consume them: where the words
 before one (in its block, and through every path into its block, consumed_at_heads)
 surely left them consumed, it runs alone (consuming them again would change nothing);
@@ -23,13 +23,13 @@ import numpy as np
 from allegrex.cpu.decode import LIKELY, SEM, TABLE
 from allegrex.cpu.jit.timing_gen import value
 from vfpu.exec import mem_address, mem_quad_reg, single_cell
-from vfpu.plain import ARITH_OPS, MOVE_OPS, OP_VC2I, OP_VDOT, OP_VI2F, OP_VONE, OP_VZERO
+from vfpu.plain import ARITH_OPS, F2I_OPS, MOVE_OPS, OP_VC2I, OP_VDOT, OP_VI2F, OP_VONE, OP_VZERO
 from vfpu.table import OPS, find
 
 SINGLES = {OPS["lv.s"]: False, OPS["sv.s"]: True}  # op: is a store
 QUADS = {OPS["lv.q"]: False, OPS["sv.q"]: True}
 S_VFPU = SEM["vfpu"]
-PLAIN_OPS = {*ARITH_OPS, *MOVE_OPS, OP_VDOT, OP_VI2F, OP_VC2I, OP_VZERO, OP_VONE}
+PLAIN_OPS = {*ARITH_OPS, *F2I_OPS, *MOVE_OPS, OP_VDOT, OP_VI2F, OP_VC2I, OP_VZERO, OP_VONE}
 
 
 def called(call: str) -> str:
@@ -104,6 +104,8 @@ def plain_call(op: int, n: int, word: int) -> str:
         return f"vfpu_plain_dot({n}, {value(word)}, vpr_bits, vterms)"
     if op == OP_VI2F:
         return f"vfpu_plain_i2f({n}, {value(word)}, vpr, vpr_bits, vterms)"
+    if op in F2I_OPS:
+        return f"vfpu_plain_f2i({n}, {value(word)}, vpr, vpr_bits, vterms)"
     if op == OP_VC2I:
         return f"vfpu_plain_c2i({value(word)}, vpr_bits)"
     if op == OP_VZERO or op == OP_VONE:
