@@ -2,9 +2,11 @@
 
     PYTHONPATH=. python benchmarks/sim_speed.py [--elements N] [--repeat R]
 
-Three hand-assembled kernels: an int8 dot product (lb/lb/mult/mflo/addu), a float
-multiply-accumulate loop (lwc1/lwc1/mul.s/add.s) and a VFPU loop (lv.q/vadd.q/vdot.q/
-vc2i.s/vi2f.q, 7 of its 10 words VFPU). Measured:
+Four hand-assembled kernels: an int8 dot product (lb/lb/mult/mflo/addu), a float
+multiply-accumulate loop (lwc1/lwc1/mul.s/add.s), a VFPU loop (lv.q/vadd.q/vdot.q/
+vc2i.s/vi2f.q, 7 of its 10 words VFPU) and a VFPU math loop (vmath: vabs/vmax/vdiv/vsat1/
+vf2in/vmin/vsgn, what quantizing and clamping code does, 10 of its 12 words VFPU).
+`--kinds` picks some of them. Measured:
   - cold: a fresh process with an empty numba cache (compile included; the run loop is
     the same for both kernels, so once),
   - warm: a fresh process with the numba cache filled (load + run), per kernel,
@@ -36,6 +38,8 @@ ROOT = Path(__file__).resolve().parent.parent
 CODE = 0x08804000
 A = 0x08900000
 B = 0x08A00000
+KINDS = ("int8", "float", "vfpu", "vmath")
+VFPU_KINDS = ("vfpu", "vmath")  # no Unicorn run: it has no VFPU
 
 
 def kernel(kind, elements, repeat):
@@ -47,6 +51,8 @@ def kernel(kind, elements, repeat):
              enc("lui", rt="a2", imm=elements >> 16), enc("ori", rt="a2", rs="a2", imm=elements & 0xFFFF)]
     if kind == "vfpu":
         body, tail = vfpu_body()
+    elif kind == "vmath":
+        body, tail = vmath_body()
     elif kind == "int8":
         body = [enc("lb", rt="t0", rs="a0"), enc("lb", rt="t1", rs="a1"),
                 enc("addiu", rt="a0", rs="a0", imm=1), enc("addiu", rt="a1", rs="a1", imm=1),
@@ -78,10 +84,23 @@ def vfpu_body():
     return body, [assemble("vadd.q C200, C200, C110")]
 
 
+def vmath_body():
+    """The VFPU math kernel's inner loop over 32-byte items at a0: two quad loads, then
+    vabs/vmax/vdiv/vsat1/vf2in/vmin/vsgn.q and a vadd.q accumulation into C200."""
+    from allegrex.cpu.asm import enc
+    from vfpu.asm import assemble
+    body = [assemble(t) for t in ("lv.q C000, 0(a0)", "lv.q C010, 16(a0)", "vabs.q C020, C000",
+                                  "vmax.q C030, C020, C010", "vdiv.q C100, C000, C030", "vsat1.q C110, C100",
+                                  "vf2in.q C120, C110, 7", "vmin.q C130, C000, C010", "vsgn.q C210, C130",
+                                  "vadd.q C200, C200, C210")]
+    body += [enc("addiu", rt="a0", rs="a0", imm=32), enc("addiu", rt="a2", rs="a2", imm=-1)]
+    return body, [assemble("vocp.q C230, C110")]
+
+
 def data(kind, elements):
     import numpy as np
     rng = np.random.default_rng(1)
-    if kind == "vfpu":  # 8 floats per item; the second array is unused
+    if kind in VFPU_KINDS:  # 8 floats per item; the second array is unused
         return rng.standard_normal(8 * elements).astype(np.float32).tobytes(), b""
     if kind == "int8":
         a = rng.integers(-128, 128, elements, dtype=np.int8)
@@ -109,7 +128,7 @@ def run_allegrex(kind, elements, repeat, timing=True, jit=False):
     dt = time.perf_counter() - t
     assert ev.kind == "break", ev
     assert not jit or m.jit.instructions > 0.95 * m.instructions, "the loop did not run compiled"
-    if kind == "vfpu":  # every VFPU register's bits
+    if kind in VFPU_KINDS:  # every VFPU register's bits
         result = hash(m.cpu.vpr_bits.tobytes())
     else:
         result = int(m.cpu.regs[2]) if kind == "int8" else float(m.cpu.fpr[3])
@@ -199,10 +218,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--elements", type=int, default=65536)
     parser.add_argument("--repeat", type=int, default=60)
-    parser.add_argument("--child", choices=["int8", "float", "vfpu"])
+    parser.add_argument("--child", choices=KINDS)
+    parser.add_argument("--kinds", default=",".join(KINDS), help=f"the kernels, comma-separated (default {','.join(KINDS)})")
     parser.add_argument("--llama", action="store_true", help="also time the full 64-position llama2 scalar run")
     parser.add_argument("--tokens", type=int, default=64, help="positions of the --llama run")
     args = parser.parse_args()
+    kinds = args.kinds.split(",")
+    if not set(kinds) <= set(KINDS):
+        parser.error(f"--kinds: each of {', '.join(KINDS)}")
     if args.child:
         child(args.child, args.elements, args.repeat)
         return
@@ -214,7 +237,7 @@ def main():
           f"{'':>8} {'':>9}")
     print(f"{'kernel':<7} {'instr':>11} {'warm s':>7} {'timed':>9} {'untimed':>9} {'timed':>8} {'untimed':>8} "
           f"{'compile s':>9} {'unicorn':>8} {'timed/unicorn':>13}  results agree")
-    for kind in ("int8", "float", "vfpu"):
+    for kind in kinds:
         fresh_process(kind, args.elements, 1)  # make sure the default cache is filled
         warm = fresh_process(kind, args.elements, 1)
         n, dt, ours = run_allegrex(kind, args.elements, args.repeat)
@@ -225,7 +248,7 @@ def main():
         n4, dt4, ours4 = run_allegrex(kind, args.elements, args.repeat, jit=True, timing=False)
         agree = ours == ours2 == ours3 == ours4
         unicorn_mips = ratio = "-"
-        if kind != "vfpu":
+        if kind not in VFPU_KINDS:
             udt, theirs = run_unicorn(kind, args.elements, args.repeat)
             agree = agree and ours == theirs
             unicorn_mips, ratio = f"{n / udt / 1e6:.1f}", f"{udt / dt3:.2f}"
