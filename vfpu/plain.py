@@ -4,11 +4,12 @@ When the prefix registers hold the identity (no vpfxs/vpfxt/vpfxd pending), a so
 is the register's lane and every result lane is written as computed, so the lane-wise
 float operations (vadd/vsub/vmul/vscl/vdiv/vmin/vmax/vsge/vslt/vscmp, vsgn/vocp/vsat0/
 vsat1), vdot, the conversions vi2f/vf2in/vf2iz/vf2iu/vf2id/vc2i and the moves vzero/vone/
-vmov/vabs/vneg need none of vector_path's prefix machinery, 48-lane scratch zeroing or uint32 views. `plain_op`
-computes them straight from and into the registers with the same float32 arithmetic,
-denormal flushing and NaN rules as vfpu/ops.py (so the results are the same bits); any
-other operation returns False and takes the full path. Every operand is read before the
-first result is written (overlapping registers see the old values, as in vector_path).
+vmov/vabs/vneg need none of vector_path's prefix machinery, 48-lane scratch zeroing or
+uint32 views. `plain_op` computes them straight from and into the registers with the
+same float32 arithmetic, denormal flushing and NaN rules as vfpu/ops.py (so the results
+are the same bits); any other operation returns False and takes the full path. Every
+operand is read before the first result is written (overlapping registers see the old
+values, as in vector_path).
 """
 
 import math
