@@ -312,6 +312,45 @@ def rot_lane(i, n, angle, imm):
     return 0.0
 
 
+# The lane-wise float operations: result lane i from source lanes i alone (vscl: t is
+# lane 0 of T for every lane; the one-source ones read s alone). vfpu/plain.py's short
+# path computes them with the same lane_value.
+UNARY_LANE_OPS = (OP_VSGN, OP_VOCP, OP_VSAT0, OP_VSAT1)
+LANE_OPS = (OP_VADD, OP_VSUB, OP_VMUL, OP_VSCL, OP_VDIV, OP_VMIN, OP_VMAX,
+            OP_VSGE, OP_VSLT, OP_VSCMP) + UNARY_LANE_OPS
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def lane_value(op, s, t):
+    """Result lane of lane-wise operation `op` (LANE_OPS) from source lanes s and t."""
+    one, zero = np.float32(1.0), np.float32(0.0)
+    if op == OP_VADD:
+        return s + t
+    if op == OP_VSUB:
+        return s - t
+    if op == OP_VMUL or op == OP_VSCL:
+        return s * t
+    if op == OP_VDIV:
+        return s / t
+    if op == OP_VMIN:
+        return fminf(s, t)
+    if op == OP_VMAX:
+        return fmaxf(s, t)
+    if op == OP_VSGE:
+        return one if s >= t else zero
+    if op == OP_VSLT:
+        return one if s < t else zero
+    if op == OP_VSCMP:
+        return -one if s < t else (one if s > t else zero)
+    if op == OP_VSGN:
+        return -one if s < 0 else (one if s > 0 else zero)
+    if op == OP_VOCP:
+        return one - s
+    if op == OP_VSAT0:
+        return zero if s <= 0 else (one if s > 1 else s)
+    return -one if s < -1 else (one if s > 1 else s)  # vsat1
+
+
 @njit(cache=True, inline="always", error_model="numpy")
 def vector_op(op, n, f, b, word, vctrl, terms):
     """Compute result lanes f[D:] of vector operation `op` with size n from S/T lanes.
@@ -319,33 +358,11 @@ def vector_op(op, n, f, b, word, vctrl, terms):
     allocation per instruction). Returns False when `op` is not a vector operation."""
     one = np.float32(1.0)
     zero = np.float32(0.0)
-    if op == OP_VADD or op == OP_VSUB:
+    if op in LANE_OPS:
         for i in range(n):
-            f[D + i] = f[S + i] + f[T + i] if op == OP_VADD else f[S + i] - f[T + i]
-            if math.isnan(f[D + i]):  # the adder's NaN is positive (prefixes.expected: -nan + x)
-                b[D + i] &= np.uint32(0x7FFFFFFF)
-    elif op == OP_VMUL:
-        for i in range(n):
-            f[D + i] = f[S + i] * f[T + i]
-    elif op == OP_VDIV:
-        for i in range(n):
-            f[D + i] = f[S + i] / f[T + i]
-    elif op == OP_VMIN:
-        for i in range(n):
-            f[D + i] = fminf(f[S + i], f[T + i])
-    elif op == OP_VMAX:
-        for i in range(n):
-            f[D + i] = fmaxf(f[S + i], f[T + i])
-    elif op == OP_VSCMP:
-        for i in range(n):
-            a, c = f[S + i], f[T + i]
-            f[D + i] = -one if a < c else (one if a > c else zero)
-    elif op == OP_VSGE:
-        for i in range(n):
-            f[D + i] = one if f[S + i] >= f[T + i] else zero
-    elif op == OP_VSLT:
-        for i in range(n):
-            f[D + i] = one if f[S + i] < f[T + i] else zero
+            f[D + i] = lane_value(op, f[S + i], f[T] if op == OP_VSCL else f[T + i])
+            if (op == OP_VADD or op == OP_VSUB) and math.isnan(f[D + i]):
+                b[D + i] &= np.uint32(0x7FFFFFFF)  # the adder's NaN is positive (prefixes.expected: -nan + x)
     elif op == OP_VSBN:
         x = np.int64(b[S])
         e = (x >> 23) & 0xFF
@@ -358,9 +375,6 @@ def vector_op(op, n, f, b, word, vctrl, terms):
     elif op == OP_VHDP:
         b[S + n - 1] = ONE_BITS  # the last lane of rs counts as 1
         b[D] = dot_bits(b, S, T, n)
-    elif op == OP_VSCL:
-        for i in range(n):
-            f[D + i] = f[S + i] * f[T]
     elif op == OP_VCRS:
         f[D] = f[S + 1] * f[T + 2]
         f[D + 1] = f[S + 2] * f[T]
@@ -388,14 +402,6 @@ def vector_op(op, n, f, b, word, vctrl, terms):
             elif op == OP_VNEG:
                 x ^= np.uint32(0x80000000)
             b[D + i] = x
-    elif op == OP_VSAT0:
-        for i in range(n):
-            x = f[S + i]
-            f[D + i] = zero if x <= 0 else (one if x > 1 else x)
-    elif op == OP_VSAT1:
-        for i in range(n):
-            x = f[S + i]
-            f[D + i] = -one if x < -1 else (one if x > 1 else x)
     elif op == OP_VZERO:
         for i in range(n):
             f[D + i] = zero
@@ -476,13 +482,6 @@ def vector_op(op, n, f, b, word, vctrl, terms):
     elif op == OP_VBFY2:
         a0, a1, a2, a3 = f[S], f[S + 1], f[S + 2], f[S + 3]
         f[D], f[D + 1], f[D + 2], f[D + 3] = a0 + a2, a1 + a3, a0 - a2, a1 - a3
-    elif op == OP_VSGN:
-        for i in range(n):
-            x = f[S + i]
-            f[D + i] = -one if x < 0 else (one if x > 0 else zero)
-    elif op == OP_VOCP:
-        for i in range(n):
-            f[D + i] = one - f[S + i]
     elif op == OP_VSOCP:
         for i in range(n):
             x = f[S + i]

@@ -18,17 +18,13 @@ import numpy as np
 from numba import njit
 
 from vfpu.dot import dot_bits
-from vfpu.ops import f2i, fmaxf, fminf
+from vfpu.ops import LANE_OPS, UNARY_LANE_OPS, f2i, lane_value
 from vfpu.regs import VEC_CELLS
 from vfpu.table import OPS
 
-OP_VADD, OP_VSUB, OP_VMUL, OP_VSCL, OP_VDIV = OPS["vadd"], OPS["vsub"], OPS["vmul"], OPS["vscl"], OPS["vdiv"]
-OP_VMIN, OP_VMAX, OP_VSGE, OP_VSLT, OP_VSCMP = OPS["vmin"], OPS["vmax"], OPS["vsge"], OPS["vslt"], OPS["vscmp"]
-OP_VSGN, OP_VOCP, OP_VSAT0, OP_VSAT1 = OPS["vsgn"], OPS["vocp"], OPS["vsat0"], OPS["vsat1"]
+OP_VADD, OP_VSUB, OP_VSCL = OPS["vadd"], OPS["vsub"], OPS["vscl"]
 OP_VDOT, OP_VI2F, OP_VC2I = OPS["vdot"], OPS["vi2f"], OPS["vc2i"]
 OP_VZERO, OP_VONE, OP_VMOV, OP_VABS, OP_VNEG = OPS["vzero"], OPS["vone"], OPS["vmov"], OPS["vabs"], OPS["vneg"]
-UNARY_OPS = (OP_VSGN, OP_VOCP, OP_VSAT0, OP_VSAT1)  # lane-wise, one source
-ARITH_OPS = (OP_VADD, OP_VSUB, OP_VMUL, OP_VSCL, OP_VDIV, OP_VMIN, OP_VMAX, OP_VSGE, OP_VSLT, OP_VSCMP) + UNARY_OPS
 F2I_OPS = (OPS["vf2in"], OPS["vf2iz"], OPS["vf2iu"], OPS["vf2id"])  # plain_f2i's
 MOVE_OPS = (OP_VMOV, OP_VABS, OP_VNEG)  # plain_mov's
 ONE_BITS = np.uint32(0x3F800000)
@@ -78,7 +74,7 @@ def store_float(vpr, vpr_bits, cell, value, positive_nan):
 def plain_op(op, n, word, vpr, vpr_bits, lanes, terms):
     """Run `op` (size n) when it is one of this module's operations; False otherwise.
     lanes: float32 working storage (>= 8), terms: uint32[8] (the dot unit's staging)."""
-    if op in ARITH_OPS:
+    if op in LANE_OPS:
         plain_arith(op, n, word, vpr, vpr_bits, lanes)
     elif op == OP_VDOT:
         plain_dot(n, word, vpr_bits, terms)
@@ -98,48 +94,16 @@ def plain_op(op, n, word, vpr, vpr_bits, lanes, terms):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def lane_value(op, s, t):
-    """Result lane of lane-wise float operation `op` from source lanes s and t (flushed;
-    the one-source operations read s alone), as vfpu.ops.vector_op computes it."""
-    one, zero = np.float32(1.0), np.float32(0.0)
-    if op == OP_VADD:
-        return s + t
-    if op == OP_VSUB:
-        return s - t
-    if op == OP_VMUL or op == OP_VSCL:
-        return s * t
-    if op == OP_VDIV:
-        return s / t
-    if op == OP_VMIN:
-        return fminf(s, t)
-    if op == OP_VMAX:
-        return fmaxf(s, t)
-    if op == OP_VSGE:
-        return one if s >= t else zero
-    if op == OP_VSLT:
-        return one if s < t else zero
-    if op == OP_VSCMP:
-        return -one if s < t else (one if s > t else zero)
-    if op == OP_VSGN:
-        return -one if s < 0 else (one if s > 0 else zero)
-    if op == OP_VOCP:
-        return one - s
-    if op == OP_VSAT0:
-        return zero if s <= 0 else (one if s > 1 else s)
-    return -one if s < -1 else (one if s > 1 else s)  # vsat1
-
-
-@njit(cache=True, inline="always", error_model="numpy")
 def plain_arith(op, n, word, vpr, vpr_bits, lanes):
-    """A lane-wise float operation of size n (ARITH_OPS; vscl's t is one lane for all):
-    every operand read before the first result is written."""
+    """A lane-wise float operation of size n (vfpu.ops.LANE_OPS, its lanes computed by the
+    full path's own lane_value): every operand read before the first result is written."""
     rd, rs, rt = word & 0x7F, (word >> 8) & 0x7F, (word >> 16) & 0x7F
     for i in range(n):
         s = flushed_float(vpr, VEC_CELLS[n, rs, i])
         t = s
         if op == OP_VSCL:
             t = flushed_float(vpr, VEC_CELLS[1, rt, 0])
-        elif op not in UNARY_OPS:
+        elif op not in UNARY_LANE_OPS:
             t = flushed_float(vpr, VEC_CELLS[n, rt, i])
         lanes[i] = lane_value(op, s, t)
     for i in range(n):

@@ -347,15 +347,15 @@ def test_vfpu_loop_of_plain_operations_loads_and_stores(timing):
 
 
 def test_every_plain_operation_runs_as_its_piece_in_a_region():
-    from vfpu.plain import ARITH_OPS, MOVE_OPS
+    from vfpu.plain import LANE_OPS, MOVE_OPS
     from vfpu.table import OPS
     m = machine(True)
     load(m, vfpu_loop(40, f"{PLAIN_VFPU_BODY}; {PLAIN_MATH_BODY}"))
     source = region_source(discover(BASE + 4 * 2, m._read_word), "f", True, False)
     for name in ("vmin", "vmax", "vsgn", "vabs", "vneg", "vmov", "vadd", "vscl", "vdiv", "vsge", "vslt", "vscmp",
                  "vocp", "vsat0", "vsat1"):
-        piece = "vfpu_plain_arith" if OPS[name] in ARITH_OPS else "vfpu_plain_mov"
-        assert OPS[name] in ARITH_OPS + MOVE_OPS and f"{piece}({OPS[name]}, " in source, name
+        piece = "vfpu_plain_arith" if OPS[name] in LANE_OPS else "vfpu_plain_mov"
+        assert OPS[name] in LANE_OPS + MOVE_OPS and f"{piece}({OPS[name]}, " in source, name
     assert source.count("vfpu_plain_f2i(") == 4
 
 

@@ -1,7 +1,10 @@
 """The prefix-free short path (vfpu/plain.py) against the full path (exec.execute_rest,
 prefix machinery and vector_op): the same register bits and control registers for random
 words of every row it takes, on operands full of denormals, NaNs, infinities and zeros,
-with overlapping registers, and with prefixes pending (which must bypass it)."""
+with overlapping registers, and with prefixes pending (which must bypass it). The lane-wise
+float operations share vfpu.ops.lane_value with the full path: for them this compares the
+reading, flushing and writing around it; their values are real PSPs' in the pspautotests
+cpu/vfpu programs (tests/vfpu/test_hardware_outputs.py)."""
 
 import numpy as np
 import pytest
@@ -9,11 +12,11 @@ import pytest
 from allegrex.cpu.state import CpuState
 from allegrex.memory import Memory
 from vfpu.exec import decode, execute, execute_rest, new_scratch
-from vfpu.plain import ARITH_OPS, F2I_OPS, MOVE_OPS, OP_VC2I, OP_VDOT, OP_VI2F, OP_VONE, OP_VZERO
+from vfpu.plain import LANE_OPS, F2I_OPS, MOVE_OPS, OP_VC2I, OP_VDOT, OP_VI2F, OP_VONE, OP_VZERO
 from vfpu.table import ROW_MASK, ROW_MATCH, ROW_OP
 
 PLAIN_ROWS = [r for r in range(len(ROW_OP))
-              if ROW_OP[r] in (*ARITH_OPS, *F2I_OPS, *MOVE_OPS, OP_VDOT, OP_VI2F, OP_VC2I, OP_VZERO, OP_VONE)]
+              if ROW_OP[r] in (*LANE_OPS, *F2I_OPS, *MOVE_OPS, OP_VDOT, OP_VI2F, OP_VC2I, OP_VZERO, OP_VONE)]
 SPECIALS = np.array([0, 0x80000000, 1, 0x807FFFFF, 0x00400000, 0x7F800000, 0xFF800000, 0x7FC00000,
                      0xFFC00001, 0x3F800000, 0xBF800000, 0x7F7FFFFF, 0x00800000, 0x80800000], dtype=np.uint32)
 

@@ -23,13 +23,13 @@ import numpy as np
 from allegrex.cpu.decode import LIKELY, SEM, TABLE
 from allegrex.cpu.jit.timing_gen import value
 from vfpu.exec import mem_address, mem_quad_reg, single_cell
-from vfpu.plain import ARITH_OPS, F2I_OPS, MOVE_OPS, OP_VC2I, OP_VDOT, OP_VI2F, OP_VONE, OP_VZERO
+from vfpu.plain import LANE_OPS, F2I_OPS, MOVE_OPS, OP_VC2I, OP_VDOT, OP_VI2F, OP_VONE, OP_VZERO
 from vfpu.table import OPS, find
 
 SINGLES = {OPS["lv.s"]: False, OPS["sv.s"]: True}  # op: is a store
 QUADS = {OPS["lv.q"]: False, OPS["sv.q"]: True}
 S_VFPU = SEM["vfpu"]
-PLAIN_OPS = {*ARITH_OPS, *F2I_OPS, *MOVE_OPS, OP_VDOT, OP_VI2F, OP_VC2I, OP_VZERO, OP_VONE}
+PLAIN_OPS = {*LANE_OPS, *F2I_OPS, *MOVE_OPS, OP_VDOT, OP_VI2F, OP_VC2I, OP_VZERO, OP_VONE}
 
 
 def called(call: str) -> str:
