@@ -352,6 +352,17 @@ def lane_value(op, s, t):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
+def moved_bits(op, x):
+    """A vmov/vabs/vneg result lane from its source lane's bits x: the sign bit kept,
+    cleared or flipped (no float op: NaNs and denormals keep their other bits)."""
+    if op == OP_VABS:
+        return x & np.uint32(0x7FFFFFFF)
+    if op == OP_VNEG:
+        return x ^ np.uint32(0x80000000)
+    return x
+
+
+@njit(cache=True, inline="always", error_model="numpy")
 def vector_op(op, n, f, b, word, vctrl, terms):
     """Compute result lanes f[D:] of vector operation `op` with size n from S/T lanes.
     terms: uint32[8] operand staging of the dot-product unit (the caller's, so no
@@ -396,12 +407,7 @@ def vector_op(op, n, f, b, word, vctrl, terms):
             b[D + i] = dot_bits(terms, 0, 4, 4)
     elif op == OP_VMOV or op == OP_VABS or op == OP_VNEG:
         for i in range(n):
-            x = b[S + i]
-            if op == OP_VABS:
-                x &= np.uint32(0x7FFFFFFF)
-            elif op == OP_VNEG:
-                x ^= np.uint32(0x80000000)
-            b[D + i] = x
+            b[D + i] = moved_bits(op, b[S + i])
     elif op == OP_VZERO:
         for i in range(n):
             f[D + i] = zero

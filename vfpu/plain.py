@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from vfpu.dot import dot_bits
-from vfpu.ops import LANE_OPS, UNARY_LANE_OPS, f2i, lane_value
+from vfpu.ops import LANE_OPS, UNARY_LANE_OPS, f2i, lane_value, moved_bits
 from vfpu.regs import VEC_CELLS
 from vfpu.table import OPS
 
@@ -165,15 +165,9 @@ def plain_fill(op, n, word, vpr_bits):
 
 @njit(cache=True, inline="always", error_model="numpy")
 def plain_mov(op, n, word, vpr_bits, terms):
-    """vmov/vabs/vneg: the source lanes' bits, the sign bit cleared (vabs) or flipped (vneg):
-    no float op, nothing flushed (NaNs and denormals keep their bits)."""
+    """vmov/vabs/vneg of size n (vfpu.ops.moved_bits: nothing flushed)."""
     rd, rs = word & 0x7F, (word >> 8) & 0x7F
     for i in range(n):
-        x = vpr_bits[VEC_CELLS[n, rs, i]]
-        if op == OP_VABS:
-            x &= np.uint32(0x7FFFFFFF)
-        elif op == OP_VNEG:
-            x ^= SIGN_BIT
-        terms[i] = x
+        terms[i] = moved_bits(op, vpr_bits[VEC_CELLS[n, rs, i]])
     for i in range(n):
         vpr_bits[VEC_CELLS[n, rd, i]] = terms[i]
