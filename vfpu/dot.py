@@ -18,6 +18,8 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros
 
+from vfpu.bits import float32_bits
+
 NAN_BITS = 0x7F800001  # the VFPU's NaN
 ONE_BITS = 0x3F800000
 # vavg.n: the dot product with the float32 constant 1/n (the prefix unit's constants 1/2,
@@ -36,16 +38,11 @@ def bit_length(m):
 
 
 @njit(cache=True, error_model="numpy")
-def dot_bits(b, x0, y0, n):
-    """float32 bits of the dot product of lanes b[x0:x0+n] and b[y0:y0+n] (uint32 arrays),
-    as the VFPU computes it (module docstring). Two passes: specials and the largest
-    exponent, then the aligned integer sum. Written without data-dependent branches on
-    the common path (max, masks, shifts by a clamped amount): a sum's sign, size and
-    rounding are random in real data, and mispredicted branches were most of its cost."""
-    one = np.int64(1)
+def special_dot_bits(b, x0, y0, n):
+    """dot_bits when some operand is an infinity or a NaN: the VFPU's NaN, or the infinity
+    of the infinite products' sign (finite terms do not matter)."""
     inf_sign = 0
-    ehi = np.int64(-254)
-    for i in range(n):  # pass 1: specials and the largest exponent
+    for i in range(n):
         x, y = np.int64(b[x0 + i]), np.int64(b[y0 + i])
         ex, ey = (x >> 23) & 0xFF, (y >> 23) & 0xFF
         if ex == 255 or ey == 255:
@@ -55,37 +52,46 @@ def dot_bits(b, x0, y0, n):
             if inf_sign == -sign:
                 return NAN_BITS
             inf_sign = sign
-        elif ex != 0 and ey != 0:
-            ehi = max(ehi, ex + ey - 254)
-    if inf_sign:
-        return 0xFF800000 if inf_sign < 0 else 0x7F800000
-    val = np.int64(0)
-    for i in range(n):  # pass 2: aligned, truncated, exact sum
+    return 0xFF800000 if inf_sign < 0 else 0x7F800000
+
+
+@njit(cache=True, error_model="numpy")
+def dot_bits(b, x0, y0, n):
+    """float32 bits of the dot product of lanes b[x0:x0+n] and b[y0:y0+n] (uint32 arrays),
+    as the VFPU computes it (module docstring). Two passes: the largest exponent, then the
+    aligned integer sum; the final rounding to 24 bits is the host's int-to-float32
+    conversion (nearest, ties to even). Without data-dependent branches on the common
+    path: a sum's sign, size and rounding are random in real data, and mispredicted
+    branches were most of its cost."""
+    one = np.int64(1)
+    top = np.int64(0)  # the largest ex + ey of a term with no zero operand
+    special = np.int64(0)
+    for i in range(n):
         x, y = np.int64(b[x0 + i]), np.int64(b[y0 + i])
         ex, ey = (x >> 23) & 0xFF, (y >> 23) & 0xFF
+        special |= np.int64(ex == 255) | np.int64(ey == 255)
+        top = max(top, (ex + ey) * (np.int64(ex != 0) & np.int64(ey != 0)))
+    if special:
+        return special_dot_bits(b, x0, y0, n)
+    val = np.int64(0)
+    for i in range(n):  # aligned, truncated, exact sum
+        x, y = np.int64(b[x0 + i]), np.int64(b[y0 + i])
+        ex, ey = (x >> 23) & 0xFF, (y >> 23) & 0xFF
+        live = np.int64(ex != 0) & np.int64(ey != 0)  # a zero (or denormal) operand: no term
         v = ((x & 0x7FFFFF) | 0x800000) * ((y & 0x7FFFFF) | 0x800000)
         p = (v >> (23 - GUARD)) | np.int64((v & ((one << (23 - GUARD)) - 1)) != 0)  # round to odd
-        p >>= min(ehi - (ex + ey - 254), np.int64(63))  # (p < 2**27: a shift past 40 leaves 0 too)
-        p = 0 if ex == 0 or ey == 0 else p
+        p = (p >> min(top - (ex + ey) * live, np.int64(63))) & -live  # (p < 2**27: past 40 leaves 0 too)
         negative_term = -((x ^ y) >> 31)  # 0 or -1
         val += (p ^ negative_term) - negative_term
     negative = val < 0
-    m = (-val if negative else val) >> GUARD
+    m = (-val if negative else val) >> GUARD  # < 2**27: exact as an int64, one rounding to float32
     if m == 0:
         return 0
-    # normalise to 24 bits: shift right rounding to nearest even (down > 0) or left (up > 0)
-    shift = bit_length(m) - 24
-    down = max(shift, np.int64(0))
-    half = (one << down) >> 1
-    rest = m & ((one << down) - 1)
-    m = (m >> down) << max(-shift, np.int64(0))
-    m += np.int64(rest > half) | (np.int64(rest == half) & np.int64(half != 0) & m)
-    carry = m >> 24  # rounding up to 2**24
-    m >>= carry
-    e = ehi + shift + carry
+    f = float32_bits(np.float32(m))
+    e = top - 254 + ((f >> 23) - 127) - 23  # m counts units of 2^(top - 254 - 23)
     sign = np.int64(0x80000000) if negative else np.int64(0)
     if e <= -127:
         return sign
     if e >= 128:
         return sign | 0x7F800000
-    return sign | ((e + 127) << 23) | (m & 0x7FFFFF)
+    return sign | ((e + 127) << 23) | (f & 0x7FFFFF)

@@ -324,6 +324,10 @@ LANE_OPS = (OP_VADD, OP_VSUB, OP_VMUL, OP_VSCL, OP_VDIV, OP_VMIN, OP_VMAX,
 def lane_value(op, s, t):
     """Result lane of lane-wise operation `op` (LANE_OPS) from source lanes s and t."""
     one, zero = np.float32(1.0), np.float32(0.0)
+    if s != s and (op == OP_VADD or op == OP_VSUB or op == OP_VMUL or op == OP_VSCL or op == OP_VDIV):
+        # two NaNs in: s's (quieted), the host's rule in operand order. Said outright:
+        # LLVM may swap a commutative operation's operands, and compiled copies then differed
+        return s + s
     if op == OP_VADD:
         return s + t
     if op == OP_VSUB:

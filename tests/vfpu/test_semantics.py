@@ -41,6 +41,17 @@ def test_vadd_vsub_vmul_vdiv_each_size(vf, size, name):
         assert list(vf.read(name, size)) == list(fn(F(a), F(b))), op
 
 
+@pytest.mark.parametrize("op", ["vadd", "vsub", "vmul", "vdiv"])
+def test_two_nan_operands_give_the_first_ones_nan_quieted(vf, op):
+    """A fixed rule (x86's in operand order), so the interpreter and every compiled copy agree
+    however LLVM orders a commutative operation; the adder clears the sign of its NaN."""
+    vf.write_bits("C100", [0xFFC00001, 0x7FC00000, 0x7F800001, 0x3F800000])
+    vf.write_bits("C200", [0x7FC00000, 0xFFC00001, 0xFFC00002, 0xFF800003])
+    vf.run(f"{op}.q C000, C100, C200")
+    adder = 0x7FFFFFFF if op in ("vadd", "vsub") else 0xFFFFFFFF
+    assert list(vf.read_bits("C000", 4)) == [0xFFC00001 & adder, 0x7FC00000, 0x7FC00001, 0xFFC00003 & adder]
+
+
 def test_writes_touch_only_the_destination_cells(vf):
     vf.state.vpr[:] = 7
     vf.write("C100", [1, 2])
