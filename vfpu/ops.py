@@ -318,6 +318,7 @@ def rot_lane(i, n, angle, imm):
 UNARY_LANE_OPS = (OP_VSGN, OP_VOCP, OP_VSAT0, OP_VSAT1)
 LANE_OPS = (OP_VADD, OP_VSUB, OP_VMUL, OP_VSCL, OP_VDIV, OP_VMIN, OP_VMAX,
             OP_VSGE, OP_VSLT, OP_VSCMP) + UNARY_LANE_OPS
+PACK_OPS = (OP_VI2UC, OP_VI2C, OP_VI2US, OP_VI2S)  # integer lanes packed into bytes or halfwords (pack_word)
 
 
 @njit(cache=True, inline="always", error_model="numpy")
@@ -364,6 +365,30 @@ def moved_bits(op, x):
     if op == OP_VNEG:
         return x ^ np.uint32(0x80000000)
     return x
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def packed_lanes(op):
+    """Source lanes a vi2uc/vi2c (4: bytes) or vi2us/vi2s (2: halfwords) word packs."""
+    return 4 if op == OP_VI2UC or op == OP_VI2C else 2
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def pack_word(op, lanes, base, j):
+    """Result word j of a vi2* packing (PACK_OPS) of the source lanes' bits lanes[base:]:
+    each lane's top byte or halfword; the unsigned forms read a lane as a 31-bit fraction,
+    a negative one as 0."""
+    per = packed_lanes(op)
+    width = 32 // per
+    acc = np.int64(0)
+    for k in range(per):
+        x = np.int64(lanes[base + per * j + k])
+        if op == OP_VI2UC or op == OP_VI2US:
+            v = 0 if x & 0x80000000 else (x >> (31 - width)) & ((1 << width) - 1)
+        else:
+            v = x >> (32 - width)
+        acc |= v << (width * k)
+    return acc
 
 
 @njit(cache=True, inline="always", error_model="numpy")
@@ -512,27 +537,9 @@ def vector_op(op, n, f, b, word, vctrl, terms):
         scale = 2.0 ** float((word >> 16) & 0x1F)
         for i in range(n):
             b[D + i] = f2i(float(f[S + i]) * scale, mode)
-    elif op == OP_VI2UC or op == OP_VI2C:
-        acc = np.int64(0)
-        for i in range(4):
-            x = np.int64(b[S + i])
-            if op == OP_VI2UC:
-                v = 0 if x & 0x80000000 else (x >> 23) & 0xFF
-            else:
-                v = x >> 24
-            acc |= v << (8 * i)
-        b[D] = acc
-    elif op == OP_VI2US or op == OP_VI2S:
-        for j in range(n // 2):
-            acc = np.int64(0)
-            for k in range(2):
-                x = np.int64(b[S + 2 * j + k])
-                if op == OP_VI2US:
-                    v = 0 if x & 0x80000000 else (x >> 15) & 0xFFFF
-                else:
-                    v = x >> 16
-                acc |= v << (16 * k)
-            b[D + j] = acc
+    elif op in PACK_OPS:
+        for j in range(n // packed_lanes(op)):
+            b[D + j] = pack_word(op, b, S, j)
     elif op == OP_VS2I or op == OP_VUS2I:
         for i in range(2 * n):
             h = (np.int64(b[S + i // 2]) >> (16 * (i % 2))) & 0xFFFF

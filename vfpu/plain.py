@@ -3,9 +3,9 @@
 When the prefix registers hold the identity (no vpfxs/vpfxt/vpfxd pending), a source lane
 is the register's lane and every result lane is written as computed, so the lane-wise
 float operations (vadd/vsub/vmul/vscl/vdiv/vmin/vmax/vsge/vslt/vscmp, vsgn/vocp/vsat0/
-vsat1), vdot, the conversions vi2f/vf2in/vf2iz/vf2iu/vf2id/vc2i and the moves vzero/vone/
-vmov/vabs/vneg need none of vector_path's prefix machinery, 48-lane scratch zeroing or
-uint32 views. `plain_op` computes them straight from and into the registers with the
+vsat1), vdot, the conversions vi2f/vf2in/vf2iz/vf2iu/vf2id/vc2i, the packings vi2uc/vi2c/
+vi2us/vi2s and the moves vzero/vone/vmov/vabs/vneg need none of vector_path's prefix
+machinery, 48-lane scratch zeroing or uint32 views. `plain_op` computes them straight from and into the registers with the
 same float32 arithmetic, denormal flushing and NaN rules as vfpu/ops.py (so the results
 are the same bits); any other operation returns False and takes the full path. Every
 operand is read before the first result is written (overlapping registers see the old
@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from vfpu.dot import dot_bits
-from vfpu.ops import LANE_OPS, UNARY_LANE_OPS, f2i, lane_value, moved_bits
+from vfpu.ops import LANE_OPS, PACK_OPS, UNARY_LANE_OPS, f2i, lane_value, moved_bits, pack_word, packed_lanes
 from vfpu.regs import VEC_CELLS
 from vfpu.table import OPS
 
@@ -88,6 +88,8 @@ def plain_op(op, n, word, vpr, vpr_bits, lanes, terms):
         plain_fill(op, n, word, vpr_bits)
     elif op in MOVE_OPS:
         plain_mov(op, n, word, vpr_bits, terms)
+    elif op in PACK_OPS:
+        plain_pack(op, n, word, vpr_bits, terms)
     else:
         return False
     return True
@@ -171,3 +173,15 @@ def plain_mov(op, n, word, vpr_bits, terms):
         terms[i] = moved_bits(op, vpr_bits[VEC_CELLS[n, rs, i]])
     for i in range(n):
         vpr_bits[VEC_CELLS[n, rd, i]] = terms[i]
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def plain_pack(op, n, word, vpr_bits, terms):
+    """vi2uc/vi2c/vi2us/vi2s of size n: the n source lanes' bits packed into n / 4 or n / 2
+    destination words (vfpu.ops.pack_word), the sources read first."""
+    rd, rs = word & 0x7F, (word >> 8) & 0x7F
+    for i in range(n):
+        terms[i] = vpr_bits[VEC_CELLS[n, rs, i]]
+    words = n // packed_lanes(op)
+    for j in range(words):
+        vpr_bits[VEC_CELLS[words, rd, j]] = pack_word(op, terms, 0, j)
