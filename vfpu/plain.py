@@ -40,13 +40,6 @@ def identity_prefixes(vctrl):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def flushed_bits(vpr_bits, cell):
-    """The lane's bits with a denormal read as signed zero (ops.flush)."""
-    x = vpr_bits[cell]
-    return x & SIGN_BIT if (x & EXP_BITS) == 0 else x
-
-
-@njit(cache=True, inline="always", error_model="numpy")
 def flushed_float(vpr, cell):
     """The lane's value with a denormal read as signed zero (ops.flush). Its exponent bits
     are 0 exactly when |x| < FLT_MIN (NaN compares false), so the float alone tells: no
@@ -114,13 +107,13 @@ def plain_arith(op, n, word, vpr, vpr_bits, lanes):
 
 @njit(cache=True, inline="always", error_model="numpy")
 def plain_dot(n, word, vpr_bits, terms):
-    """vdot of size n through the dot unit's bit-exact sum (vfpu.dot)."""
+    """vdot of size n through the dot unit's bit-exact sum (vfpu.dot). Nothing to flush: the
+    unit counts a denormal operand as zero and gives no denormal."""
     rd, rs, rt = word & 0x7F, (word >> 8) & 0x7F, (word >> 16) & 0x7F
     for i in range(n):
-        terms[i] = flushed_bits(vpr_bits, VEC_CELLS[n, rs, i])
-        terms[4 + i] = flushed_bits(vpr_bits, VEC_CELLS[n, rt, i])
-    x = np.uint32(dot_bits(terms, 0, 4, n))
-    vpr_bits[VEC_CELLS[1, rd, 0]] = x & SIGN_BIT if (x & EXP_BITS) == 0 else x
+        terms[i] = vpr_bits[VEC_CELLS[n, rs, i]]
+        terms[4 + i] = vpr_bits[VEC_CELLS[n, rt, i]]
+    vpr_bits[VEC_CELLS[1, rd, 0]] = dot_bits(terms, 0, 4, n)
 
 
 @njit(cache=True, inline="always", error_model="numpy")
