@@ -22,7 +22,7 @@ from numba import njit
 
 from allegrex.cpu.events import EV_FAULT, EV_NONE, FAULT_LOAD, FAULT_STORE, FAULT_VFPU
 from allegrex.memory import translate
-from vfpu.ops import D, FLOAT_OP, ONE_BITS, OPS, S, T, compare, dot_bits, flush, vector_op
+from vfpu.ops import D, FLOAT_OP, ONE_BITS, OPS, S, T, compare, compared_cc, dot_bits, flush, vector_op
 from vfpu.plain import identity_prefixes, plain_op
 from vfpu.prefix import read_source, write_dest
 from vfpu.regs import MAT_CELLS, VEC_CELLS
@@ -262,7 +262,7 @@ def execute_with(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_s
         op = ROW_OP[row]
         if is_load_store(op):
             return load_store(op, word, regs, vpr_bits, mem32, ram_size, mapping, event)
-        if identity_prefixes(vctrl) and plain_op(op, ROW_SIZE[row], word, vpr, vpr_bits, scratch, terms):
+        if identity_prefixes(vctrl) and plain_op(op, ROW_SIZE[row], word, vpr, vpr_bits, scratch, terms, vctrl):
             consume_prefixes(vctrl)  # clears the pending flags an explicit identity prefix set
             return EV_OK
     return execute_rest(word, row, regs, vpr, vpr_bits, vctrl, event, scratch, terms)
@@ -357,21 +357,11 @@ def vector_path(row, op, n, word, vpr, vpr_bits, vctrl, event, scratch, terms):
 
     if op == OP_VCMP:
         cond = word & 0xF
-        cc = np.uint32(0)
-        anyb = False
-        allb = True
+        hits = np.int64(0)
         for i in range(n):
-            hit = compare(cond, buf[S + i], buf[T + i])
-            if hit:
-                cc |= np.uint32(1 << i)
-            anyb = anyb or hit
-            allb = allb and hit
-        if anyb:
-            cc |= np.uint32(16)
-        if allb:
-            cc |= np.uint32(32)
-        affected = np.uint32(((1 << n) - 1) | 0x30)
-        vctrl[VC_CC] = (vctrl[VC_CC] & ~affected) | cc
+            if compare(cond, buf[S + i], buf[T + i]):
+                hits |= 1 << i
+        vctrl[VC_CC] = compared_cc(vctrl[VC_CC], n, hits)
         consume_prefixes(vctrl)
         return EV_OK
     if op == OP_VCMOVT or op == OP_VCMOVF:

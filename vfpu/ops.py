@@ -368,6 +368,18 @@ def moved_bits(op, x):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
+def compared_cc(ccr, n, hits):
+    """The CC register `ccr` after a vcmp of size n whose lanes compared true in the bitmask
+    `hits`: bits 0..n-1 those lanes, bit 4 any of them, bit 5 all; the other bits kept."""
+    cc = np.int64(hits)
+    if hits != 0:
+        cc |= 16
+    if hits == (1 << n) - 1:
+        cc |= 32
+    return (np.int64(ccr) & ~np.int64(((1 << n) - 1) | 0x30)) | cc
+
+
+@njit(cache=True, inline="always", error_model="numpy")
 def packed_lanes(op):
     """Source lanes a vi2uc/vi2c (4: bytes) or vi2us/vi2s (2: halfwords) word packs."""
     return 4 if op == OP_VI2UC or op == OP_VI2C else 2

@@ -3,11 +3,11 @@
 When the prefix registers hold the identity (no vpfxs/vpfxt/vpfxd pending), a source lane
 is the register's lane and every result lane is written as computed, so the lane-wise
 float operations (vadd/vsub/vmul/vscl/vdiv/vmin/vmax/vsge/vslt/vscmp, vsgn/vocp/vsat0/
-vsat1), vdot, the conversions vi2f/vf2in/vf2iz/vf2iu/vf2id/vc2i, the packings vi2uc/vi2c/
-vi2us/vi2s and the moves vzero/vone/vmov/vabs/vneg need none of vector_path's prefix
-machinery, 48-lane scratch zeroing or uint32 views. `plain_op` computes them straight from and into the registers with the
-same float32 arithmetic, denormal flushing and NaN rules as vfpu/ops.py (so the results
-are the same bits); any other operation returns False and takes the full path. Every
+vsat1), vcmp, vdot, the conversions vi2f/vf2in/vf2iz/vf2iu/vf2id/vc2i, the packings vi2uc/
+vi2c/vi2us/vi2s and the moves vzero/vone/vmov/vabs/vneg need none of vector_path's prefix
+machinery, 48-lane scratch zeroing or uint32 views. `plain_op` computes them straight
+from and into the registers with the same float32 arithmetic, denormal flushing and NaN
+rules as vfpu/ops.py (so the results are the same bits); any other operation returns False and takes the full path. Every
 operand is read before the first result is written (overlapping registers see the old
 values, as in vector_path).
 """
@@ -18,12 +18,14 @@ import numpy as np
 from numba import njit
 
 from vfpu.dot import dot_bits
-from vfpu.ops import LANE_OPS, PACK_OPS, UNARY_LANE_OPS, f2i, lane_value, moved_bits, pack_word, packed_lanes
+from allegrex.cpu.state import VFPU_CC
+from vfpu.ops import (LANE_OPS, PACK_OPS, UNARY_LANE_OPS, compare, compared_cc, f2i, lane_value, moved_bits,
+                      pack_word, packed_lanes)
 from vfpu.regs import VEC_CELLS
 from vfpu.table import OPS
 
 OP_VADD, OP_VSUB, OP_VSCL = OPS["vadd"], OPS["vsub"], OPS["vscl"]
-OP_VDOT, OP_VI2F, OP_VC2I = OPS["vdot"], OPS["vi2f"], OPS["vc2i"]
+OP_VDOT, OP_VI2F, OP_VC2I, OP_VCMP = OPS["vdot"], OPS["vi2f"], OPS["vc2i"], OPS["vcmp"]
 OP_VZERO, OP_VONE, OP_VMOV, OP_VABS, OP_VNEG = OPS["vzero"], OPS["vone"], OPS["vmov"], OPS["vabs"], OPS["vneg"]
 F2I_OPS = (OPS["vf2in"], OPS["vf2iz"], OPS["vf2iu"], OPS["vf2id"])  # plain_f2i's
 MOVE_OPS = (OP_VMOV, OP_VABS, OP_VNEG)  # plain_mov's
@@ -64,9 +66,10 @@ def store_float(vpr, vpr_bits, cell, value, positive_nan):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def plain_op(op, n, word, vpr, vpr_bits, lanes, terms):
+def plain_op(op, n, word, vpr, vpr_bits, lanes, terms, vctrl):
     """Run `op` (size n) when it is one of this module's operations; False otherwise.
-    lanes: float32 working storage (>= 8), terms: uint32[8] (the dot unit's staging)."""
+    lanes: float32 working storage (>= 8), terms: uint32[8] (the dot unit's staging),
+    vctrl: the control registers (vcmp's CC)."""
     if op in LANE_OPS:
         plain_arith(op, n, word, vpr, vpr_bits, lanes)
     elif op == OP_VDOT:
@@ -83,6 +86,8 @@ def plain_op(op, n, word, vpr, vpr_bits, lanes, terms):
         plain_mov(op, n, word, vpr_bits, terms)
     elif op in PACK_OPS:
         plain_pack(op, n, word, vpr_bits, terms)
+    elif op == OP_VCMP:
+        plain_cmp(n, word, vpr, vctrl)
     else:
         return False
     return True
@@ -178,3 +183,15 @@ def plain_pack(op, n, word, vpr_bits, terms):
     words = n // packed_lanes(op)
     for j in range(words):
         vpr_bits[VEC_CELLS[words, rd, j]] = pack_word(op, terms, 0, j)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def plain_cmp(n, word, vpr, vctrl):
+    """vcmp of size n: the flushed lanes compared in the word's condition (vfpu.ops.compare),
+    the CC register set from the lanes that held (vfpu.ops.compared_cc)."""
+    rs, rt, cond = (word >> 8) & 0x7F, (word >> 16) & 0x7F, word & 0xF
+    hits = np.int64(0)
+    for i in range(n):
+        if compare(cond, flushed_float(vpr, VEC_CELLS[n, rs, i]), flushed_float(vpr, VEC_CELLS[n, rt, i])):
+            hits |= 1 << i
+    vctrl[VFPU_CC] = compared_cc(vctrl[VFPU_CC], n, hits)

@@ -43,6 +43,7 @@ def same_state(a, b):
     assert np.array_equal(a.cpu.regs, b.cpu.regs)
     assert np.array_equal(a.cpu.fpr_bits, b.cpu.fpr_bits)
     assert np.array_equal(a.cpu.vpr_bits, b.cpu.vpr_bits)
+    assert np.array_equal(a.cpu.vctrl, b.cpu.vctrl)  # the prefixes, the CC, the rest of the control registers
     assert np.array_equal(a.cpu.counters, b.cpu.counters)
     # every figure of the timing model; not the interpreter's VFPU decode memo, a cache keyed
     # by the word that regions leave alone (timing_gen._vfpu)
@@ -331,13 +332,15 @@ PLAIN_VFPU_BODY = ("lv.q C000, 0(a0); lv.q C010, 16(a0); lv.s S020, 4(a0); vadd.
                    "vdot.q S200, C000, C010; vc2i.s C210, S000; vi2f.q C220, C210, 3; vadd.s S230, S230, S200; "
                    "vmul.q C010, C010, C000; vsub.q R300, R300, C010; vdot.t S201, C000, R300; "
                    "vscl.p C310, C310, S201; vi2f.s S320, S010, 31; sv.q C100, 2048(a0); sv.s S200, 2064(a0)")
-# The rest of the short path's operations (vfpu.plain): lane-wise float ones, vf2i*, moves, vi2* packings.
+# The rest of the short path's operations (vfpu.plain): lane-wise float ones, vf2i*, moves, vi2* packings,
+# vcmp (the loop's vfpu state, CC included, must end as the interpreter's).
 PLAIN_MATH_BODY = ("vmin.q C400, C000, C010; vmax.t C410, C010, C000; vmax.s S420, S000, S203; vsgn.q C430, C000; "
                    "vabs.p C500, C010; vneg.q R400, R400; vmov.t C510, C000; vzero.p C520; vone.s S530; "
                    "vdiv.q C600, C000, C010; vsge.t C610, C010, C000; vslt.p C620, C000, C010; "
                    "vscmp.q C630, C000, R600; vocp.s S700, S000; vsat0.q C710, C000; vsat1.p C720, C010; "
                    "vf2in.q C730, C000, 4; vf2iz.t C600, C010, 31; vf2iu.s S601, S000, 0; vf2id.p C602, C000, 12; "
-                   "vi2c.q S521, C730; vi2uc.q S522, C600; vi2s.q C532, C730; vi2us.p S523, C602")
+                   "vi2c.q S521, C730; vi2uc.q S522, C600; vi2s.q C532, C730; vi2us.p S523, C602; "
+                   "vcmp.q LT, C000, C010; vcmp.s EZ, S420, S420")
 
 
 @pytest.mark.parametrize("timing", [False, True])
@@ -359,6 +362,7 @@ def test_every_plain_operation_runs_as_its_piece_in_a_region():
         assert OPS[name] in LANE_OPS + MOVE_OPS and f"{piece}({OPS[name]}, " in source, name
     assert source.count("vfpu_plain_f2i(") == 4
     assert source.count("vfpu_plain_pack(") == 4
+    assert source.count("vfpu_plain_cmp(") == 2
 
 
 # Every step of the VFPU timing as regions write it with constants (model.vfpu_account's):

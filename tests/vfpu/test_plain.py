@@ -12,11 +12,11 @@ import pytest
 from allegrex.cpu.state import CpuState
 from allegrex.memory import Memory
 from vfpu.exec import decode, execute, execute_rest, new_scratch
-from vfpu.plain import LANE_OPS, F2I_OPS, MOVE_OPS, OP_VC2I, OP_VDOT, OP_VI2F, OP_VONE, OP_VZERO, PACK_OPS
+from vfpu.plain import LANE_OPS, F2I_OPS, MOVE_OPS, OP_VC2I, OP_VCMP, OP_VDOT, OP_VI2F, OP_VONE, OP_VZERO, PACK_OPS
 from vfpu.table import ROW_MASK, ROW_MATCH, ROW_OP
 
 PLAIN_ROWS = [r for r in range(len(ROW_OP))
-              if ROW_OP[r] in (*LANE_OPS, *F2I_OPS, *MOVE_OPS, *PACK_OPS, OP_VDOT, OP_VI2F, OP_VC2I, OP_VZERO, OP_VONE)]
+              if ROW_OP[r] in (*LANE_OPS, *F2I_OPS, *MOVE_OPS, *PACK_OPS, OP_VCMP, OP_VDOT, OP_VI2F, OP_VC2I, OP_VZERO, OP_VONE)]
 SPECIALS = np.array([0, 0x80000000, 1, 0x807FFFFF, 0x00400000, 0x7F800000, 0xFF800000, 0x7FC00000,
                      0xFFC00001, 0x3F800000, 0xBF800000, 0x7F7FFFFF, 0x00800000, 0x80800000], dtype=np.uint32)
 
@@ -56,12 +56,12 @@ def run_both(word, bits, prefixes):
                          ids=["none", "identity-pending", "swizzle-neg-mask"])
 def test_short_path_matches_full_path(prefixes):
     rng = np.random.default_rng(7)
-    assert len(PLAIN_ROWS) >= 106  # 18 lane-wise float ops, 4 vf2i*, vi2f, 5 moves x4 sizes; vscl/vdot x3, vc2i x2; vi2uc/vi2c x1, vi2us/vi2s x2
+    assert len(PLAIN_ROWS) >= 110  # 19 float ops and moves, 4 vf2i*, vi2f, vcmp x4 sizes; vscl/vdot x3, vc2i x2; vi2uc/vi2c x1, vi2us/vi2s x2
     for row in PLAIN_ROWS:
         for _ in range(40):
             free = int(rng.integers(0, 2**32)) & ~int(ROW_MASK[row]) & 0xFFFFFFFF
-            if rng.random() < 0.3:  # destination on a source: operands must be read first
-                free = (free & ~0x7F) | ((free >> 8) & 0x7F)
+            if rng.random() < 0.3 and ROW_OP[row] != OP_VCMP:  # destination on a source: operands read first
+                free = (free & ~0x7F) | ((free >> 8) & 0x7F)  # (vcmp has none: its low bits are the condition)
             word = int(ROW_MATCH[row]) | free
             (short_bits, short_ctrl), (full_bits, full_ctrl) = run_both(word, random_registers(rng), prefixes)
             assert np.array_equal(short_bits, full_bits), f"0x{word:08x}"

@@ -297,7 +297,7 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
            "from allegrex.cpu.jit.runtime import answered, charge  # system calls the run loop answers, charges (hle.pure)",
            "from allegrex.cpu.jit.runtime import (vfpu_consume_prefixes, vfpu_identity_prefixes, vfpu_load_store_quad,",
            "    vfpu_load_store_single, vfpu_prefixes_consumed, vfpu_plain_arith, vfpu_plain_c2i, vfpu_plain_dot,",
-           "    vfpu_plain_f2i, vfpu_plain_fill, vfpu_plain_i2f, vfpu_plain_mov, vfpu_plain_pack)  # the VFPU words a region runs directly (jit.vfpu_gen)",
+           "    vfpu_plain_cmp, vfpu_plain_f2i, vfpu_plain_fill, vfpu_plain_i2f, vfpu_plain_mov, vfpu_plain_pack)  # the VFPU words a region runs directly (jit.vfpu_gen)",
            "",
            f"HEADS = np.array({region.heads!r}, dtype=np.int64)",
            f"CODE_PCS = np.array({pcs!r}, dtype=np.int64)",

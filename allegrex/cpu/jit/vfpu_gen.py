@@ -4,7 +4,7 @@ A region knows each VFPU word when it is generated, so the words the run loop's 
 path covers (vfpu.exec.execute_with) need neither decoding nor the call passing a dozen
 arrays: lv.s/sv.s/lv.q/sv.q run load_store's own steps (load_store_single/_quad, inlined)
 with the address offset and cells known, and the prefix-free operations vfpu.plain
-writes out (lane-wise float ones, vdot, conversions, packings, moves) run plain_op's piece for
+writes out (lane-wise float ones, vcmp, vdot, conversions, packings, moves) run plain_op's piece for
 their operation (inlined).
 Those need the prefix registers to hold the identity, and consume them: where the words
 before one (in its block, and through every path into its block, consumed_at_heads)
@@ -23,13 +23,13 @@ import numpy as np
 from allegrex.cpu.decode import LIKELY, SEM, TABLE
 from allegrex.cpu.jit.timing_gen import value
 from vfpu.exec import mem_address, mem_quad_reg, single_cell
-from vfpu.plain import LANE_OPS, F2I_OPS, MOVE_OPS, OP_VC2I, OP_VDOT, OP_VI2F, OP_VONE, OP_VZERO, PACK_OPS
+from vfpu.plain import LANE_OPS, F2I_OPS, MOVE_OPS, OP_VC2I, OP_VCMP, OP_VDOT, OP_VI2F, OP_VONE, OP_VZERO, PACK_OPS
 from vfpu.table import OPS, find
 
 SINGLES = {OPS["lv.s"]: False, OPS["sv.s"]: True}  # op: is a store
 QUADS = {OPS["lv.q"]: False, OPS["sv.q"]: True}
 S_VFPU = SEM["vfpu"]
-PLAIN_OPS = {*LANE_OPS, *F2I_OPS, *MOVE_OPS, *PACK_OPS, OP_VDOT, OP_VI2F, OP_VC2I, OP_VZERO, OP_VONE}
+PLAIN_OPS = {*LANE_OPS, *F2I_OPS, *MOVE_OPS, *PACK_OPS, OP_VCMP, OP_VDOT, OP_VI2F, OP_VC2I, OP_VZERO, OP_VONE}
 
 
 def called(call: str) -> str:
@@ -110,6 +110,8 @@ def plain_call(op: int, n: int, word: int) -> str:
         return f"vfpu_plain_c2i({value(word)}, vpr_bits)"
     if op == OP_VZERO or op == OP_VONE:
         return f"vfpu_plain_fill({op}, {n}, {value(word)}, vpr_bits)"
+    if op == OP_VCMP:
+        return f"vfpu_plain_cmp({n}, {value(word)}, vpr, vctrl)"
     if op in PACK_OPS:
         return f"vfpu_plain_pack({op}, {n}, {value(word)}, vpr_bits, vterms)"
     if op in MOVE_OPS:
