@@ -7,9 +7,9 @@ vsat1), vcmp, vdot, the conversions vi2f/vf2in/vf2iz/vf2iu/vf2id/vc2i, the packi
 vi2c/vi2us/vi2s and the moves vzero/vone/vmov/vabs/vneg need none of vector_path's prefix
 machinery, 48-lane scratch zeroing or uint32 views. `plain_op` computes them straight
 from and into the registers with the same float32 arithmetic, denormal flushing and NaN
-rules as vfpu/ops.py (so the results are the same bits); any other operation returns False and takes the full path. Every
-operand is read before the first result is written (overlapping registers see the old
-values, as in vector_path).
+rules as vfpu/ops.py (so the results are the same bits); any other operation returns
+False and takes the full path. Every operand is read before the first result is written
+(overlapping registers see the old values, as in vector_path).
 """
 
 import math
@@ -17,8 +17,8 @@ import math
 import numpy as np
 from numba import njit
 
-from vfpu.dot import dot_bits
 from allegrex.cpu.state import VFPU_CC
+from vfpu.dot import dot_bits
 from vfpu.ops import (LANE_OPS, PACK_OPS, UNARY_LANE_OPS, compare, compared_cc, f2i, lane_value, moved_bits,
                       pack_word, packed_lanes)
 from vfpu.regs import VEC_CELLS
@@ -30,8 +30,6 @@ OP_VZERO, OP_VONE, OP_VMOV, OP_VABS, OP_VNEG = OPS["vzero"], OPS["vone"], OPS["v
 F2I_OPS = (OPS["vf2in"], OPS["vf2iz"], OPS["vf2iu"], OPS["vf2id"])  # plain_f2i's
 MOVE_OPS = (OP_VMOV, OP_VABS, OP_VNEG)  # plain_mov's
 ONE_BITS = np.uint32(0x3F800000)
-EXP_BITS = np.uint32(0x7F800000)
-SIGN_BIT = np.uint32(0x80000000)
 FLT_MIN = np.float32(1.17549435e-38)  # the least normal float32: below it the exponent bits are 0
 
 
