@@ -104,3 +104,13 @@ def test_moves_keep_nan_payloads_and_signs(machine):
                           enc("mfc1", rt="v0", fs=0)])
     assert list(machine.cpu.fpr_bits[1:4]) == [0x7F800123, 0xFF800123, 0x7F800123]
     assert machine.cpu.regs[gpr("v0")] == 0x7F800123
+
+
+@pytest.mark.parametrize("name", ["add.s", "sub.s", "mul.s", "div.s"])
+def test_two_nan_operands_give_the_first_ones_nan_quieted(machine, name):
+    """A fixed rule, as no recorded PSP output pins the payload down: fs's NaN (a signaling
+    one quieted), so the interpreter and every compiled copy of the operation agree."""
+    for fs, ft in ((0xFFC00001, 0x7FC00000), (0x7FC00000, 0xFFC00001), (0x7F800001, 0xFFC00002)):
+        machine.cpu.fpr_bits[:2] = [fs, ft]
+        run_program(machine, [enc(name, fd=2, fs=0, ft=1)])
+        assert machine.cpu.fpr_bits[2] == fs | 0x00400000, (hex(fs), hex(ft))

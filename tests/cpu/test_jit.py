@@ -91,6 +91,23 @@ def float_mac(n):
             + [enc("bne", rs="a2", rt="zero", imm=-(len(body) + 1)), 0, enc("break")])
 
 
+def test_float_operations_on_two_nans_give_the_interpreters_nan_compiled():
+    """add/sub/mul/div.s with NaNs of different payloads and signs in both operands: the
+    region's copy of the arithmetic must pick the interpreter's NaN (run_both compares the
+    registers and the stored results)."""
+    nans_a = [0xFFC00001, 0x7FC00000, 0x7F800001, 0x3F800000, 0xFF800003]
+    nans_b = [0x7FC00000, 0xFFC00001, 0xFFC00002, 0xFF800003, 0x7FC00005]
+    data = struct.pack("<256I", *[nans_a[i % 5] for i in range(128)], *[nans_b[i % 5] for i in range(128)])
+    body = [enc("lwc1", ft=0, rs="a0"), enc("lwc1", ft=1, rs="a0", imm=512)]
+    for k, name in enumerate(("add.s", "mul.s", "sub.s", "div.s")):
+        body += [enc(name, fd=2 + k, fs=0, ft=1), enc("swc1", ft=2 + k, rs="a0", imm=1024 + 512 * k)]
+    body += [enc("addiu", rt="a0", rs="a0", imm=4), enc("addiu", rt="a2", rs="a2", imm=-1)]
+    words = ([enc("lui", rt="a0", imm=DATA >> 16), enc("addiu", rt="a2", rs="zero", imm=100)] + body
+             + [enc("bne", rs="a2", rt="zero", imm=-(len(body) + 1)), 0, enc("break")])
+    a, b, events = run_both(words, data=data)
+    assert events[-1].kind == "break" and b.jit.instructions > 0.9 * b.instructions
+
+
 def test_a_hot_loop_runs_compiled_and_ends_exactly_as_interpreted():
     a, b, events = run_both(int8_dot(200, 30))
     assert events[-1].kind == "break"
