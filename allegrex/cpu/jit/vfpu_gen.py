@@ -4,8 +4,8 @@ A region knows each VFPU word when it is generated, so the words the run loop's 
 path covers (vfpu.exec.execute_with) need neither decoding nor the call passing a dozen
 arrays: lv.s/sv.s/lv.q/sv.q run load_store's own steps (load_store_single/_quad, inlined)
 with the address offset and cells known, and the prefix-free operations vfpu.plain
-writes out (lane-wise float ones, vcmp, vdot, conversions, packings, moves) run plain_op's piece for
-their operation (inlined).
+writes out (lane-wise float ones, vcmp, vdot, conversions, packings, moves) run
+plain_op's piece for their operation (inlined).
 Those need the prefix registers to hold the identity, and consume them: where the words
 before one (in its block, and through every path into its block, consumed_at_heads)
 surely left them consumed, it runs alone (consuming them again would change nothing);
