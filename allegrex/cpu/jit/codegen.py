@@ -107,10 +107,10 @@ def _is_store(ins) -> bool:
     return bool(TABLE[ins.op].flags & STORE)
 
 
-def _reads(lines, name) -> bool:
-    """Whether the statements `lines` read the variable `name`."""
+def _names_read(lines) -> set:
+    """The variables the statements `lines` read (one parse: a piece's text is ~400 lines)."""
     tree = ast.parse("\n".join(lines))
-    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(tree))
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
 def _retire(head, count):
@@ -165,13 +165,14 @@ class _Writer:
         if ins.sem == S_VFPU:  # body[0]: `status = cop2.execute(...)`, then the event check
             direct, self.may_raise = direct_source(w, body[0], self.body[:k], self.consumed_heads[self.head])
             body = direct + body[1:] if self.may_raise else direct
-        if store or (self.timed and TG.needs_addr(ins.op, w)) or _reads(body, "addr"):
+        read = _names_read(body)
+        if store or (self.timed and TG.needs_addr(ins.op, w)) or "addr" in read:
             L.append(f"addr = (np.int64(regs[{rs_of(w)}]) + {imm_of(w)}) & 0xFFFFFFFF")
         if ins.sem in TRANSFERS:
             L += [f"next_pc = {pc + 4}", f"next_npc = {pc + 8}"]
         L += body
         # (the VFPU words run directly write no GPR; execute_called may: mfv $zero)
-        if (ins.sem == S_VFPU and _reads(body, "cop2")) or any(line.lstrip().startswith("regs[0] =") for line in body):
+        if (ins.sem == S_VFPU and "cop2" in read) or any(line.lstrip().startswith("regs[0] =") for line in body):
             L.append("regs[0] = 0")
         if self.timed:
             if ins.sem in BRANCHES:
@@ -226,7 +227,8 @@ class _Writer:
         name = piece_name(self.name, len(self.pieces))
         # only the inputs it reads: passing all ~20 arrays made a call cost ~0.3 us (an array
         # is several words; LLVM does not inline a piece)
-        args = ", ".join([a for a in PIECE_INPUTS if _reads(lines, a)] + [CARRIED])
+        read = _names_read(lines)
+        args = ", ".join([a for a in PIECE_INPUTS if a in read] + [CARRIED])
         self.pieces.append(PIECE_FUNCTION.format(name=name, args=args, carried=CARRIED,
                                                  body="\n".join(_indent(lines, 2))))
         self.results = TG.BlockResults()
