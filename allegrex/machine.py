@@ -22,6 +22,7 @@ from allegrex.cpu.jit import HOT_MASK, Jit, room_to_compile
 from allegrex.cpu.jit.helper_processes import compiling_alongside, new_pieces
 from allegrex.cpu.jit.piece_calls import compile_region
 from allegrex.cpu.jit.region import PIECE
+from allegrex.cpu.jit.store import on_disk
 from allegrex.cpu.faults import GuestFault
 from allegrex.cpu.state import CYCLES, INSTRUCTIONS, NPC, PC, CpuState
 from allegrex.errors import GuestMemoryError
@@ -42,7 +43,7 @@ def compiled_entry(dispatcher, args: tuple, notice=None):
     change: the entry point converts each argument to the type it was compiled for.
     notice(message), if given, hears of a compile that numba's cache cannot spare."""
     sig = tuple(dispatcher.typeof_pyval(a) for a in args)
-    if notice is None or sig in dispatcher.overloads or _on_disk(dispatcher, sig):
+    if notice is None or sig in dispatcher.overloads or on_disk(dispatcher, sig):
         return dispatcher.compile(sig)
     notice(f"compiling the CPU's run loop ({dispatcher.py_func.__qualname__}) to machine code: "
            "a first run's wait, cached for later runs")
@@ -50,15 +51,6 @@ def compiled_entry(dispatcher, args: tuple, notice=None):
     entry = dispatcher.compile(sig)
     notice(f"run loop ready ({time.monotonic() - started:.0f} s)")
     return entry
-
-
-def _on_disk(dispatcher, sig: tuple) -> bool:
-    """Whether numba's cache index lists code of `dispatcher` for the argument types `sig`
-    (an index can exist and be empty: interp.py flushes it when its sources change)."""
-    try:
-        return any(key[0] == sig for key in dispatcher._cache._cache_file._load_index())
-    except (AttributeError, OSError):  # not a caching dispatcher, or no readable index
-        return False
 
 
 class Event(NamedTuple):
@@ -271,6 +263,10 @@ class Machine:
         try:  # compiled here (or loaded from numba's cache); a region that cannot compile runs nothing
             if self._region_types is None:  # every region takes the same arguments: typed once
                 self._region_types = tuple(fn.typeof_pyval(a) for a in args)
+            background = self.jit.background
+            if background is not None and not background.ready(key, fn, self._region_types):
+                self.jit.defer(key[0])  # a helper process compiles it: interpret its loop meanwhile
+                return None
             pieces = new_pieces(fn, self._region_types)
             said = bool(pieces) and self.notice is not None  # a long wait (seconds a piece): say what it is
             if said:
@@ -285,6 +281,18 @@ class Machine:
             self.jit.compile_failed(*key, e)
             return None
         return entry
+
+    def finish_compiles(self) -> None:
+        """Finish the region a helper process is compiling (jit.background), here, so that
+        the next run finds it in the cache."""
+        if self.jit.background is not None:
+            with room_to_compile():
+                self.jit.background.finish(compile_region)
+
+    def stop_compiles(self) -> None:
+        """Stop a helper process compiling a region (jit.background), leaving its work."""
+        if self.jit.background is not None:
+            self.jit.background.stop()
 
     def run(self, max_instructions: int | None = None, syscall_handler=None, progress=None,
             raise_on_fault: bool = True) -> Event:

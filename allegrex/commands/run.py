@@ -136,8 +136,15 @@ def run(args) -> int:
             print(f"allegrex: {message}", file=sys.stderr, flush=True)
             progress.restart()
         machine.notice = notice
+    from allegrex.cpu.jit import background
+    if background.wanted():  # new hot loops compile in a helper process while the run goes on
+        machine.jit.background = background.Background(None if args.quiet else say)
     wall_start = time.monotonic()
-    stop = kernel.run(max_seconds=args.max_seconds, timeout=args.timeout, progress=progress, started=args.started)
+    try:
+        stop = kernel.run(max_seconds=args.max_seconds, timeout=args.timeout, progress=progress, started=args.started)
+    except BaseException:  # (Ctrl-C too) no helper outlives the command
+        machine.stop_compiles()
+        raise
     wall = time.monotonic() - wall_start
     kernel.audio.close()  # the speaker's output up to the end of the simulated time
     report = kernel.stats()
@@ -166,4 +173,12 @@ def run(args) -> int:
                 json.dump(report, f, indent=2)
         except OSError as exc:
             raise AllegrexError(f"cannot write {args.json}: {exc.strerror}") from None
+    if stop.kind == "timeout":  # the wall-clock limit holds: a helper's compile is left
+        machine.stop_compiles()
+    else:
+        machine.finish_compiles()
     return stop.exit_code
+
+
+def say(message: str) -> None:
+    print(f"allegrex: {message}", file=sys.stderr, flush=True)

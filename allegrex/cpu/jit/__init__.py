@@ -25,6 +25,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from allegrex.cpu.jit.background import RECHECK_AFTER
 from allegrex.cpu.jit.codegen import region_source
 from allegrex.cpu.jit.region import discover
 from allegrex.cpu.jit.store import failed_before, is_stored, load, mark_failed
@@ -113,6 +114,7 @@ class Jit:
         self.instructions = 0  # instructions executed by compiled regions
         self.entered = 0  # times a compiled region was run
         self.tally = {}  # (entry, timed, profile) -> [runs, instructions] until judged (see ran)
+        self.background = None  # a jit.background.Background: new regions compile in a helper process
 
     def region_at(self, pc: int, timed: bool, profile: bool):
         """The compiled function entered at `pc`, or None (then never asked again)."""
@@ -174,6 +176,13 @@ class Jit:
         tally[1] += instructions
         if tally[0] == JUDGE_AFTER and tally[1] < MIN_PER_ENTRY * JUDGE_AFTER:
             self.reject(key[0])
+
+    def defer(self, pc: int) -> None:
+        """Ask for the region at `pc` again once its loop has come round RECHECK_AFTER more
+        times (a helper process compiles it meanwhile: jit.background)."""
+        slot = (pc >> 2) & HOT_MASK
+        self.entries[slot] = -1
+        self.hot[slot] = self.threshold - RECHECK_AFTER
 
     def compile_failed(self, pc: int, timed: bool, profile: bool, error: Exception) -> None:
         """The region at `pc` would not compile: interpret it, in this run and later ones."""

@@ -8,8 +8,9 @@ disk cache (the pieces are cache=True), where the machine's compile finds those 
 not reached yet. What they compile is only ever loaded from that cache, so a helper that
 fails or is stopped half-way costs nothing but its time: the machine compiles the rest.
 
-Run as `python -m allegrex.cpu.jit.helper_processes`, reading (module path, module name, [(piece,
-argument types)]) pickled from stdin.
+jit.background starts one such helper to compile a whole region, pieces and function, while the
+machine runs on. Run as `python -m allegrex.cpu.jit.helper_processes`, reading (module path,
+module name, [(function, argument types)]) pickled from stdin.
 """
 
 import importlib.util
@@ -19,8 +20,8 @@ import subprocess
 import sys
 from contextlib import contextmanager
 
-from allegrex.cpu.jit.piece_calls import piece_types
-from allegrex.cpu.jit.store import new_here
+from allegrex.cpu.jit.piece_calls import PIECES_TYPE, piece_types
+from allegrex.cpu.jit.store import new_here, on_disk
 
 PIECES_PER_HELPER = 4  # a helper's start (~3 s of imports) pays off over a few pieces (~3 s each)
 
@@ -32,27 +33,17 @@ def helper_count(pieces: int) -> int:
 
 def new_pieces(fn, types) -> list:
     """The pieces ([(name, argument types)], piece_types) of region `fn` called with `types`
-    that nothing has compiled: all of them when the region is new (store.new_here), else none."""
-    return piece_types(fn, types) if new_here(fn) else []
+    that nothing has compiled: all of them when the region is new (store.new_here) and no
+    helper compiled it in the background (jit.background), else none."""
+    return piece_types(fn, types) if new_here(fn) and not on_disk(fn, (PIECES_TYPE, *types)) else []
 
 
 @contextmanager
 def compiling_alongside(fn, pieces):
     """Helper processes compile `pieces` ([(name, argument types)]) of region `fn`, last
     first, while the body runs; they are stopped when it ends."""
-    helpers = []
     count = helper_count(len(pieces))
-    module = sys.modules[fn.py_func.__module__]
-    try:
-        for k in range(count):
-            share = pieces[::-1][k::count]
-            proc = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            helpers.append(proc)
-            proc.stdin.write(pickle.dumps((module.__file__, module.__name__, share)))
-            proc.stdin.close()
-    except OSError:
-        pass  # no helper: the machine compiles every piece itself
+    helpers = [proc for k in range(count) if (proc := start_helper(fn, pieces[::-1][k::count])) is not None]
     try:
         yield len(helpers)
     finally:
@@ -61,9 +52,24 @@ def compiling_alongside(fn, pieces):
             proc.wait()
 
 
+def start_helper(fn, share, nice: int = 0):
+    """A helper process compiling the functions `share` ([(name, argument types)], in that
+    order) of region `fn`'s module into numba's cache, at `nice` (os.nice); None when no
+    process could start (the machine compiles them itself)."""
+    module = sys.modules[fn.py_func.__module__]
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, preexec_fn=(lambda: os.nice(nice)) if nice else None)
+        proc.stdin.write(pickle.dumps((module.__file__, module.__name__, share)))
+        proc.stdin.close()
+    except OSError:
+        return None
+    return proc
+
+
 def compile_pieces(path: str, module_name: str, share) -> None:
-    """Compile the pieces in `share` ([(name, types)]) of the region module at `path`
-    into numba's cache."""
+    """Compile the functions in `share` ([(name, types)]: pieces, or the region's own
+    function last) of the region module at `path` into numba's cache."""
     from allegrex.cpu.jit import room_to_compile
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)

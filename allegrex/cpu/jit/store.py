@@ -17,7 +17,7 @@ from allegrex.sdk.build import cache_root
 
 # Modules of this package that decide only when a region is compiled and where it is kept,
 # not its code: changing them keeps the compiled regions (each is minutes of compiling).
-NOT_IN_CODE = ("__init__.py", "store.py", "helper_processes.py")
+NOT_IN_CODE = ("__init__.py", "store.py", "helper_processes.py", "background.py")
 # The regions whose source this process wrote (so never compiled before), by module name.
 WRITTEN = set()
 
@@ -88,3 +88,12 @@ def new_here(fn) -> bool:
     """Whether region function `fn` (from load) was written by this process and not yet
     compiled, so has no compiled code in numba's cache."""
     return fn.py_func.__module__ in WRITTEN and not fn.signatures
+
+
+def on_disk(dispatcher, sig: tuple) -> bool:
+    """Whether numba's cache index lists code of `dispatcher` for the argument types `sig`
+    (an index can exist and be empty: interp.py flushes it when its sources change)."""
+    try:
+        return any(key[0] == sig for key in dispatcher._cache._cache_file._load_index())
+    except (AttributeError, OSError, EOFError):  # not a caching dispatcher, or no readable index
+        return False
