@@ -133,7 +133,7 @@ def run(args) -> int:
     progress = None if args.quiet else Progress(sys.stderr)
     if not args.quiet:
         def notice(message):
-            print(f"allegrex: {message}", file=sys.stderr, flush=True)
+            say(message)
             progress.restart()
         machine.notice = notice
     from allegrex.cpu.jit import background
