@@ -141,3 +141,29 @@ def test_a_silent_program_still_gets_a_wav_as_long_as_its_run(program, tmp_path)
         assert w.getnframes() == data["cycles"] // data["cpu_mhz"] * 44100 // 10**6 > 0
         assert not any(w.readframes(w.getnframes()))
     assert data["audio_seconds"] == 0
+
+
+def test_a_hot_loop_compiled_in_the_background_changes_no_figure(program, capsys, tmp_path, monkeypatch):
+    """allegrex run with a spare core: the loop's region compiles in a helper process while
+    the run goes on, the run finishes the compile when it ends, and the next run enters the
+    region at once; the report's figures are those of a run that compiles in line."""
+    from allegrex.cpu import jit
+    monkeypatch.setattr(jit, "stored_key", lambda *key, stored=jit.stored_key: stored(*key) + " (run command)")
+    monkeypatch.setenv("ALLEGREX_CACHE", str(tmp_path / "cache"))  # (a region no other test compiled)
+    monkeypatch.setenv("ALLEGREX_JIT_COMPILE_AFTER", "0")
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    elf = program(LOOP_FOREVER)
+    reports = []
+    for run, background in enumerate(("1", "1", "0")):
+        monkeypatch.setenv("ALLEGREX_JIT_BACKGROUND", background)
+        report = tmp_path / f"r{run}.json"
+        assert main(["run", elf, "--max-seconds", "0.05", "--json", str(report)]) == 3
+        reports.append(json.loads(report.read_text()))
+        err = capsys.readouterr().err
+        if run == 0:  # a new region: a helper compiles it, and the run's end finishes the compile
+            assert "in a helper process; interpreting it meanwhile" in err
+            assert "finishing the compile of the hot loop" in err
+        if run == 1:  # the cache has it: no helper
+            assert "helper process" not in err
+    figures = [{k: r[k] for k in ("cycles", "instructions", "idle_cycles", "hle_cycles", "counters")} for r in reports]
+    assert figures[0] == figures[1] == figures[2]
