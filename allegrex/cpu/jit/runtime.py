@@ -124,6 +124,42 @@ tick_due = _cached(called(rebound(model.tick_due.py_func, "tick_due_region", {"o
 vfpu_wait, vfpu_produce, vfpu_wait_cells = map(_shaped, (model.vfpu_wait, model.vfpu_produce, model.wait_cells))
 
 
+# A VFPU word's whole timing in its common shape, as one call (jit.timing_gen._vfpu_step):
+# the same steps in the same order as the separate calls it replaces, the OS tick, the wait
+# for the sources, the D-cache access (access: 0 none, 1 load, 2 store), the results
+# `latency` cycles on and `issue` cycles. A call site is what a region's compile pays for
+# (~10 ms of numba's passes each); LLVM inlines this one as it inlined the four.
+@njit(inline="always")
+def _step_end(tm, counters, t, due, access, addr, latency, stall_kind, d_kind, d_n, d_reg, gdst, cdst, issue):
+    if access != 0:
+        t += dcache(tm, counters, addr & 0xFFFFFFFC, access == 2)
+    done = t + latency
+    model.vfpu_produce(tm, done, stall_kind, d_kind, d_n, d_reg, gdst, cdst)
+    return t + issue, due, done
+
+
+def _vfpu_step(tm, counters, t, due, s_kind, s_n, s_reg, t_kind, t_n, t_reg, gpr, ctrl, access, addr, latency,
+               stall_kind, d_kind, d_n, d_reg, gdst, cdst, issue):
+    """(t, due, done) after a word whose sources are waited for in tm (model.vfpu_wait)."""
+    t, due = tick_due(tm, counters, t, due)
+    t = model.vfpu_wait(tm, counters, t, s_kind, s_n, s_reg, t_kind, t_n, t_reg, gpr, ctrl)
+    return _step_end(tm, counters, t, due, access, addr, latency, stall_kind, d_kind, d_n, d_reg, gdst, cdst, issue)
+
+
+def _vfpu_step_after(tm, counters, t, due, ready_a, kind_a, ready_b, kind_b, access, addr, latency, stall_kind,
+                     d_kind, d_n, d_reg, gdst, cdst, issue):
+    """The same for a word whose sources came from one or two earlier words of its block,
+    whose ready cycles the region keeps in locals (timing_gen.BlockResults; ready_b 0: one)."""
+    t, due = tick_due(tm, counters, t, due)
+    ready, stall = model.later(t, C.STALL_VFPU, ready_a, kind_a)
+    ready, stall = model.later(ready, stall, ready_b, kind_b)
+    t = model.stall_until(counters, t, ready, stall)
+    return _step_end(tm, counters, t, due, access, addr, latency, stall_kind, d_kind, d_n, d_reg, gdst, cdst, issue)
+
+
+vfpu_step, vfpu_step_after = (_shaped(f, forceinline=True) for f in (_vfpu_step, _vfpu_step_after))
+
+
 @_cached
 @njit
 def dcache(tm, counters, addr, is_store):
