@@ -293,7 +293,7 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
            "from allegrex.cpu.jit.runtime import (branch_cost, cache_op_call, dcache, fetch_line, find_block,",
            "    icache_fetch_call, jump_cost, later, next_tick, produce, profile_slot, stall_until, step_bound, tick_due,",
            "    track_calls, trace_run, trace_runs, vfpu_cc, vfpu_fraction, vfpu_issue, vfpu_produce, vfpu_wait,",
-           "    vfpu_step, vfpu_step_after, vfpu_step_mixed, vfpu_wait_cells,",
+           "    vfpu_step, vfpu_step_after, vfpu_wait_cells,",
            "    wait_sources, wait_unit)",
            "from allegrex.cpu.jit.piece_calls import call_piece  # a piece is called at its address (pieces[k])",
            "from allegrex.cpu.jit.runtime import answered, charge  # system calls the run loop answers, charges (hle.pure)",

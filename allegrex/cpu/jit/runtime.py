@@ -146,35 +146,25 @@ def _vfpu_step(tm, counters, t, due, s_kind, s_n, s_reg, t_kind, t_n, t_reg, gpr
     return _step_end(tm, counters, t, due, access, addr, latency, stall_kind, d_kind, d_n, d_reg, gdst, cdst, issue)
 
 
-def _vfpu_step_after(tm, counters, t, due, ready_a, kind_a, ready_b, kind_b, access, addr, latency, stall_kind,
-                     d_kind, d_n, d_reg, gdst, cdst, issue):
+def _vfpu_step_after(tm, counters, t, due, cells_first, c_kind, c_n, c_reg, ready_a, kind_a, ready_b, kind_b,
+                     access, addr, latency, stall_kind, d_kind, d_n, d_reg, gdst, cdst, issue):
     """The same for a word whose sources came from one or two earlier words of its block,
-    whose ready cycles the region keeps in locals (timing_gen.BlockResults; ready_b 0: one)."""
-    t, due = tick_due(tm, counters, t, due)
-    ready, stall = model.later(t, C.STALL_VFPU, ready_a, kind_a)
-    ready, stall = model.later(ready, stall, ready_b, kind_b)
-    t = model.stall_until(counters, t, ready, stall)
-    return _step_end(tm, counters, t, due, access, addr, latency, stall_kind, d_kind, d_n, d_reg, gdst, cdst, issue)
-
-
-def _vfpu_step_mixed(tm, counters, t, due, cells_first, c_kind, c_n, c_reg, ready_a, kind_a, access, addr, latency,
-                     stall_kind, d_kind, d_n, d_reg, gdst, cdst, issue):
-    """The same for a word with one source operand from tm (c_kind, c_n, c_reg) and the other
-    from one earlier word of its block (ready_a, kind_a), compared in operand order
-    (cells_first: the operand from tm is the first)."""
+    whose ready cycles the region keeps in locals (timing_gen.BlockResults; ready_b 0: one),
+    and perhaps one operand from tm (c_kind, c_n, c_reg; kind 0: none), compared in operand
+    order (cells_first: the operand from tm is the first)."""
     t, due = tick_due(tm, counters, t, due)
     ready, stall = t, C.STALL_VFPU
     if cells_first:
         ready, stall = model.wait_cells(tm, ready, stall, c_kind, c_n, c_reg)
     ready, stall = model.later(ready, stall, ready_a, kind_a)
+    ready, stall = model.later(ready, stall, ready_b, kind_b)
     if not cells_first:
         ready, stall = model.wait_cells(tm, ready, stall, c_kind, c_n, c_reg)
     t = model.stall_until(counters, t, ready, stall)
     return _step_end(tm, counters, t, due, access, addr, latency, stall_kind, d_kind, d_n, d_reg, gdst, cdst, issue)
 
 
-vfpu_step, vfpu_step_after, vfpu_step_mixed = (_shaped(f, forceinline=True) for f in (
-    _vfpu_step, _vfpu_step_after, _vfpu_step_mixed))
+vfpu_step, vfpu_step_after = (_shaped(f, forceinline=True) for f in (_vfpu_step, _vfpu_step_after))
 
 
 @_cached

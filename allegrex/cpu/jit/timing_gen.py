@@ -226,8 +226,7 @@ def _vfpu(word, pc, results=None):
 
 
 def _vfpu_step(word, pc, results):
-    """The OS tick and _vfpu's steps as one call (runtime.vfpu_step, vfpu_step_after,
-    vfpu_step_mixed) for a word of the common shape: no quarter-cycle issue, no CC, a one-cycle
+    """The OS tick and _vfpu's steps as one call (runtime.vfpu_step, vfpu_step_after) for a word of the common shape: no quarter-cycle issue, no CC, a one-cycle
     issue, sources waited for in tm, produced by at most two earlier words of the block, or
     one operand each way (its block part from one word). None for any other word (the
     separate steps then). One call instead of four cut the llama2 matmul region's
@@ -243,21 +242,15 @@ def _vfpu_step(word, pc, results):
     if w.gsrc >= 0 or w.csrc >= 0 or known == [None, None]:
         call = (f"vfpu_step(tm, counters, cycles, due_tick, {_shape(w.s_op)}, {_shape(w.t_op)}, "
                 f"{_values((w.gsrc, w.csrc))}, {tail})")
-    elif any(o[0] and k is None for o, k in zip((w.s_op, w.t_op), known)):  # one from tm, one from the block
-        cells_first = known[0] is None
-        producers = known[1] if cells_first else known[0]
-        if len(producers) > 1:
-            return None
-        (local, kind), = producers
-        cells = w.s_op if cells_first else w.t_op
-        call = (f"vfpu_step_mixed(tm, counters, cycles, due_tick, {int(cells_first)}, {_shape(cells)}, {local}, "
-                f"{value(kind)}, {tail})")
-    else:
+    else:  # producers from the block, and perhaps one operand's cells from tm
+        cells_first = int(known[0] is None and bool(w.s_op[0]))
+        cells = (w.s_op if cells_first else w.t_op if known[1] is None and w.t_op[0] else (0, 0, 0))
         producers = list(dict.fromkeys(p for k in known if k for p in k))
-        if len(producers) > 2:
+        if len(producers) > (1 if cells[0] else 2):
             return None
         (a, ka), (b, kb) = (producers + [(value(0), 0)])[:2]
-        call = f"vfpu_step_after(tm, counters, cycles, due_tick, {a}, {value(ka)}, {b}, {value(kb)}, {tail})"
+        call = (f"vfpu_step_after(tm, counters, cycles, due_tick, {cells_first}, {_shape(cells)}, {a}, {value(ka)}, "
+                f"{b}, {value(kb)}, {tail})")
     if w.produces and results is not None:
         results.produced(done, w.stall_kind, w.d_op)
     return [f"cycles, due_tick, {done} = {call}"]
