@@ -1,9 +1,15 @@
 """Helper processes compile a new region's pieces into numba's cache while the machine
 compiles the region (allegrex.cpu.jit.helper_processes)."""
 
+import os
 import pickle
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
+
+import pytest
 
 from allegrex.cpu import jit
 from allegrex.cpu.jit import helper_processes as helpers, stored_key
@@ -63,3 +69,56 @@ def test_no_helper_starts_for_a_region_already_compiled():
     ((fn, _),) = m.jit.regions.values()
     with helpers.compiling_alongside(fn, helpers.new_pieces(fn, m._region_types)) as started:
         assert started == 0
+
+
+def _state(pid: int) -> str:
+    """A process's state letter ('R', 'S', 'Z'...), '' once it is gone (Linux /proc)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return ""
+
+
+def _until(condition, seconds: float) -> bool:
+    end = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+STARTS_A_HELPER = """
+import os, pickle, subprocess, sys
+helper = subprocess.Popen([sys.executable, "-m", "allegrex.cpu.jit.helper_processes", str(os.getpid())],
+                          stdin=subprocess.PIPE)
+helper.stdin.write(pickle.dumps((sys.argv[1], "slow_region", [])))
+helper.stdin.close()
+print(helper.pid, flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="parent-death signals are Linux's (prctl)")
+def test_a_helper_dies_with_the_machine_that_started_it_even_when_that_is_killed(tmp_path):
+    started = tmp_path / "compiling"
+    region = tmp_path / "slow_region.py"  # a region module that takes two minutes to load
+    region.write_text(f"import time\nopen({str(started)!r}, 'w').close()\ntime.sleep(120)\n")
+    machine = subprocess.Popen([sys.executable, "-c", STARTS_A_HELPER, str(region)], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True)
+    helper = int(machine.stdout.readline())
+    try:
+        assert _until(started.exists, 60)  # the helper is at work
+        machine.kill()  # SIGKILL: the machine cannot stop its helper itself
+        machine.wait()
+        assert _until(lambda: _state(helper) in ("", "Z", "X"), 20)
+    finally:
+        machine.kill()
+        if _state(helper) not in ("", "Z", "X"):
+            os.kill(helper, signal.SIGKILL)
+
+
+def test_a_helper_whose_machine_has_already_ended_exits_at_once():
+    done = subprocess.run([sys.executable, "-c", "from allegrex.cpu.jit.helper_processes import end_with\n"
+                           "end_with(1)  # not this process's parent\nprint('compiled on')"], capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (1, "") or not sys.platform.startswith("linux")

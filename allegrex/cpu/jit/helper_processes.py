@@ -9,13 +9,16 @@ not reached yet. What they compile is only ever loaded from that cache, so a hel
 fails or is stopped half-way costs nothing but its time: the machine compiles the rest.
 
 jit.background starts one such helper to compile a whole region, pieces and function, while the
-machine runs on. Run as `python -m allegrex.cpu.jit.helper_processes`, reading (module path,
-module name, [(function, argument types)]) pickled from stdin.
+machine runs on. Run as `python -m allegrex.cpu.jit.helper_processes [PARENT [NICE]]`, reading
+(module path, module name, [(function, argument types)]) pickled from stdin. A helper ends with
+the process that started it (PARENT, Linux), even one killed with no chance to stop it.
 """
 
+import ctypes
 import importlib.util
 import os
 import pickle
+import signal
 import subprocess
 import sys
 from contextlib import contextmanager
@@ -58,8 +61,8 @@ def start_helper(fn, share, nice: int = 0):
     process could start (the machine compiles them itself)."""
     module = sys.modules[fn.py_func.__module__]
     try:
-        proc = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, preexec_fn=(lambda: os.nice(nice)) if nice else None)
+        proc = subprocess.Popen([sys.executable, "-m", __name__, str(os.getpid()), str(nice)], stdin=subprocess.PIPE,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         proc.stdin.write(pickle.dumps((module.__file__, module.__name__, share)))
         proc.stdin.close()
     except OSError:
@@ -80,5 +83,25 @@ def compile_pieces(path: str, module_name: str, share) -> None:
             getattr(module, name).compile(types)
 
 
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when the thread that started it ends
+
+
+def end_with(parent: int) -> None:
+    """Be killed when process `parent` (which started this one) ends, or exit now if it has
+    already ended: a helper whose machine was killed (SIGKILL, a crash) would otherwise compile
+    on, orphaned. Linux only; elsewhere a helper outlives such a machine by one compile."""
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # it ended before the signal was asked for
+        os._exit(1)
+
+
 if __name__ == "__main__":
+    if len(sys.argv) > 1:
+        end_with(int(sys.argv[1]))
+    if len(sys.argv) > 2 and int(sys.argv[2]):
+        os.nice(int(sys.argv[2]))
     compile_pieces(*pickle.loads(sys.stdin.buffer.read()))
