@@ -21,6 +21,13 @@ vblank), measures the bare entry/exit of the run loop (Machine.step with a budge
 one instruction), and prints cProfile's top functions for one kind (--profile).
 Process CPU time, not wall time: the machine is shared (the CPU figures varied by a few
 % between runs here, the wall figures by far more).
+
+Last, the share of system calls in whole programs: benchmarks/realtime.py's game-loop and
+gu-cube (GU programs, 5 simulated seconds each), run once to warm up and once measured:
+their calls answered in the run loop and by Python, the CPU time inside Kernel.on_syscall
+(the calls' own work included: the GE draws inside sceGeListUpdateStallAddr) and the
+round trips' share (calls answered by Python times the `noop` kind's cost per call).
+`--no-programs` skips it.
 """
 
 import argparse
@@ -174,12 +181,48 @@ def profile(eboot: Path, kind: str, top: int) -> str:
     return text.getvalue()
 
 
+def program_shares(folder: Path, noop_us: float, names=("game-loop", "gu-cube")) -> list[str]:
+    """Per program: its calls (answered in the run loop / by Python), the CPU time inside
+    Kernel.on_syscall, and the round trips' share at `noop_us` per Python-answered call."""
+    import realtime
+    from allegrex.hle import pure
+    lines = []
+    for program in realtime.programs(folder, names):
+        realtime.run_once(program)  # warm-up: its hot loops compiled and cached
+        seen, inside = [], [0.0]
+
+        def instrument(kernel):
+            seen.append(kernel)
+            on_syscall = kernel.on_syscall
+
+            def timed(code, from_loop=False):
+                t = time.process_time()
+                try:
+                    return on_syscall(code, from_loop)
+                finally:
+                    inside[0] += time.process_time() - t
+            kernel.on_syscall = timed
+
+        run = realtime.run_once(program, instrument=instrument)
+        kernel = seen[0]
+        calls = sum(kernel.calls_made().values())
+        in_loop = int(kernel.syscall_table[pure.ANSWERS])
+        by_python = calls - in_loop
+        lines.append(f"  {program.name:10s} {run['simulated_s']:.2f} simulated s in {run['cpu_s']:.2f} CPU s: "
+                     f"{calls} calls ({in_loop} in the run loop, {by_python} by Python); inside on_syscall "
+                     f"{100 * inside[0] / run['cpu_s']:.1f}% of the CPU time, the round trips "
+                     f"~{100 * by_python * noop_us * 1e-6 / run['cpu_s']:.1f}%")
+    return lines
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--calls", type=int, default=4000, help="calls per kind (default 4000)")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--profile", default="time", choices=KINDS, help="the kind cProfile looks at (default time)")
     ap.add_argument("--top", type=int, default=14, help="cProfile rows")
+    ap.add_argument("--no-programs", dest="programs", action="store_false",
+                    help="skip the system calls' share of whole programs")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="hle-speed-") as tmp:
         eboot = build(args.calls, Path(tmp))
@@ -209,6 +252,10 @@ def main() -> None:
               f"(through numba's dispatcher: {dispatched:.2f} us)")
         print(f"\ncProfile of the '{args.profile}' kind ({WHAT[args.profile]}), by own time:")
         print(profile(eboot, args.profile, args.top))
+        if args.programs:
+            print("system calls in whole programs (benchmarks/realtime.py's GU programs, one measured run each):")
+            for line in program_shares(Path(tmp), cpu["noop"]):
+                print(line)
 
 
 if __name__ == "__main__":

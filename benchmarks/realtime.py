@@ -104,9 +104,10 @@ def programs(folder: Path, only) -> list[Program]:
     return out
 
 
-def run_once(program: Program, compile_all: bool = False) -> dict:
+def run_once(program: Program, compile_all: bool = False, instrument=None) -> dict:
     """Load and run `program` to its end; the figures of Kernel.run. compile_all: compile
-    every hot loop met, not only those that ran COMPILE_AFTER iterations (the warm-up)."""
+    every hot loop met, not only those that ran COMPILE_AFTER iterations (the warm-up);
+    instrument(kernel), if given, is called before the run (benchmarks/hle_speed.py)."""
     from allegrex.commands.run import load_program
     from allegrex.hle import ctrl
     from allegrex.hle.kernel import RunOptions
@@ -118,6 +119,8 @@ def run_once(program: Program, compile_all: bool = False) -> dict:
     machine, kernel = load_program(str(program.eboot), "psp-2000", options)
     if compile_all:
         machine.jit.compile_after = 0
+    if instrument:
+        instrument(kernel)
     cpu, wall = time.process_time(), time.perf_counter()
     stop = kernel.run(max_seconds=120)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
