@@ -43,6 +43,10 @@ def pytest_sessionstart(session):
     config = session.config
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line("compiling the numba code every worker needs first (minutes on empty caches, "
+                            "then loaded from them)")
     jobs = [subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL) for script in COMPILE_FIRST]
     for job in jobs:
