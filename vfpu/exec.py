@@ -262,7 +262,7 @@ def execute_with(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_s
         op = ROW_OP[row]
         if is_load_store(op):
             return load_store(op, word, regs, vpr_bits, mem32, ram_size, mapping, event)
-        if identity_prefixes(vctrl) and plain_op(op, ROW_SIZE[row], word, vpr, vpr_bits, scratch, terms, vctrl):
+        if identity_prefixes(vctrl) and plain_op(op, ROW_SIZE[row], word, vpr, vpr_bits, terms, vctrl):
             consume_prefixes(vctrl)  # clears the pending flags an explicit identity prefix set
             return EV_OK
     return execute_rest(word, row, regs, vpr, vpr_bits, vctrl, event, scratch, terms)

@@ -116,7 +116,7 @@ def plain_call(op: int, n: int, word: int) -> str:
         return f"vfpu_plain_pack({op}, {n}, {value(word)}, vpr_bits, vterms)"
     if op in MOVE_OPS:
         return f"vfpu_plain_mov({op}, {n}, {value(word)}, vpr_bits, vterms)"
-    return f"vfpu_plain_arith({op}, {n}, {value(word)}, vpr, vpr_bits, vscratch)"
+    return f"vfpu_plain_arith({op}, {n}, {value(word)}, vpr, vpr_bits)"
 
 
 def direct_source(word: int, call: str, earlier=(), consumed_at_head=False) -> tuple[list[str], bool]:
