@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from allegrex.cpu.state import VFPU_CC
-from vfpu.dot import dot_bits
+from vfpu.dot import dot4_bits
 from vfpu.ops import (LANE_OPS, PACK_OPS, UNARY_LANE_OPS, compare, compared_cc, f2i, lane_value, moved_bits,
                       pack_word, packed_lanes)
 from vfpu.regs import VEC_CELLS
@@ -70,7 +70,7 @@ def plain_op(op, n, word, vpr, vpr_bits, terms, vctrl):
     if op in LANE_OPS:
         plain_arith(op, n, word, vpr, vpr_bits)
     elif op == OP_VDOT:
-        plain_dot(n, word, vpr_bits, terms)
+        plain_dot(n, word, vpr_bits)
     elif op == OP_VI2F:
         plain_i2f(n, word, vpr, vpr_bits, terms)
     elif op in F2I_OPS:
@@ -130,14 +130,19 @@ def plain_arith(op, n, word, vpr, vpr_bits):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def plain_dot(n, word, vpr_bits, terms):
-    """vdot of size n through the dot unit's bit-exact sum (vfpu.dot). Nothing to flush: the
-    unit counts a denormal operand as zero and gives no denormal."""
+def plain_dot(n, word, vpr_bits):
+    """vdot of size n through the dot unit's bit-exact sum (vfpu.dot), its lanes read
+    straight from the registers. Nothing to flush: the unit counts a denormal operand as
+    zero and gives no denormal."""
     rd, rs, rt = word & 0x7F, (word >> 8) & 0x7F, (word >> 16) & 0x7F
-    for i in range(n):
-        terms[i] = vpr_bits[VEC_CELLS[n, rs, i]]
-        terms[4 + i] = vpr_bits[VEC_CELLS[n, rt, i]]
-    vpr_bits[VEC_CELLS[1, rd, 0]] = dot_bits(terms, 0, 4, n)
+    zero = np.int64(0)
+    vpr_bits[VEC_CELLS[1, rd, 0]] = dot4_bits(
+        np.int64(vpr_bits[VEC_CELLS[n, rs, 0]]), np.int64(vpr_bits[VEC_CELLS[n, rs, 1]]) if n > 1 else zero,
+        np.int64(vpr_bits[VEC_CELLS[n, rs, 2]]) if n > 2 else zero,
+        np.int64(vpr_bits[VEC_CELLS[n, rs, 3]]) if n > 3 else zero,
+        np.int64(vpr_bits[VEC_CELLS[n, rt, 0]]), np.int64(vpr_bits[VEC_CELLS[n, rt, 1]]) if n > 1 else zero,
+        np.int64(vpr_bits[VEC_CELLS[n, rt, 2]]) if n > 2 else zero,
+        np.int64(vpr_bits[VEC_CELLS[n, rt, 3]]) if n > 3 else zero)
 
 
 @njit(cache=True, inline="always", error_model="numpy")

@@ -101,7 +101,7 @@ def runs_plain(region) -> bool:
 def plain_call(op: int, n: int, word: int) -> str:
     """The statement plain_op runs for `op` (its piece in vfpu.plain, inlined)."""
     if op == OP_VDOT:
-        return f"vfpu_plain_dot({n}, {value(word)}, vpr_bits, vterms)"
+        return f"vfpu_plain_dot({n}, {value(word)}, vpr_bits)"
     if op == OP_VI2F:
         return f"vfpu_plain_i2f({n}, {value(word)}, vpr, vpr_bits, vterms)"
     if op in F2I_OPS:
