@@ -13,16 +13,19 @@ SHARED = Path(os.environ.get("ALLEGREX_SHARED", ROOT.parent / "shared"))
 
 
 # The numba code nearly every test needs, each compiled in a process of its own: the run loop
-# without the VFPU (~30 s of CPU the first time), with it (~80 s), the GE's drawing path (~2 min),
-# the helpers compiled regions call.
+# without the VFPU (~30 s of CPU the first time), with it (~80 s; the machine told to use it from
+# the start, so that it does not compile the first one as well), the GE's drawing path (~2 min).
 COMPILE_FIRST = (
     "from allegrex.machine import Machine\n"
     "m = Machine('psp-2000'); m.load_raw(0x08804000, (0x0000000D).to_bytes(4, 'little'), entry=0x08804000); m.step(1)",
     "from allegrex.machine import Machine\nfrom vfpu.asm import assemble\n"
-    "m = Machine('psp-2000'); m.load_raw(0x08804000, assemble('vzero.q C000').to_bytes(4, 'little')"
+    "m = Machine('psp-2000'); m.vfpu_loop = True; m.load_raw(0x08804000, assemble('vzero.q C000').to_bytes(4, 'little')"
     " + (0x0000000D).to_bytes(4, 'little'), entry=0x08804000); m.step(2)",
     "from allegrex.ge import processor\nprocessor.warm_up()",
-    # a hot loop compiled to a region: the jit's runtime helpers its regions call
+)
+# Then, once both run loops are in the cache: a hot loop compiled to a region, for the helpers
+# regions call (the machine would otherwise compile both loops a second time beside the above).
+COMPILE_AFTER_LOOPS = (
     "import struct\nfrom allegrex.machine import Machine\nfrom allegrex.cpu.asm import enc\n"
     "from allegrex.cpu.jit import Jit\nfrom vfpu.asm import assemble\n"
     "loop = [assemble('lv.q C000, 0(a0)'), assemble('vadd.q C010, C000, C000'), assemble('vdot.q S020, C000, C010'),"
@@ -31,8 +34,13 @@ COMPILE_FIRST = (
     " + [enc('bne', rs='a2', rt='zero', imm=-(len(loop) + 1)), 0, enc('break')]\n"
     "m = Machine('psp-2000'); m.jit = Jit(m._read_word, threshold=100, compile_after=0)\n"
     "m.load_raw(0x08804000, struct.pack(f'<{len(words)}I', *words), entry=0x08804000)\n"
-    "assert m.run(max_instructions=10**6).kind == 'break' and m.jit.instructions",
+    "assert m.run(max_instructions=10**6).kind == 'break' and m.jit.instructions"
 )
+
+
+def _compiling(script: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
 
 
 def pytest_sessionstart(session):
@@ -47,10 +55,12 @@ def pytest_sessionstart(session):
     if reporter is not None:
         reporter.write_line("compiling the numba code every worker needs first (minutes on empty caches, "
                             "then loaded from them)")
-    jobs = [subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL) for script in COMPILE_FIRST]
-    for job in jobs:
-        job.wait()
+    scalar, vfpu, ge = (_compiling(script) for script in COMPILE_FIRST)
+    scalar.wait()
+    vfpu.wait()
+    region = _compiling(COMPILE_AFTER_LOOPS)
+    ge.wait()
+    region.wait()
 
 
 @pytest.fixture

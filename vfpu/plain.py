@@ -66,7 +66,8 @@ def store_float(vpr, vpr_bits, cell, value, positive_nan):
 @njit(cache=True, inline="always", error_model="numpy")
 def plain_op(op, n, word, vpr, vpr_bits, terms, vctrl):
     """Run `op` (size n) when it is one of this module's operations; False otherwise.
-    terms: uint32[8] (the dot unit's staging), vctrl: the control registers (vcmp's CC)."""
+    terms: uint32[8] (the conversions', moves' and packings' staging), vctrl: the control
+    registers (vcmp's CC)."""
     if op in LANE_OPS:
         plain_arith(op, n, word, vpr, vpr_bits)
     elif op == OP_VDOT:
