@@ -76,12 +76,15 @@ class Machine:
         self.memory = Memory(model)
         self.cpu = CpuState()
         self.timing = Timing(enabled=timing)  # cycle model; timing=False counts 1 cycle/instruction
+        self.memory.mapping_changed = self.timing.arrays_changed = self._loop_args_changed
         self.breakpoints: set[int] = set()
         self._breakpoints_seen, self._breakpoint_array = frozenset(), np.zeros(0, dtype=np.uint32)
-        self._arrays_for = self._loop_arrays = self._run_loop = None  # see _arrays()
+        self._loop_arrays = self._run_loop = None  # see _arrays()
         self._region_types = None  # the argument types of every region's call (see _region_entry)
-        self._args_for = self._args_around = self._args = None  # see _call_args()
+        self._args_around = self._args = None  # see _call_args()
         self._args_budget = self._args_limit = None
+        self._ready = None  # (budget, max_cycles, run loop, its arguments) of the last step (see advance)
+        self._counters = self.cpu.counters_view
         self._last_code = EV_NONE
         self.vfpu_loop = False  # the run loop with the VFPU (vfpu_loop.run) in use: since the first VFPU word
         self.symbol_lookup = None  # optional: symbol_at(addr) -> (Symbol, offset) | None
@@ -94,10 +97,36 @@ class Machine:
         # a0-t3 of the system call the loop stopped for, as it kept them (allegrex.hle.pure.charge)
         self.saved_args = memoryview(self._event[EVENT_ARGS:]).cast("B").cast("I")
         self._vscratch, self._vterms = new_scratch()  # VFPU working storage, reused by every VFPU op
-        # system calls the run loop answers itself, and the clock they read (allegrex.hle.pure;
-        # a Kernel fills it in; empty, every syscall stops the loop)
-        self.syscall_table = pure.new_table()
-        self.jit = Jit(self._read_word, read_bytes=self._read_bytes)
+        self._syscall_table = pure.new_table()
+        self._jit = Jit(self._read_word, read_bytes=self._read_bytes)
+
+    # --- what the run loop's arguments hold besides the state arrays ---
+    @property
+    def jit(self) -> Jit:
+        """The compiled regions and the run loop's hot counters (allegrex.cpu.jit)."""
+        return self._jit
+
+    @jit.setter
+    def jit(self, jit: Jit) -> None:
+        self._jit = jit
+        self._loop_args_changed()
+
+    @property
+    def syscall_table(self) -> np.ndarray:
+        """The system calls the run loop answers itself, and the clock they read
+        (allegrex.hle.pure; a Kernel fills it in; empty, every syscall stops the loop)."""
+        return self._syscall_table
+
+    @syscall_table.setter
+    def syscall_table(self, table: np.ndarray) -> None:
+        self._syscall_table = table
+        self._loop_args_changed()
+
+    def _loop_args_changed(self) -> None:
+        """Something the run loop's arguments hold was replaced: the memory map (Memory calls
+        this), the timing arrays (Timing calls this), the jit or the syscall table. They are
+        built again at the next step; until then advance() reuses them unchecked."""
+        self._loop_arrays = self._args_around = self._args = self._ready = None
 
     # --- loading ---
     def load_raw(self, addr: int, data: bytes, entry: int | None = None) -> None:
@@ -137,51 +166,57 @@ class Machine:
     def advance(self, max_instructions: int = 1, max_cycles: int | None = None) -> int:
         """step() without building the Event: returns its EV_* code (allegrex.cpu.events),
         the rest is in last_event() / event_value(). Every system call passes here, so its
-        common case is a few reads: the run loop's arguments are a tuple kept between calls
-        while the budget, the limit and what _call_args watches stay the same, and the
-        entry point is called directly."""
-        limit = NO_CYCLE_LIMIT if max_cycles is None else max_cycles
-        before = self.cpu.counters_view[INSTRUCTIONS]
-        args = self._call_args(max_instructions, limit)
-        while True:
-            run_loop = self._run_loop
-            if run_loop is None:
-                run_loop = self._run_loop = compiled_entry(vfpu_loop.run if self.vfpu_loop else scalar_loop.run, args,
-                                                           self.notice)
-            code = run_loop(*args)
-            if code != EV_JIT and code != EV_FAULT:
-                break
-            if code == EV_FAULT:
-                if not self.vfpu_loop and scalar_loop.is_vfpu_absent(code, self._event):
-                    self.vfpu_loop, self._run_loop = True, None  # from this word on, the loop with the VFPU
-                    continue
-                break
-            end = before + int(max_instructions)
-            code = self._run_region(self._event.item(1), end, int(limit))
-            if code == EV_NEAR_BUDGET:  # the interpreter finishes this step, exactly: no regions
-                head, tail = self._args_around
-                args = head + (end - self.cpu.counters_view[INSTRUCTIONS], int(limit)) + (*tail[:-2], 0, tail[-1])
-            elif code != EV_NONE:
-                break
-            else:
-                args = self._call_args(end - self.cpu.counters_view[INSTRUCTIONS], limit)
+        common case is one call of the run loop with the last step's arguments, kept while
+        the budget and the limit are the same, nothing they hold was replaced
+        (_loop_args_changed) and no breakpoint is set."""
+        before = self._counters[INSTRUCTIONS]
+        ready = self._ready
+        if ready is None or ready[0] != max_instructions or ready[1] != max_cycles or self.breakpoints:
+            args = self._call_args(max_instructions, NO_CYCLE_LIMIT if max_cycles is None else max_cycles)
+            ready = self._ready = (max_instructions, max_cycles, self._loop_entry(args), args)
+        code = ready[2](*ready[3])
+        if code == EV_JIT or code == EV_FAULT:
+            code = self._after_loop(code, ready[3], before + int(max_instructions), max_cycles)
         self._last_code = code
+        return code
+
+    def _loop_entry(self, args: tuple):
+        """The run loop's machine code for `args`' types (with the VFPU once the program used it)."""
+        if self._run_loop is None:
+            self._run_loop = compiled_entry(vfpu_loop.run if self.vfpu_loop else scalar_loop.run, args, self.notice)
+        return self._run_loop
+
+    def _after_loop(self, code: int, args: tuple, end: int, max_cycles: int | None) -> int:
+        """The run loop stopped at a compiled region's entry (EV_JIT) or a fault (EV_FAULT,
+        perhaps its first VFPU word): run the region, or switch to the loop with the VFPU,
+        and go on until the instruction count `end` or another event."""
+        limit = NO_CYCLE_LIMIT if max_cycles is None else max_cycles
+        while code == EV_JIT or code == EV_FAULT:
+            if code == EV_FAULT:
+                if self.vfpu_loop or not scalar_loop.is_vfpu_absent(code, self._event):
+                    break
+                self.vfpu_loop, self._run_loop, self._ready = True, None, None  # from this word on, the loop with the VFPU
+            else:
+                code = self._run_region(self._event.item(1), end, int(limit))
+                if code == EV_NEAR_BUDGET:  # the interpreter finishes this step, exactly: no regions
+                    head, tail = self._args_around
+                    args = head + (end - self._counters[INSTRUCTIONS], int(limit)) + (*tail[:-2], 0, tail[-1])
+                elif code != EV_NONE:
+                    break
+                else:
+                    args = self._call_args(end - self._counters[INSTRUCTIONS], limit)
+            code = self._loop_entry(args)(*args)
         return code
 
     def _call_args(self, budget: int, limit: int) -> tuple:
         """The run loop's arguments for `budget` and `limit`: the same tuple from call to call
         while they stay the same, the parts around them built again only when what they
-        hold changed (the arrays _arrays() lists, the breakpoints, the jit or its threshold,
-        the syscall table)."""
-        t, jit, key = self.timing, self.jit, self._args_for
-        if (key is None or key[0] is not t.tm or key[1] is not t.prof or key[2] != self.memory.mapping
-                or key[3] is not jit or key[4] != jit.threshold or key[5] is not self.syscall_table
-                or self.breakpoints != self._breakpoints_seen):
+        hold changed (_loop_args_changed; and the breakpoints, a set the caller edits)."""
+        if self._args_around is None or self.breakpoints != self._breakpoints_seen:
             (state, timing), bps = self._arrays(), self._breakpoints()
-            threshold = 0 if len(bps) else jit.threshold
-            self._args_for = (t.tm, t.prof, self.memory.mapping, jit, jit.threshold, self.syscall_table)
+            threshold = 0 if len(bps) else self._jit.threshold
             self._args_around = ((*state, self._dc_word, self._dc_val, bps, self._trace),
-                                 (self._event, *timing, jit.hot, jit.entries, threshold, self.syscall_table))
+                                 (self._event, *timing, self._jit.hot, self._jit.entries, threshold, self._syscall_table))
             self._args = None
         if self._args is None or self._args_budget != budget or self._args_limit != limit:
             head, tail = self._args_around
@@ -210,12 +245,11 @@ class Machine:
         ones: (CPU state + memory, timing + VFPU scratch). Built once, again only when
         the timing model's arrays are replaced (enable_profile) or the memory map changes
         (kernel mode, EDRAM address translation), when the run loop's entry
-        point is looked up again for their types."""
-        t, m, seen = self.timing, self.memory, self._arrays_for
-        if seen is None or seen[0] is not t.tm or seen[1] is not t.prof or seen[2] != m.mapping:
-            c = self.cpu
-            self._arrays_for, self._run_loop = (t.tm, t.prof, m.mapping), None
-            self.jit.entry_points.clear()  # compiled for the old arrays' types
+        point is looked up again for their types (_loop_args_changed)."""
+        if self._loop_arrays is None:
+            c, t, m = self.cpu, self.timing, self.memory
+            self._run_loop = self._ready = None
+            self._jit.entry_points.clear()  # compiled for the old arrays' types
             self._region_types = None
             self._loop_arrays = ((c.regs, c.fpr, c.fpr_bits, c.vpr, c.vpr_bits, c.vctrl, c.counters,
                                   m.mem, m.mem16, m.mem32, m.memf32, m.ram_size, m.mapping),

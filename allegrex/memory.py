@@ -183,6 +183,7 @@ class Memory:
         self.kernel_mode = False  # user mode: the kernel segments (0x80000000 and up) fault
         self.edram_translation = EDRAM_TRANSLATION_AT_BOOT
         self.mapping = USER_MAPPING  # translate's `mapping`, from the two above
+        self.mapping_changed = None  # a Machine's hook, called after `mapping` changes (its run loop takes it)
         self.mem = np.zeros(self.ram_size + VRAM_SIZE + SCRATCH_SIZE, dtype=np.uint8)
         self.mem16 = self.mem.view(np.uint16)
         self.mem32 = self.mem.view(np.uint32)
@@ -192,12 +193,16 @@ class Memory:
         """Let the code (and these accessors) reach the kernel segments, or not."""
         self.kernel_mode = bool(on)
         self.mapping = mapping(self.kernel_mode, self.edram_translation)
+        if self.mapping_changed is not None:
+            self.mapping_changed()
 
     def set_edram_translation(self, value: int) -> None:
         """The GE's EDRAM address translation (sceGeEdramSetAddrTranslation): how VRAM
         mirrors 1 and 3 are ordered. ValueError for a value the hardware refuses."""
         self.mapping = mapping(self.kernel_mode, value)
         self.edram_translation = value
+        if self.mapping_changed is not None:
+            self.mapping_changed()
 
     def offset(self, addr: int, size: int, what: str = "access") -> int:
         """Offset of an aligned access of 1, 2, 4, 8 or 16 bytes; raises GuestMemoryError."""

@@ -56,6 +56,7 @@ class Timing:
         self.tm = new_state(cpu_mhz, bus_mhz, enabled, os_tick)
         self.prof = np.zeros((counters.PROF_ROWS, 0), dtype=np.int64)
         self.profile_base = 0
+        self.arrays_changed = None  # a Machine's hook, called after tm or prof is replaced (its run loop takes them)
         # (cycle at which a clock took effect, seconds elapsed then, cpu MHz, bus MHz)
         self.clock_log = [(0, 0.0, cpu_mhz, bus_mhz)]
 
@@ -121,6 +122,8 @@ class Timing:
             tm = np.concatenate([tm, np.zeros(calls_model.area_size(max_depth, edges, log_entries), np.int64)])
             calls_model.init_area(tm, max_depth, edges, log_entries)
         self.tm = tm
+        if self.arrays_changed is not None:
+            self.arrays_changed()
 
     def kernel_stores(self, addr: int, size: int) -> None:
         """The D-cache after the kernel stored `size` bytes from `addr` (a fill through the

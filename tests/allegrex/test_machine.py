@@ -1,5 +1,6 @@
 """Machine's calls into the run loop: the compiled entry point it calls directly, the
-notice of a compile the cache cannot spare, and breakpoints changed between steps."""
+notice of a compile the cache cannot spare, and what the loop's arguments hold (breakpoints,
+the memory map, the timing arrays, the jit) changed between steps."""
 
 import importlib.util
 import struct
@@ -50,6 +51,38 @@ def test_a_breakpoint_set_between_steps_stops_the_next_and_a_cleared_one_does_no
     assert (event.kind, event.pc) == ("breakpoint", BASE) and m.instructions == 33
     m.breakpoints.clear()
     assert m.step(3000).kind == "budget" and m.instructions >= 3000
+
+
+LUI_A0_KSEG = 0x3C048800  # lui $a0, 0x8800 (a kernel segment address)
+LW_V1_A0 = 0x8C830000  # lw $v1, 0($a0)
+
+
+def test_a_memory_map_changed_between_steps_holds_for_the_next():
+    m = Machine("psp-1000")
+    m.load_raw(BASE, struct.pack("<4I", LUI_A0_KSEG, LW_V1_A0, J_BASE, NOP), entry=BASE)
+    m.set_kernel_mode(True)
+    assert m.step(40).kind == "budget"  # kernel code may load from the kernel segment
+    m.set_kernel_mode(False)
+    assert m.step(40).kind == "fault"  # the same step's arguments, now for user code
+
+
+def test_a_profile_enabled_between_steps_counts_the_next():
+    from allegrex.timing.counters import PROF_COUNT
+    m = _counting_loop()
+    assert m.step(30).kind == "budget"
+    m.timing.enable_profile(BASE, 12, m.cpu.counters)
+    assert m.step(30).kind == "budget"
+    assert m.timing.prof[PROF_COUNT].sum() == 30  # a replaced timing array reached the loop
+
+
+def test_a_new_jit_between_steps_is_the_one_the_next_uses():
+    from allegrex.cpu.jit import Jit
+    m = _counting_loop()
+    assert m.step(30).kind == "budget" and m.jit.hot.any()  # the loop counts its backward branch
+    first = m.jit
+    counted = first.hot.copy()
+    m.jit = Jit(m._read_word, threshold=10**6)
+    assert m.step(3000).kind == "budget" and m.jit.hot.any() and (first.hot == counted).all()
 
 
 def test_advance_returns_the_code_of_the_event_step_returns():

@@ -101,7 +101,7 @@ class Jit:
     def __init__(self, read_word, threshold: int | None = None, compile_after: int | None = None, read_bytes=None):
         self.read_word = read_word  # addr -> int | None
         self.read_bytes = read_bytes  # (addr, length) -> bytes | None, if given: scans are reused (SCANS)
-        self.threshold = default_threshold() if threshold is None else int(threshold)
+        self._threshold = default_threshold() if threshold is None else int(threshold)
         self.compile_after = default_compile_after() if compile_after is None else int(compile_after)
         self.hot = np.zeros(HOT_SIZE, dtype=np.int32)
         self.entries = np.full(HOT_SIZE, -1, dtype=np.int64)  # compiled region's entry per slot
@@ -115,6 +115,12 @@ class Jit:
         self.entered = 0  # times a compiled region was run
         self.tally = {}  # (entry, timed, profile) -> [runs, instructions] until judged (see ran)
         self.background = None  # a jit.background.Background: new regions compile in a helper process
+
+    @property
+    def threshold(self) -> int:
+        """Times a loop head is reached before its region is wanted (0: never); fixed for the
+        Jit's life (a machine keeps its run loop's arguments between steps)."""
+        return self._threshold
 
     def region_at(self, pc: int, timed: bool, profile: bool):
         """The compiled function entered at `pc`, or None (then never asked again)."""
