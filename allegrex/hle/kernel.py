@@ -44,6 +44,7 @@ DEADBEEF = pure.DEADBEEF  # what a syscall leaves in the caller-saved registers 
 INTERNAL_LIBRARY = "allegrex"  # the kernel's own return stubs (thread exit, callback and handler returns)
 SYSCALL_CLOBBERED = pure.SYSCALL_CLOBBERED
 LOOP_KIND, LOOP_CODES, BY_PYTHON = pure.KIND, pure.CODES, pure.BY_PYTHON  # (on_syscall's per-call reads)
+HleFunction = registry.HleFunction
 INTERRUPT_STACK_TOP = 0x08010000  # kernel partition: stack for interrupt handlers (64 KiB below)
 # With a wall-clock limit, each step of the CPU is sized to take about this long at the
 # speed measured so far, so the limit is checked that often (the first step is small).
@@ -416,9 +417,9 @@ class Kernel:
         and result, then the scheduler (the call may have made a thread ready or this one
         wait). from_loop: the run loop stopped for it, having charged and counted it if its
         table lists it (allegrex.hle.pure.charge)."""
-        index = code - SYSCALL_BASE
-        entry = self.syscalls[index] if 0 <= index < len(self.syscalls) else None
-        if type(entry) is not registry.HleFunction:
+        index, syscalls = code - SYSCALL_BASE, self.syscalls
+        entry = syscalls[index] if 0 <= index < len(syscalls) else None
+        if type(entry) is not HleFunction:
             self._not_hle(entry, code)
             return
         # (locals, plain calls: this runs per system call)
@@ -430,16 +431,20 @@ class Kernel:
             counts[entry.name] = counts.get(entry.name, 0) + 1
         changes = threads.changes
         try:
-            if kind == BY_PYTHON:  # the loop clobbered the registers, keeping the arguments
-                args = entry.read_args(cpu, self.memory, self._saved_args) if entry.params else ()
+            if not entry.params:
+                if kind != BY_PYTHON and entry.library != INTERNAL_LIBRARY:  # (internal returns restore contexts)
+                    cpu.regs[SYSCALL_CLOBBERED] = DEADBEEF  # else the loop clobbered them
+                result = entry.func(self)
+            elif kind == BY_PYTHON:  # the loop clobbered the registers, keeping the arguments
+                result = entry.func(self, *entry.read_args(cpu, self.memory, self._saved_args))
             else:
-                args = entry.read_args(cpu, self.memory) if entry.params else ()
+                args = entry.read_args(cpu, self.memory)
                 if entry.library != INTERNAL_LIBRARY:  # internal returns restore contexts: leave them
                     cpu.regs[SYSCALL_CLOBBERED] = DEADBEEF
-            result = entry.func(self, *args)
+                result = entry.func(self, *args)
             if result is not None:
                 if entry.result == "s32":  # (write_result's common case, inline: this runs per system call)
-                    cpu.regs_view[V0] = int(result) & 0xFFFFFFFF
+                    cpu.regs_view[V0] = (result if type(result) is int else int(result)) & 0xFFFFFFFF
                 else:
                     entry.write_result(cpu, result)
         except GuestMemoryError as exc:
