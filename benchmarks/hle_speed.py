@@ -142,21 +142,15 @@ def bare_step_us(eboot: Path, n: int = 20000) -> tuple[float, float, float]:
     types on every call): entering and leaving compiled code, without any HLE."""
     from allegrex.cpu import scalar_loop, vfpu_loop
     machine, _, _ = load(eboot)
+    from allegrex.machine import NO_CYCLE_LIMIT
     machine.step(1)  # looks the entry point up
-    captured = []
-    entry = machine._run_loop
-    machine._run_loop = lambda *a: (captured.append(a), entry(*a))[1]
-    try:
-        machine.step(1)
-    finally:
-        machine._run_loop = entry
+    entry, args = machine._run_loop, machine._call_args(1, NO_CYCLE_LIMIT)  # what step(1) passes it
     for _ in range(100):
         machine.step(1)
     t = time.process_time()
     for _ in range(n):
         machine.step(1)
     step = (time.process_time() - t) * 1e6 / n
-    args = captured[0]
     timed = []
     for fn in (entry, vfpu_loop.run if machine.vfpu_loop else scalar_loop.run):
         t = time.process_time()
