@@ -173,7 +173,8 @@ class Machine:
         ready = self._ready
         if ready is None or ready[0] != max_instructions or ready[1] != max_cycles or self.breakpoints:
             args = self._call_args(max_instructions, NO_CYCLE_LIMIT if max_cycles is None else max_cycles)
-            ready = self._ready = (max_instructions, max_cycles, self._loop_entry(args), args)
+            ready = (max_instructions, max_cycles, self._loop_entry(args), args)
+            self._ready = None if self._breakpoints_seen else ready  # (arguments with breakpoints are not kept)
         code = ready[2](*ready[3])
         if code == EV_JIT or code == EV_FAULT:
             code = self._after_loop(code, ready[3], before + int(max_instructions), max_cycles)
