@@ -249,7 +249,7 @@ class Machine:
         point is looked up again for their types (_loop_args_changed)."""
         if self._loop_arrays is None:
             c, t, m = self.cpu, self.timing, self.memory
-            self._run_loop = self._ready = None
+            self._run_loop = None
             self._jit.entry_points.clear()  # compiled for the old arrays' types
             self._region_types = None
             self._loop_arrays = ((c.regs, c.fpr, c.fpr_bits, c.vpr, c.vpr_bits, c.vctrl, c.counters,

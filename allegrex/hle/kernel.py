@@ -431,14 +431,11 @@ class Kernel:
             counts[entry.name] = counts.get(entry.name, 0) + 1
         changes = threads.changes
         try:
-            if not entry.params:
-                if kind != BY_PYTHON and entry.library != INTERNAL_LIBRARY:  # (internal returns restore contexts)
-                    cpu.regs[SYSCALL_CLOBBERED] = DEADBEEF  # else the loop clobbered them
-                result = entry.func(self)
-            elif kind == BY_PYTHON:  # the loop clobbered the registers, keeping the arguments
-                result = entry.func(self, *entry.read_args(cpu, self.memory, self._saved_args))
+            if kind == BY_PYTHON:  # the loop clobbered the registers, keeping the arguments
+                result = (entry.func(self, *entry.read_args(cpu, self.memory, self._saved_args)) if entry.params
+                          else entry.func(self))
             else:
-                args = entry.read_args(cpu, self.memory)
+                args = entry.read_args(cpu, self.memory) if entry.params else ()
                 if entry.library != INTERNAL_LIBRARY:  # internal returns restore contexts: leave them
                     cpu.regs[SYSCALL_CLOBBERED] = DEADBEEF
                 result = entry.func(self, *args)
