@@ -23,7 +23,7 @@ from allegrex.cpu.jit import timing_gen as TG
 from allegrex.cpu.jit.region import BRANCHES, PIECE, TRANSFERS, Region
 from allegrex.cpu.jit.semantics import specialised
 from allegrex.cpu.jit.timing_gen import value
-from allegrex.cpu.jit.vfpu_gen import consumed_at_heads, direct_source, runs_plain
+from allegrex.cpu.jit.vfpu_gen import RAISES_ANY, RAISES_NOTHING, consumed_at_heads, direct_source, runs_plain
 from allegrex.timing.memory_model import LINE_BITS
 
 PHYS_MASK = 0x1FFFFFFF
@@ -143,7 +143,7 @@ class _Writer:
         self.index = {b.head: k for k, b in enumerate(region.blocks)}
         self.stops = []  # (pc, in a delay slot, instructions of its block retired before it)
         self.body = []  # the instructions of the block being written
-        self.may_raise = True  # whether the last VFPU word written may raise an event
+        self.may_raise = True  # whether the last VFPU word written may retire with an event (_after checks)
         self.consumed_heads = consumed_at_heads(region)  # head -> VFPU prefixes surely consumed there
         pcs = sorted(region.words)
         self.code_lo, self.code_hi = pcs[0] & PHYS_MASK, (pcs[-1] + 4) & PHYS_MASK
@@ -163,8 +163,9 @@ class _Writer:
             known["npc"] = int(npc_text)
         body = specialised(ins.sem, known, [f"stop = {g}"])
         if ins.sem == S_VFPU:  # body[0]: `status = cop2.execute(...)`, then the event check
-            direct, self.may_raise = direct_source(w, body[0], self.body[:k], self.consumed_heads[self.head])
-            body = direct + body[1:] if self.may_raise else direct
+            direct, raises = direct_source(w, body[0], self.body[:k], self.consumed_heads[self.head])
+            body = direct if raises == RAISES_NOTHING else direct + body[1:]
+            self.may_raise = raises == RAISES_ANY
         read = _names_read(body)
         if store or (self.timed and TG.needs_addr(ins.op, w)) or "addr" in read:
             L.append(f"addr = (np.int64(regs[{rs_of(w)}]) + {imm_of(w)}) & 0xFFFFFFFF")

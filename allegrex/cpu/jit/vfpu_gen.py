@@ -119,30 +119,37 @@ def plain_call(op: int, n: int, word: int) -> str:
     return f"vfpu_plain_arith({op}, {n}, {value(word)}, vpr, vpr_bits)"
 
 
-def direct_source(word: int, call: str, earlier=(), consumed_at_head=False) -> tuple[list[str], bool]:
-    """(statements, whether they may raise): statements setting `status` for `word`
+# What the statements for a VFPU word may raise (direct_source): nothing (the caller leaves
+# out the event check); only a fault, before the word retires (a load or store: the check
+# leaves at once, so none is left to check after its timing); any event (execute_called's,
+# which the word may also retire with: checked again after its timing).
+RAISES_NOTHING, RAISES_FAULT, RAISES_ANY = 0, 1, 2
+
+
+def direct_source(word: int, call: str, earlier=(), consumed_at_head=False) -> tuple[list[str], int]:
+    """(statements, what they may raise: RAISES_*): statements setting `status` for `word`
     (`call`: the interpreter's `status = cop2.execute(...)` line, kept as the fallback
     for words this module does not run directly; `earlier`: the instructions before it
     in its block; consumed_at_head: the prefixes are consumed when its block starts,
     consumed_at_heads), or, when they cannot raise, statements that only run the word
-    (its status is EV_NONE: the caller leaves out the event check)."""
+    (its status is EV_NONE)."""
     call = called(call.strip())
     row = find(word)
     if row is None:
-        return [call], True
+        return [call], RAISES_ANY
     if row.op in SINGLES or row.op in QUADS:
         # load_store's steps with the word's fields known: the address's offset, the cells
         offset = int(mem_address.py_func(word, np.zeros(32, np.uint32)))
         addr = f"(np.int64(regs[{(word >> 21) & 0x1F}]) + {offset}) & 0xFFFFFFFF"
         if row.op in SINGLES:
             return [f"status = vfpu_load_store_single({SINGLES[row.op]}, {addr}, {value(single_cell.py_func(word))}, "
-                    "vpr_bits, mem32, ram_size, mapping, event)"], True
+                    "vpr_bits, mem32, ram_size, mapping, event)"], RAISES_FAULT
         return [f"status = vfpu_load_store_quad({QUADS[row.op]}, {addr}, {value(mem_quad_reg.py_func(word))}, "
-                "vpr_bits, mem32, ram_size, mapping, event)"], True
+                "vpr_bits, mem32, ram_size, mapping, event)"], RAISES_FAULT
     if row.op in PLAIN_OPS:
         plain = plain_call(row.op, row.size, word)
         if consumed_after(earlier, consumed_at_head):
-            return [plain], False
+            return [plain], RAISES_NOTHING
         return ["if vfpu_identity_prefixes(vctrl):", "    " + plain, "    status = EV_NONE",
-                "    vfpu_consume_prefixes(vctrl)", "else:", "    " + call], True
-    return [call], True
+                "    vfpu_consume_prefixes(vctrl)", "else:", "    " + call], RAISES_ANY
+    return [call], RAISES_ANY
