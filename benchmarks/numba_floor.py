@@ -14,7 +14,6 @@ text with one call per step, every call of A operands, could take to compile.
 
 import argparse
 import importlib.util
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -57,15 +56,29 @@ def seconds_to_compile(folder: Path, sites: int, operands: int) -> float:
     return time.process_time() - start
 
 
+def counts(text: str) -> list[int]:
+    """A comma-separated list of positive counts (an option's value)."""
+    try:
+        values = [int(n) for n in text.split(",")]
+    except ValueError:
+        values = []
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of positive counts")
+    return values
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sites", default="25,50,100,150", help="call sites per function (a region's piece: ~45-115)")
-    parser.add_argument("--args", default="1,10,20", help="operands per call (a VFPU timing step: 22)")
+    parser.add_argument("--sites", type=counts, default="25,50,100,150",
+                        help="call sites per function, two sizes or more (a region's piece: ~45-115)")
+    parser.add_argument("--args", type=counts, default="1,10,20", help="operands per call (a VFPU timing step: 22)")
     args = parser.parse_args()
-    sites = [int(n) for n in args.sites.split(",")]
+    sites = args.sites
+    if len(set(sites)) < 2:
+        parser.error("--sites needs two sizes or more (the cost is fitted as a line)")
     with tempfile.TemporaryDirectory() as tmp:
         seconds_to_compile(Path(tmp), 10, 1)  # untimed: numba's first compile in a process pays for more
-        for operands in map(int, args.args.split(",")):
+        for operands in args.args:
             times = [seconds_to_compile(Path(tmp), n, operands) for n in sites]
             per_site, fixed = np.polyfit(sites, times, 1)  # seconds = fixed + per_site * sites
             shown = ", ".join(f"{n} sites {t:.2f} s" for n, t in zip(sites, times))
@@ -76,4 +89,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
