@@ -2,10 +2,11 @@
 
     PYTHONPATH=. python benchmarks/sim_speed.py [--elements N] [--repeat R] [--best K]
 
-Four hand-assembled kernels: an int8 dot product (lb/lb/mult/mflo/addu), a float
+Five hand-assembled kernels: an int8 dot product (lb/lb/mult/mflo/addu), a float
 multiply-accumulate loop (lwc1/lwc1/mul.s/add.s), a VFPU loop (lv.q/vadd.q/vdot.q/
-vc2i.s/vi2f.q, 7 of its 10 words VFPU) and a VFPU math loop (vmath: vabs/vmax/vdiv/vsat1/
-vf2in/vmin/vsgn, what quantizing and clamping code does, 10 of its 12 words VFPU).
+vc2i.s/vi2f.q, 7 of its 10 words VFPU), a VFPU math loop (vmath: vabs/vmax/vdiv/vsat1/
+vf2in/vmin/vsgn, what quantizing and clamping code does, 10 of its 12 words VFPU) and a
+dot-product loop (vdot: two lv.q and eight vdot.q, what a matmul's inner loop does most).
 `--kinds` picks some of them. Measured:
   - cold: a fresh process with an empty numba cache (compile included; the run loop is
     the same for both kernels, so once),
@@ -38,8 +39,8 @@ ROOT = Path(__file__).resolve().parent.parent
 CODE = 0x08804000
 A = 0x08900000
 B = 0x08A00000
-KINDS = ("int8", "float", "vfpu", "vmath")
-VFPU_KINDS = ("vfpu", "vmath")  # no Unicorn run: it has no VFPU
+KINDS = ("int8", "float", "vfpu", "vmath", "vdot")
+VFPU_KINDS = ("vfpu", "vmath", "vdot")  # no Unicorn run: it has no VFPU
 
 
 def kernel(kind, elements, repeat):
@@ -53,6 +54,8 @@ def kernel(kind, elements, repeat):
         body, tail = vfpu_body()
     elif kind == "vmath":
         body, tail = vmath_body()
+    elif kind == "vdot":
+        body, tail = vdot_body()
     elif kind == "int8":
         body = [enc("lb", rt="t0", rs="a0"), enc("lb", rt="t1", rs="a1"),
                 enc("addiu", rt="a0", rs="a0", imm=1), enc("addiu", rt="a1", rs="a1", imm=1),
@@ -95,6 +98,19 @@ def vmath_body():
                                   "vadd.q C200, C200, C210")]
     body += [enc("addiu", rt="a0", rs="a0", imm=32), enc("addiu", rt="a2", rs="a2", imm=-1)]
     return body, [assemble("vocp.q C230, C110")]
+
+
+def vdot_body():
+    """The dot-product kernel's inner loop over 32-byte items at a0: two quad loads (C000,
+    C010), eight vdot.q of their columns and rows (all distinct, so no two compute the same
+    sum) into C100 and C110, and a vadd.q accumulating C100 into C200."""
+    from allegrex.cpu.asm import enc
+    from vfpu.asm import assemble
+    dots = ["S100, C000, R000", "S101, C010, R001", "S102, C000, R002", "S103, C010, R003",
+            "S110, R000, R001", "S111, R002, R003", "S112, C000, R003", "S113, C010, R002"]
+    body = [assemble(t) for t in ["lv.q C000, 0(a0)", "lv.q C010, 16(a0)"] + [f"vdot.q {d}" for d in dots]]
+    body += [enc("addiu", rt="a0", rs="a0", imm=32), enc("addiu", rt="a2", rs="a2", imm=-1)]
+    return body, [assemble("vadd.q C200, C200, C100")]
 
 
 def data(kind, elements):
