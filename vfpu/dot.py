@@ -75,26 +75,20 @@ def _lanes(builder, values):
 
 
 def _splat(c):
+    """The constant c in every lane."""
     return ir.Constant(V4, [c] * 4)
 
 
-def _swap(builder, v, order):
-    """v's lanes in `order` (a lane permutation, for a sum or max across lanes)."""
-    return builder.shuffle_vector(v, v, ir.Constant(ir.VectorType(I32, 4), order))
-
-
-def _lane_max(builder, v):
-    """Every lane: the largest of v's four (signed)."""
+def _across(builder, v, combine):
+    """v with every lane `combine` folded over all four of v's lanes (two swaps of lane
+    pairs: an associative max or sum across the vector)."""
     for order in ((2, 3, 0, 1), (1, 0, 3, 2)):
-        w = _swap(builder, v, order)
-        v = builder.select(builder.icmp_signed(">", v, w), v, w)
+        v = combine(v, builder.shuffle_vector(v, v, ir.Constant(ir.VectorType(I32, 4), order)))
     return v
 
 
-def _lane_sum(builder, v):
-    """The sum of v's four lanes."""
-    for order in ((2, 3, 0, 1), (1, 0, 3, 2)):
-        v = builder.add(v, _swap(builder, v, order))
+def _first(builder, v):
+    """Lane 0 of v."""
     return builder.extract_element(v, ir.Constant(I32, 0))
 
 
@@ -118,13 +112,12 @@ def aligned_sum(typingctx, x0, x1, x2, x3, y0, y1, y2, y3):
         product = b.mul(mx, my)  # < 2**48
         sticky = b.zext(b.icmp_unsigned("!=", b.and_(product, _splat((1 << (23 - GUARD)) - 1)), zero), V4)
         term = b.and_(b.or_(b.lshr(product, _splat(23 - GUARD)), sticky), live)  # rounded to odd, < 2**27
-        top = _lane_max(b, exponent)
+        top = _across(b, exponent, lambda v, w: b.select(b.icmp_signed(">", v, w), v, w))  # the largest
         shift = b.sub(top, exponent)
         shift = b.select(b.icmp_signed(">", shift, _splat(63)), _splat(63), shift)  # (63 leaves 0 too)
         negative = b.sub(zero, b.and_(b.lshr(b.xor(x, y), _splat(31)), _splat(1)))  # 0 or -1
         signed = b.sub(b.xor(b.lshr(term, shift), negative), negative)
-        return context.make_tuple(b, signature.return_type,
-                                  (b.extract_element(top, ir.Constant(I32, 0)), _lane_sum(b, signed)))
+        return context.make_tuple(b, signature.return_type, (_first(b, top), _first(b, _across(b, signed, b.add))))
     return types.UniTuple(types.int64, 2)(*[types.int64] * 8), codegen
 
 
