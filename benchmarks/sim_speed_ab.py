@@ -105,15 +105,12 @@ def _spawn(root, args):
 
 
 def _pair(base, this, args, swap=False, best=1):
-    """The two checkouts' figures (base's, this one's). Measuring runs take turns, `best`
-    each, on one core, and the fastest of each side's counts: this host's noise comes in
-    spells of seconds, on one core at a time (the same checkout measured 0.54-1.87x itself
-    in runs made at the same moment on the two cores, MEASURED 2026-12-07), and taking turns
-    gives both sides the same spells. swap: this checkout takes the first turn."""
+    """The two checkouts' figures (base's, this one's): their runs take turns, `best` each,
+    on one core, and the fastest of each side's counts (the module docstring says why);
+    swap: this checkout takes the first turn."""
     order = [this, base] if swap else [base, this]
     if args[0] == "compile":
-        procs = [_spawn(root, args) for root in order]
-        outs = [_result(p) for p in procs]
+        outs = [json.loads(_finish(_spawn(root, args)).strip().splitlines()[-1]) for root in order]
         return outs[::-1] if swap else outs
     core = min(os.sched_getaffinity(0))
     procs = [_spawn(root, args + [core]) for root in order]
@@ -130,18 +127,17 @@ def _pair(base, this, args, swap=False, best=1):
             runs[k].append(json.loads(line))
     outs = []
     for p, rs in zip(procs, runs):
-        p.communicate("done\n")
-        if p.returncode:
-            raise SystemExit(f"child failed in {p.args}")
+        _finish(p, "done\n")
         outs.append(min(rs, key=lambda r: r["cpu"]))
     return outs[::-1] if swap else outs
 
 
-def _result(p):
-    out, _ = p.communicate()
+def _finish(p, text=None) -> str:
+    """The rest of a child's output, once it has ended well."""
+    out, _ = p.communicate(text)
     if p.returncode:
         raise SystemExit(f"child failed in {p.args}")
-    return json.loads(out.strip().splitlines()[-1])
+    return out
 
 
 def _interval(ratios) -> str:
@@ -176,6 +172,9 @@ def main():
     args = parser.parse_args()
     base, this = args.base.resolve(), args.this.resolve()
     kinds = args.kinds.split(",")
+    from sim_speed import KINDS
+    if not set(kinds) <= set(KINDS):
+        parser.error(f"--kinds: each one of {', '.join(KINDS)}")
     modes = [(m, t) for m, t in MODES if args.modes == "all" or f"{m}:{'timed' if t else 'untimed'}" in args.modes]
     ratios = {}
     for r in range(args.rounds):
