@@ -1,0 +1,54 @@
+"""vadd.q, vsub.q and vmul.q as one host vector operation on the four lanes.
+
+The lanes follow vfpu.ops.lane_value and vfpu.plain's flushing bit for bit: each source
+lane with a denormal read as signed zero, a NaN first operand giving itself quieted
+(s + s), the result flushed the same way, and an adder's NaN (vadd, vsub) without its
+sign. Written out lane by lane, LLVM kept each lane scalar: ~20 host instructions a lane
+and a branch for the adder's NaN (sim_speed's VFPU loop runs three vadd.q a pass).
+tests/vfpu/test_plain.py holds this to the lane-by-lane path on random bit patterns.
+"""
+
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
+
+from vfpu.table import OPS
+
+OP_VADD, OP_VSUB, OP_VMUL = OPS["vadd"], OPS["vsub"], OPS["vmul"]
+I32 = ir.IntType(32)
+BITS = ir.VectorType(I32, 4)
+FLOATS = ir.VectorType(ir.FloatType(), 4)
+
+
+def _splat(c):
+    return ir.Constant(BITS, [c] * 4)
+
+
+def _flushed(b, bits):
+    """Lanes (float32 bits) with a denormal as the zero of its sign."""
+    small = b.icmp_unsigned("<", b.and_(bits, _splat(0x7FFFFFFF)), _splat(0x00800000))
+    return b.select(small, b.and_(bits, _splat(0x80000000)), bits)
+
+
+@intrinsic
+def arith4_bits(typingctx, op, s0, s1, s2, s3, t0, t1, t2, t3):
+    """The four result lanes' bits (int64s) of `op` (OP_VADD, OP_VSUB or OP_VMUL) on source
+    lanes s and t (float32 bits as int64s, unflushed)."""
+    def codegen(context, builder, signature, args):
+        b = builder
+        s, t = ir.Constant(BITS, ir.Undefined), ir.Constant(BITS, ir.Undefined)
+        for i in range(4):
+            s = b.insert_element(s, b.trunc(args[1 + i], I32), ir.Constant(I32, i))
+            t = b.insert_element(t, b.trunc(args[5 + i], I32), ir.Constant(I32, i))
+        sf, tf = (b.bitcast(_flushed(b, v), FLOATS) for v in (s, t))
+        code = args[0]
+        is_add, is_sub = (b.icmp_signed("==", code, ir.Constant(code.type, k)) for k in (OP_VADD, OP_VSUB))
+        r = b.select(is_add, b.fadd(sf, tf), b.select(is_sub, b.fsub(sf, tf), b.fmul(sf, tf)))
+        r = b.select(b.fcmp_unordered("uno", sf, sf), b.fadd(sf, sf), r)  # a NaN s: itself, quieted
+        bits = _flushed(b, b.bitcast(r, BITS))
+        no_lane = ir.Constant(ir.VectorType(ir.IntType(1), 4), [0] * 4)
+        unsigned_nan = b.select(b.or_(is_add, is_sub), b.fcmp_unordered("uno", r, r), no_lane)
+        bits = b.select(unsigned_nan, b.and_(bits, _splat(0x7FFFFFFF)), bits)
+        lanes = [b.zext(b.extract_element(bits, ir.Constant(I32, i)), ir.IntType(64)) for i in range(4)]
+        return context.make_tuple(b, signature.return_type, lanes)
+    return types.UniTuple(types.int64, 4)(op, *[types.int64] * 8), codegen
