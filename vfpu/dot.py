@@ -20,7 +20,7 @@ from numba import njit, types
 from numba.cpython.unsafe.numbers import leading_zeros
 from numba.extending import intrinsic
 
-from vfpu.bits import float32_bits
+from vfpu.bits import float32_bits, lanes
 
 NAN_BITS = 0x7F800001  # the VFPU's NaN
 ONE_BITS = 0x3F800000
@@ -66,14 +66,6 @@ def special(x, y):
     return np.int64(((x >> 23) & 0xFF) == 255) | np.int64(((y >> 23) & 0xFF) == 255)
 
 
-def _lanes(builder, values):
-    """Four int64 values as one <4 x i64> vector."""
-    v = ir.Constant(V4, ir.Undefined)
-    for i, x in enumerate(values):
-        v = builder.insert_element(v, x, ir.Constant(I32, i))
-    return v
-
-
 def _splat(c):
     """The constant c in every lane."""
     return ir.Constant(V4, [c] * 4)
@@ -103,7 +95,7 @@ def aligned_sum(typingctx, x0, x1, x2, x3, y0, y1, y2, y3):
     (MEASURED 2026-12-07)."""
     def codegen(context, builder, signature, args):
         b = builder
-        x, y = _lanes(b, args[:4]), _lanes(b, args[4:])
+        x, y = lanes(b, args[:4]), lanes(b, args[4:])
         zero = _splat(0)
         ex, ey = (b.and_(b.lshr(v, _splat(23)), _splat(0xFF)) for v in (x, y))
         live = b.sext(b.and_(b.icmp_unsigned("!=", ex, zero), b.icmp_unsigned("!=", ey, zero)), V4)  # 0 or -1

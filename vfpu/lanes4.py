@@ -12,6 +12,7 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
+from vfpu.bits import lanes
 from vfpu.table import OPS
 
 OP_VADD, OP_VSUB, OP_VMUL = OPS["vadd"], OPS["vsub"], OPS["vmul"]
@@ -36,10 +37,7 @@ def arith4_bits(typingctx, op, s0, s1, s2, s3, t0, t1, t2, t3):
     lanes s and t (float32 bits as int64s, unflushed)."""
     def codegen(context, builder, signature, args):
         b = builder
-        s, t = ir.Constant(BITS, ir.Undefined), ir.Constant(BITS, ir.Undefined)
-        for i in range(4):
-            s = b.insert_element(s, b.trunc(args[1 + i], I32), ir.Constant(I32, i))
-            t = b.insert_element(t, b.trunc(args[5 + i], I32), ir.Constant(I32, i))
+        s, t = (lanes(b, [b.trunc(x, I32) for x in xs]) for xs in (args[1:5], args[5:9]))
         sf, tf = (b.bitcast(_flushed(b, v), FLOATS) for v in (s, t))
         code = args[0]
         is_add, is_sub = (b.icmp_signed("==", code, ir.Constant(code.type, k)) for k in (OP_VADD, OP_VSUB))
@@ -49,6 +47,6 @@ def arith4_bits(typingctx, op, s0, s1, s2, s3, t0, t1, t2, t3):
         no_lane = ir.Constant(ir.VectorType(ir.IntType(1), 4), [0] * 4)
         unsigned_nan = b.select(b.or_(is_add, is_sub), b.fcmp_unordered("uno", r, r), no_lane)
         bits = b.select(unsigned_nan, b.and_(bits, _splat(0x7FFFFFFF)), bits)
-        lanes = [b.zext(b.extract_element(bits, ir.Constant(I32, i)), ir.IntType(64)) for i in range(4)]
-        return context.make_tuple(b, signature.return_type, lanes)
+        results = [b.zext(b.extract_element(bits, ir.Constant(I32, i)), ir.IntType(64)) for i in range(4)]
+        return context.make_tuple(b, signature.return_type, results)
     return types.UniTuple(types.int64, 4)(op, *[types.int64] * 8), codegen

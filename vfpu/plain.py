@@ -19,13 +19,13 @@ from numba import njit
 
 from allegrex.cpu.state import VFPU_CC
 from vfpu.dot import dot4_bits
-from vfpu.lanes4 import OP_VMUL, arith4_bits
+from vfpu.lanes4 import arith4_bits
 from vfpu.ops import (LANE_OPS, PACK_OPS, UNARY_LANE_OPS, compare, compared_cc, f2i, lane_value, moved_bits,
                       pack_word, packed_lanes)
 from vfpu.regs import VEC_CELLS
 from vfpu.table import OPS
 
-OP_VADD, OP_VSUB, OP_VSCL = OPS["vadd"], OPS["vsub"], OPS["vscl"]
+OP_VADD, OP_VSUB, OP_VMUL, OP_VSCL = OPS["vadd"], OPS["vsub"], OPS["vmul"], OPS["vscl"]
 OP_VDOT, OP_VI2F, OP_VC2I, OP_VCMP = OPS["vdot"], OPS["vi2f"], OPS["vc2i"], OPS["vcmp"]
 OP_VZERO, OP_VONE, OP_VMOV, OP_VABS, OP_VNEG = OPS["vzero"], OPS["vone"], OPS["vmov"], OPS["vabs"], OPS["vneg"]
 F2I_OPS = (OPS["vf2in"], OPS["vf2iz"], OPS["vf2iu"], OPS["vf2id"])  # plain_f2i's
