@@ -6,7 +6,10 @@ Five hand-assembled kernels: an int8 dot product (lb/lb/mult/mflo/addu), a float
 multiply-accumulate loop (lwc1/lwc1/mul.s/add.s), a VFPU loop (lv.q/vadd.q/vdot.q/
 vc2i.s/vi2f.q, 7 of its 10 words VFPU), a VFPU math loop (vmath: vabs/vmax/vdiv/vsat1/
 vf2in/vmin/vsgn, what quantizing and clamping code does, 10 of its 12 words VFPU) and a
-dot-product loop (vdot: two lv.q and eight vdot.q, what a matmul's inner loop does most).
+dot-product loop (vdot: two lv.q and eight vdot.q, what a matmul's inner loop does most),
+and the inner step of the llama2 VFPU build's q80 matmul (q80mm: psp/apps/llama2/
+matmul_vfpu.S's 67-word loop, 16 int8 weights of four rows against 16 activations: lv.q,
+vc2i.s, vi2f.q, vdot.q, vadd.q; its rows and activations interleaved in 128-byte items).
 `--kinds` picks some of them. Measured:
   - cold: a fresh process with an empty numba cache (compile included; the run loop is
     the same for both kernels, so once),
@@ -39,8 +42,8 @@ ROOT = Path(__file__).resolve().parent.parent
 CODE = 0x08804000
 A = 0x08900000
 B = 0x08A00000
-KINDS = ("int8", "float", "vfpu", "vmath", "vdot")
-VFPU_KINDS = ("vfpu", "vmath", "vdot")  # no Unicorn run: it has no VFPU
+KINDS = ("int8", "float", "vfpu", "vmath", "vdot", "q80mm")
+VFPU_KINDS = ("vfpu", "vmath", "vdot", "q80mm")  # no Unicorn run: it has no VFPU
 
 
 def kernel(kind, elements, repeat):
@@ -50,8 +53,12 @@ def kernel(kind, elements, repeat):
     setup = [enc("lui", rt="s0", imm=repeat >> 16), enc("ori", rt="s0", rs="s0", imm=repeat & 0xFFFF)]
     outer = [enc("lui", rt="a0", imm=A >> 16), enc("lui", rt="a1", imm=B >> 16),
              enc("lui", rt="a2", imm=elements >> 16), enc("ori", rt="a2", rs="a2", imm=elements & 0xFFFF)]
+    if kind == "q80mm":  # t0-t3 the four rows' weights, t4 the activations of an item
+        outer += [enc("addiu", rt=f"t{k}", rs="a0", imm=16 * k) for k in range(5)]
     if kind == "vfpu":
         body, tail = vfpu_body()
+    elif kind == "q80mm":
+        body, tail = q80mm_body()
     elif kind == "vmath":
         body, tail = vmath_body()
     elif kind == "vdot":
@@ -113,9 +120,39 @@ def vdot_body():
     return body, [assemble("vadd.q C200, C200, C100")]
 
 
+def q80mm_body():
+    """The llama2 VFPU build's q80 matmul inner step (psp/apps/llama2/matmul_vfpu.S, its
+    register plan): four rows' 16 int8 weights (t0-t3) and 16 activations (t4) loaded,
+    the weights turned into floats (vc2i.s, vi2f.q by 2^-24), 16 vdot.q and the four group
+    sums' vadd.q (the last in the branch's delay slot). Pointers step over 128-byte items
+    (the kernel's own step over separate rows: 16 and 64 bytes)."""
+    from allegrex.cpu.asm import enc
+    from vfpu.asm import assemble
+    loads = [f"lv.q C1{r}0, 0(t{r})" for r in range(4)] + [f"lv.q C0{k}0, {16 * k}(t4)" for k in range(4)]
+
+    def c2i(rows):  # row r's four weight words into M2 (first row) or M4 (second)
+        return [f"vc2i.s C{m}{k}0, S1{r}{k}" for m, r in zip((2, 4), rows) for k in range(4)]
+
+    i2f = [f"vi2f.q C{m}{k}0, C{m}{k}0, 24" for m in (2, 4) for k in range(4)]
+
+    def dots(rows):
+        return [f"vdot.q S3{k}{r}, C{m}{k}0, C0{k}0" for m, r in zip((2, 4), rows) for k in range(4)]
+
+    text = loads + c2i((0, 1)) + i2f + dots((0,))[:4] + c2i((2,))[:4] + dots((0, 1))[4:] + c2i((2, 3))[4:]
+    text += i2f + dots((2, 3))
+    body = [assemble(t) for t in text]
+    body += [enc("addiu", rt=f"t{k}", rs=f"t{k}", imm=128) for k in range(5)] + [enc("addiu", rt="a2", rs="a2", imm=-1)]
+    body += [assemble(f"vadd.q C5{k}0, C5{k}0, C3{k}0") for k in range(3)]
+    return body, [assemble("vadd.q C530, C530, C330")]
+
+
 def data(kind, elements):
     import numpy as np
     rng = np.random.default_rng(1)
+    if kind == "q80mm":  # an item: four rows' 16 int8 weights, 16 activations (integers as floats)
+        weights = rng.integers(-128, 128, (elements, 64), dtype=np.int8).view(np.uint8)
+        x = rng.integers(-127, 128, (elements, 16)).astype(np.float32).view(np.uint8)
+        return np.concatenate([weights, x], axis=1).tobytes(), b""
     if kind in VFPU_KINDS:  # 8 floats per item; the second array is unused
         return rng.standard_normal(8 * elements).astype(np.float32).tobytes(), b""
     if kind == "int8":
