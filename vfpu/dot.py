@@ -43,7 +43,7 @@ def bit_length(m):
 
 @njit(cache=True, error_model="numpy")
 def special_dot_bits(xs, ys):
-    """dot4_bits when some operand is an infinity or a NaN (lanes xs, ys: four words each):
+    """dot_cells_bits when some operand is an infinity or a NaN (lanes xs, ys: four words each):
     the VFPU's NaN, or the infinity of the infinite products' sign (finite terms do not
     matter)."""
     inf_sign = 0
@@ -58,12 +58,6 @@ def special_dot_bits(xs, ys):
                 return NAN_BITS
             inf_sign = sign
     return 0xFF800000 if inf_sign < 0 else 0x7F800000
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def special(x, y):
-    """1 when x or y is an infinity or a NaN."""
-    return np.int64(((x >> 23) & 0xFF) == 255) | np.int64(((y >> 23) & 0xFF) == 255)
 
 
 def _splat(c):
@@ -84,20 +78,51 @@ def _first(builder, v):
     return builder.extract_element(v, ir.Constant(I32, 0))
 
 
+def _cell_lanes(context, builder, array_type, array, n, cells):
+    """The uint32 words at `cells` (int64 indexes) of a 1-d array as one <4 x i64> vector,
+    lanes from n on zero. Four adjacent cells (a column) are one 16-byte load: loaded one
+    by one, LLVM kept them apart even where a region's word made the cells constants (the
+    test then folds)."""
+    b = builder
+    data = context.make_array(array_type)(context, b, value=array).data
+    i64 = ir.IntType(64)
+    adjacent = b.icmp_signed("==", n, ir.Constant(i64, 4))
+    for k in range(1, 4):
+        adjacent = b.and_(adjacent, b.icmp_signed("==", cells[k], b.add(cells[0], ir.Constant(i64, k))))
+    with b.if_else(adjacent, likely=True) as (column, other):
+        with column:
+            where = b.bitcast(b.gep(data, [cells[0]]), ir.VectorType(I32, 4).as_pointer())
+            together = b.zext(b.load(where, align=4), V4)
+            column_block = b.block
+        with other:
+            words = [b.zext(b.load(b.gep(data, [c])), i64) for c in cells]
+            present = b.icmp_signed("<", ir.Constant(V4, list(range(4))), lanes(b, [n] * 4))  # lane < n
+            apart = b.select(present, lanes(b, words), _splat(0))
+            other_block = b.block
+    v = b.phi(V4)
+    v.add_incoming(together, column_block)
+    v.add_incoming(apart, other_block)
+    return v
+
+
 @intrinsic
-def aligned_sum(typingctx, x0, x1, x2, x3, y0, y1, y2, y3):
-    """(top, sum) of the terms x0*y0 ... x3*y3 (float32 bits as int64, finite): top, the
-    largest term exponent ex + ey; sum, the signed sum of the terms as the unit adds them
-    (each the exact product of the mantissas rounded to odd at 23 + GUARD fraction bits,
-    shifted to exponent top truncating). A zero or denormal operand makes no term. The
-    four terms are one 4-lane vector (the host's SIMD unit): as four scalar terms, a compiled
-    loop of 8 vdot.q a pass took ~20 ns a vdot with the cycle model instead of ~13
-    (MEASURED 2026-12-07)."""
+def aligned_sum(typingctx, bits, n, x0, x1, x2, x3, y0, y1, y2, y3):
+    """(top, sum, special) of the terms bits[x0]*bits[y0] ... bits[x3]*bits[y3] (float32
+    bits in a uint32 array; lanes from n on make no term): top, the largest term exponent
+    ex + ey; sum, the signed sum of the terms as the unit adds them (each the exact product
+    of the mantissas rounded to odd at 23 + GUARD fraction bits, shifted to exponent top
+    truncating); special, 1 when an operand is an infinity or a NaN (then top and sum mean
+    nothing). A zero or denormal operand makes no term. The four terms are one 4-lane
+    vector (the host's SIMD unit): as four scalar terms, a compiled loop of 8 vdot.q a pass
+    took ~20 ns a vdot with the cycle model instead of ~13 (MEASURED 2026-12-07)."""
     def codegen(context, builder, signature, args):
         b = builder
-        x, y = lanes(b, args[:4]), lanes(b, args[4:])
+        x, y = (_cell_lanes(context, b, signature.args[0], args[0], args[1], cells) for cells in (args[2:6], args[6:]))
         zero = _splat(0)
         ex, ey = (b.and_(b.lshr(v, _splat(23)), _splat(0xFF)) for v in (x, y))
+        lanes_special = b.or_(b.icmp_unsigned("==", ex, _splat(255)), b.icmp_unsigned("==", ey, _splat(255)))
+        special = b.zext(b.icmp_unsigned("!=", b.bitcast(lanes_special, ir.IntType(4)), ir.Constant(ir.IntType(4), 0)),
+                         ir.IntType(64))
         live = b.sext(b.and_(b.icmp_unsigned("!=", ex, zero), b.icmp_unsigned("!=", ey, zero)), V4)  # 0 or -1
         exponent = b.and_(b.add(ex, ey), live)
         mx, my = (b.or_(b.and_(v, _splat(0x7FFFFF)), _splat(0x800000)) for v in (x, y))
@@ -109,24 +134,30 @@ def aligned_sum(typingctx, x0, x1, x2, x3, y0, y1, y2, y3):
         shift = b.select(b.icmp_signed(">", shift, _splat(63)), _splat(63), shift)  # (63 leaves 0 too)
         negative = b.sub(zero, b.and_(b.lshr(b.xor(x, y), _splat(31)), _splat(1)))  # 0 or -1
         signed = b.sub(b.xor(b.lshr(term, shift), negative), negative)
-        return context.make_tuple(b, signature.return_type, (_first(b, top), _first(b, _across(b, signed, b.add))))
-    return types.UniTuple(types.int64, 2)(*[types.int64] * 8), codegen
+        return context.make_tuple(b, signature.return_type, (_first(b, top), _first(b, _across(b, signed, b.add)),
+                                                               special))
+    return types.UniTuple(types.int64, 3)(bits, *[types.int64] * 9), codegen
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def dot4_bits(x0, x1, x2, x3, y0, y1, y2, y3):
-    """float32 bits of x0*y0 + ... + x3*y3 (float32 bits as int64; a lane of zeros is no
-    term, so a shorter dot is this with its lanes padded), as the VFPU computes it (module
-    docstring): the largest exponent, the aligned integer sum, and the final rounding to
-    24 bits, which is the host's int-to-float32 conversion (nearest, ties to even). The
-    lanes are arguments, not an array: a compiled vdot reads them straight from the
-    registers (a loop of four vdot.q a pass ran ~10% faster so than staged through an
-    array, MEASURED 2026-12-06). Without data-dependent branches on the common path: a
-    sum's sign, size and rounding are random in real data, and mispredicted branches were
-    most of its cost."""
-    if special(x0, y0) | special(x1, y1) | special(x2, y2) | special(x3, y3):
-        return special_dot_bits((x0, x1, x2, x3), (y0, y1, y2, y3))
-    top, val = aligned_sum(x0, x1, x2, x3, y0, y1, y2, y3)
+def lane(b, n, cell, i):
+    """Word `cell` of b as an int64 when lane i is one of the first n, else 0."""
+    return np.int64(b[cell]) if i < n else np.int64(0)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def dot_cells_bits(b, n, x0, x1, x2, x3, y0, y1, y2, y3):
+    """float32 bits of b[x0]*b[y0] + ... (the first n lanes; b a uint32 array, the x and y
+    cell indexes valid even past n), as the VFPU computes it (module docstring): the
+    largest exponent, the aligned integer sum, and the final rounding to 24 bits, which
+    is the host's int-to-float32 conversion (nearest, ties to even). The cells are indexes,
+    not values: a compiled vdot.q of two columns loads each as one 16-byte load. Without
+    data-dependent branches on the common path: a sum's sign, size and rounding are random
+    in real data, and mispredicted branches were most of its cost."""
+    top, val, special = aligned_sum(b, n, x0, x1, x2, x3, y0, y1, y2, y3)
+    if special:
+        return special_dot_bits((lane(b, n, x0, 0), lane(b, n, x1, 1), lane(b, n, x2, 2), lane(b, n, x3, 3)),
+                                (lane(b, n, y0, 0), lane(b, n, y1, 1), lane(b, n, y2, 2), lane(b, n, y3, 3)))
     negative = val < 0
     m = (-val if negative else val) >> GUARD  # < 2**27: exact as an int64, one rounding to float32
     if m == 0:
@@ -144,9 +175,6 @@ def dot4_bits(x0, x1, x2, x3, y0, y1, y2, y3):
 @njit(cache=True, error_model="numpy")
 def dot_bits(b, x0, y0, n):
     """float32 bits of the dot product of lanes b[x0:x0+n] and b[y0:y0+n] (uint32 arrays,
-    n <= 4), as the VFPU computes it (dot4_bits)."""
-    zero = np.int64(0)
-    return dot4_bits(np.int64(b[x0]), np.int64(b[x0 + 1]) if n > 1 else zero,
-                     np.int64(b[x0 + 2]) if n > 2 else zero, np.int64(b[x0 + 3]) if n > 3 else zero,
-                     np.int64(b[y0]), np.int64(b[y0 + 1]) if n > 1 else zero,
-                     np.int64(b[y0 + 2]) if n > 2 else zero, np.int64(b[y0 + 3]) if n > 3 else zero)
+    n <= 4), as the VFPU computes it (dot_cells_bits)."""
+    return dot_cells_bits(b, n, x0, x0 + (1 if n > 1 else 0), x0 + (2 if n > 2 else 0), x0 + (3 if n > 3 else 0),
+                          y0, y0 + (1 if n > 1 else 0), y0 + (2 if n > 2 else 0), y0 + (3 if n > 3 else 0))

@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from allegrex.cpu.state import VFPU_CC
-from vfpu.dot import dot4_bits
+from vfpu.dot import dot_cells_bits
 from vfpu.lanes4 import arith4_bits
 from vfpu.ops import (LANE_OPS, PACK_OPS, UNARY_LANE_OPS, compare, compared_cc, f2i, lane_value, moved_bits,
                       pack_word, packed_lanes)
@@ -145,14 +145,10 @@ def plain_dot(n, word, vpr_bits):
     straight from the registers. Nothing to flush: the unit counts a denormal operand as
     zero and gives no denormal."""
     rd, rs, rt = word & 0x7F, (word >> 8) & 0x7F, (word >> 16) & 0x7F
-    zero = np.int64(0)
-    vpr_bits[VEC_CELLS[1, rd, 0]] = dot4_bits(
-        np.int64(vpr_bits[VEC_CELLS[n, rs, 0]]), np.int64(vpr_bits[VEC_CELLS[n, rs, 1]]) if n > 1 else zero,
-        np.int64(vpr_bits[VEC_CELLS[n, rs, 2]]) if n > 2 else zero,
-        np.int64(vpr_bits[VEC_CELLS[n, rs, 3]]) if n > 3 else zero,
-        np.int64(vpr_bits[VEC_CELLS[n, rt, 0]]), np.int64(vpr_bits[VEC_CELLS[n, rt, 1]]) if n > 1 else zero,
-        np.int64(vpr_bits[VEC_CELLS[n, rt, 2]]) if n > 2 else zero,
-        np.int64(vpr_bits[VEC_CELLS[n, rt, 3]]) if n > 3 else zero)
+    vpr_bits[VEC_CELLS[1, rd, 0]] = dot_cells_bits(
+        vpr_bits, n, VEC_CELLS[n, rs, 0], VEC_CELLS[n, rs, min(1, n - 1)], VEC_CELLS[n, rs, min(2, n - 1)],
+        VEC_CELLS[n, rs, min(3, n - 1)], VEC_CELLS[n, rt, 0], VEC_CELLS[n, rt, min(1, n - 1)],
+        VEC_CELLS[n, rt, min(2, n - 1)], VEC_CELLS[n, rt, min(3, n - 1)])
 
 
 @njit(cache=True, inline="always", error_model="numpy")

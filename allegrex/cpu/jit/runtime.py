@@ -101,7 +101,7 @@ def _calling(helper, plain=(), inlined=()):
 vfpu_load_store_single, vfpu_load_store_quad = (_calling(f, plain=("translate", "mem_fault")) for f in (
     vfpu_exec.load_store_single, vfpu_exec.load_store_quad))
 vfpu_plain_arith = _calling(vfpu_plain.plain_arith, plain=("flushed_float", "store_float"))
-vfpu_plain_dot = _calling(vfpu_plain.plain_dot, inlined=("dot4_bits",))
+vfpu_plain_dot = _calling(vfpu_plain.plain_dot, inlined=("dot_cells_bits",))
 vfpu_plain_f2i, vfpu_plain_cmp = (_calling(f, plain=("flushed_float",)) for f in (vfpu_plain.plain_f2i,
                                                                                   vfpu_plain.plain_cmp))
 vfpu_plain_i2f, vfpu_plain_c2i, vfpu_plain_fill, vfpu_plain_mov, vfpu_plain_pack = (_calling(f) for f in (
