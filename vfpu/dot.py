@@ -20,7 +20,7 @@ from numba import njit, types
 from numba.cpython.unsafe.numbers import leading_zeros
 from numba.extending import intrinsic
 
-from vfpu.bits import float32_bits, lanes
+from vfpu.bits import float32_bits, load_cells
 
 NAN_BITS = 0x7F800001  # the VFPU's NaN
 ONE_BITS = 0x3F800000
@@ -78,33 +78,6 @@ def _first(builder, v):
     return builder.extract_element(v, ir.Constant(I32, 0))
 
 
-def _cell_lanes(context, builder, array_type, array, n, cells):
-    """The uint32 words at `cells` (int64 indexes) of a 1-d array as one <4 x i64> vector,
-    lanes from n on zero. Four adjacent cells (a column) are one 16-byte load: loaded one
-    by one, LLVM kept them apart even where a region's word made the cells constants (the
-    test then folds)."""
-    b = builder
-    data = context.make_array(array_type)(context, b, value=array).data
-    i64 = ir.IntType(64)
-    adjacent = b.icmp_signed("==", n, ir.Constant(i64, 4))
-    for k in range(1, 4):
-        adjacent = b.and_(adjacent, b.icmp_signed("==", cells[k], b.add(cells[0], ir.Constant(i64, k))))
-    with b.if_else(adjacent, likely=True) as (column, other):
-        with column:
-            where = b.bitcast(b.gep(data, [cells[0]]), ir.VectorType(I32, 4).as_pointer())
-            together = b.zext(b.load(where, align=4), V4)
-            column_block = b.block
-        with other:
-            words = [b.zext(b.load(b.gep(data, [c])), i64) for c in cells]
-            present = b.icmp_signed("<", ir.Constant(V4, list(range(4))), lanes(b, [n] * 4))  # lane < n
-            apart = b.select(present, lanes(b, words), _splat(0))
-            other_block = b.block
-    v = b.phi(V4)
-    v.add_incoming(together, column_block)
-    v.add_incoming(apart, other_block)
-    return v
-
-
 @intrinsic
 def aligned_sum(typingctx, bits, n, x0, x1, x2, x3, y0, y1, y2, y3):
     """(top, sum, special) of the terms bits[x0]*bits[y0] ... bits[x3]*bits[y3] (float32
@@ -117,7 +90,8 @@ def aligned_sum(typingctx, bits, n, x0, x1, x2, x3, y0, y1, y2, y3):
     took ~20 ns a vdot with the cycle model instead of ~13 (MEASURED 2026-12-07)."""
     def codegen(context, builder, signature, args):
         b = builder
-        x, y = (_cell_lanes(context, b, signature.args[0], args[0], args[1], cells) for cells in (args[2:6], args[6:]))
+        x, y = (b.zext(load_cells(context, b, signature.args[0], args[0], cells, n=args[1]), V4)
+                for cells in (args[2:6], args[6:]))
         zero = _splat(0)
         ex, ey = (b.and_(b.lshr(v, _splat(23)), _splat(0xFF)) for v in (x, y))
         lanes_special = b.or_(b.icmp_unsigned("==", ex, _splat(255)), b.icmp_unsigned("==", ey, _splat(255)))

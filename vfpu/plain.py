@@ -19,7 +19,7 @@ from numba import njit
 
 from allegrex.cpu.state import VFPU_CC
 from vfpu.dot import dot_cells_bits
-from vfpu.lanes4 import arith4_bits
+from vfpu.lanes4 import arith4_bits, c2i4_cells, i2f4_cells
 from vfpu.ops import (LANE_OPS, PACK_OPS, UNARY_LANE_OPS, compare, compared_cc, f2i, lane_value, moved_bits,
                       pack_word, packed_lanes)
 from vfpu.regs import VEC_CELLS
@@ -153,9 +153,15 @@ def plain_dot(n, word, vpr_bits):
 
 @njit(cache=True, inline="always", error_model="numpy")
 def plain_i2f(n, word, vpr, vpr_bits, terms):
-    """vi2f: not a float op: raw bits in, the converted value out unflushed."""
+    """vi2f: not a float op: raw bits in, the converted value out unflushed (four lanes
+    as one host vector operation, lanes4.i2f4_cells)."""
     rd, rs = word & 0x7F, (word >> 8) & 0x7F
     scale = 2.0 ** -float((word >> 16) & 0x1F)
+    if n == 4:
+        i2f4_cells(vpr_bits, VEC_CELLS[4, rs, 0], VEC_CELLS[4, rs, 1], VEC_CELLS[4, rs, 2], VEC_CELLS[4, rs, 3],
+                   VEC_CELLS[4, rd, 0], VEC_CELLS[4, rd, 1], VEC_CELLS[4, rd, 2], VEC_CELLS[4, rd, 3],
+                   np.float32(scale))
+        return
     for i in range(n):
         terms[i] = vpr_bits[VEC_CELLS[n, rs, i]]
     for i in range(n):
@@ -177,11 +183,10 @@ def plain_f2i(n, word, vpr, vpr_bits, terms):
 
 @njit(cache=True, inline="always", error_model="numpy")
 def plain_c2i(word, vpr_bits):
-    """vc2i: one source word (S), four destination lanes (either size)."""
+    """vc2i: one source word (S), four destination lanes (either size; lanes4.c2i4_cells)."""
     rd, rs = word & 0x7F, (word >> 8) & 0x7F
-    x = np.int64(vpr_bits[VEC_CELLS[1, rs, 0]])
-    for i in range(4):
-        vpr_bits[VEC_CELLS[4, rd, i]] = ((x >> (8 * i)) & 0xFF) << 24
+    c2i4_cells(vpr_bits, VEC_CELLS[1, rs, 0], VEC_CELLS[4, rd, 0], VEC_CELLS[4, rd, 1], VEC_CELLS[4, rd, 2],
+               VEC_CELLS[4, rd, 3])
 
 
 @njit(cache=True, inline="always", error_model="numpy")
