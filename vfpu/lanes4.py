@@ -1,4 +1,4 @@
-"""vadd.q, vsub.q, vmul.q, vi2f.q and vc2i as one host vector operation on the four lanes.
+"""vadd.q, vsub.q, vmul.q, vscl.q, vi2f.q and vc2i as one host vector operation on the four lanes.
 
 The lanes follow vfpu.ops.lane_value and vfpu.plain's flushing bit for bit: each source
 lane with a denormal read as signed zero, a NaN first operand giving itself quieted
@@ -39,8 +39,8 @@ def _flushed(b, bits):
 
 @intrinsic
 def arith4_bits(typingctx, op, s0, s1, s2, s3, t0, t1, t2, t3):
-    """The four result lanes' bits (int64s) of `op` (OP_VADD, OP_VSUB or OP_VMUL) on source
-    lanes s and t (float32 bits as int64s, unflushed)."""
+    """The four result lanes' bits (int64s) of `op` (OP_VADD, OP_VSUB, or OP_VMUL and
+    OP_VSCL: a multiply) on source lanes s and t (float32 bits as int64s, unflushed)."""
     def codegen(context, builder, signature, args):
         b = builder
         s, t = (lanes(b, [b.trunc(x, I32) for x in xs]) for xs in (args[1:5], args[5:9]))

@@ -112,11 +112,14 @@ def plain_arith(op, n, word, vpr, vpr_bits):
     of its ten words, ran ~5% faster so as a compiled region, MEASURED 2026-12-06: 156-159
     against 149-151 MIPS in alternated runs; its vmath loop ran as fast as before)."""
     rd, rs, rt = word & 0x7F, (word >> 8) & 0x7F, (word >> 16) & 0x7F
-    if n == 4 and (op == OP_VADD or op == OP_VSUB or op == OP_VMUL):
+    if n == 4 and (op == OP_VADD or op == OP_VSUB or op == OP_VMUL or op == OP_VSCL):
+        t_size = 1 if op == OP_VSCL else 4  # vscl: one scale for every lane (a vmul by it)
         r = arith4_bits(op, np.int64(vpr_bits[VEC_CELLS[4, rs, 0]]), np.int64(vpr_bits[VEC_CELLS[4, rs, 1]]),
                         np.int64(vpr_bits[VEC_CELLS[4, rs, 2]]), np.int64(vpr_bits[VEC_CELLS[4, rs, 3]]),
-                        np.int64(vpr_bits[VEC_CELLS[4, rt, 0]]), np.int64(vpr_bits[VEC_CELLS[4, rt, 1]]),
-                        np.int64(vpr_bits[VEC_CELLS[4, rt, 2]]), np.int64(vpr_bits[VEC_CELLS[4, rt, 3]]))
+                        np.int64(vpr_bits[VEC_CELLS[t_size, rt, 0]]),
+                        np.int64(vpr_bits[VEC_CELLS[t_size, rt, min(1, t_size - 1)]]),
+                        np.int64(vpr_bits[VEC_CELLS[t_size, rt, min(2, t_size - 1)]]),
+                        np.int64(vpr_bits[VEC_CELLS[t_size, rt, min(3, t_size - 1)]]))
         for i in range(4):
             vpr_bits[VEC_CELLS[4, rd, i]] = r[i]
         return

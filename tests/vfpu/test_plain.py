@@ -68,9 +68,9 @@ def test_short_path_matches_full_path(prefixes):
             assert np.array_equal(short_ctrl, full_ctrl), f"0x{word:08x}"
 
 
-@pytest.mark.parametrize("name", ["vadd", "vsub", "vmul", "vi2f", "vdot", "vc2i"])
+@pytest.mark.parametrize("name", ["vadd", "vsub", "vmul", "vscl", "vi2f", "vdot", "vc2i"])
 def test_quad_ops_as_one_host_vector_match_the_full_path(name):
-    """vfpu.lanes4 runs vadd/vsub/vmul/vi2f.q and vc2i on the four lanes at once, and the
+    """vfpu.lanes4 runs vadd/vsub/vmul/vscl/vi2f.q and vc2i on the four lanes at once, and the
     dot unit loads a column's four cells at once: the same bits as the full path, lane by
     lane, on many more operands than above (signed zeros, denormals both ways, NaNs of
     either sign as the first or second operand, infinities that cancel; rows and columns,
