@@ -65,6 +65,13 @@ def store_float(vpr, vpr_bits, cell, value, positive_nan):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
+def padded_cell(n, reg, i):
+    """The cell of lane i of the size-n vector `reg`, its last lane's past n: a valid
+    index for the four-lane paths, which read every lane (and ignore or repeat those)."""
+    return VEC_CELLS[n, reg, min(i, n - 1)]
+
+
+@njit(cache=True, inline="always", error_model="numpy")
 def plain_op(op, n, word, vpr, vpr_bits, terms, vctrl):
     """Run `op` (size n) when it is one of this module's operations; False otherwise.
     terms: uint32[8] (the conversions', moves' and packings' staging), vctrl: the control
@@ -116,10 +123,8 @@ def plain_arith(op, n, word, vpr, vpr_bits):
         t_size = 1 if op == OP_VSCL else 4  # vscl: one scale for every lane (a vmul by it)
         r = arith4_bits(op, np.int64(vpr_bits[VEC_CELLS[4, rs, 0]]), np.int64(vpr_bits[VEC_CELLS[4, rs, 1]]),
                         np.int64(vpr_bits[VEC_CELLS[4, rs, 2]]), np.int64(vpr_bits[VEC_CELLS[4, rs, 3]]),
-                        np.int64(vpr_bits[VEC_CELLS[t_size, rt, 0]]),
-                        np.int64(vpr_bits[VEC_CELLS[t_size, rt, min(1, t_size - 1)]]),
-                        np.int64(vpr_bits[VEC_CELLS[t_size, rt, min(2, t_size - 1)]]),
-                        np.int64(vpr_bits[VEC_CELLS[t_size, rt, min(3, t_size - 1)]]))
+                        np.int64(vpr_bits[padded_cell(t_size, rt, 0)]), np.int64(vpr_bits[padded_cell(t_size, rt, 1)]),
+                        np.int64(vpr_bits[padded_cell(t_size, rt, 2)]), np.int64(vpr_bits[padded_cell(t_size, rt, 3)]))
         for i in range(4):
             vpr_bits[VEC_CELLS[4, rd, i]] = r[i]
         return
@@ -149,9 +154,8 @@ def plain_dot(n, word, vpr_bits):
     zero and gives no denormal."""
     rd, rs, rt = word & 0x7F, (word >> 8) & 0x7F, (word >> 16) & 0x7F
     vpr_bits[VEC_CELLS[1, rd, 0]] = dot_cells_bits(
-        vpr_bits, n, VEC_CELLS[n, rs, 0], VEC_CELLS[n, rs, min(1, n - 1)], VEC_CELLS[n, rs, min(2, n - 1)],
-        VEC_CELLS[n, rs, min(3, n - 1)], VEC_CELLS[n, rt, 0], VEC_CELLS[n, rt, min(1, n - 1)],
-        VEC_CELLS[n, rt, min(2, n - 1)], VEC_CELLS[n, rt, min(3, n - 1)])
+        vpr_bits, n, padded_cell(n, rs, 0), padded_cell(n, rs, 1), padded_cell(n, rs, 2), padded_cell(n, rs, 3),
+        padded_cell(n, rt, 0), padded_cell(n, rt, 1), padded_cell(n, rt, 2), padded_cell(n, rt, 3))
 
 
 @njit(cache=True, inline="always", error_model="numpy")
