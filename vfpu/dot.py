@@ -20,6 +20,7 @@ from numba import njit, types
 from numba.cpython.unsafe.numbers import leading_zeros
 from numba.extending import intrinsic
 
+from allegrex.cpu.hints import unlikely
 from vfpu.bits import float32_bits, load_cells
 
 NAN_BITS = 0x7F800001  # the VFPU's NaN
@@ -129,7 +130,7 @@ def dot_cells_bits(b, n, x0, x1, x2, x3, y0, y1, y2, y3):
     data-dependent branches on the common path: a sum's sign, size and rounding are random
     in real data, and mispredicted branches were most of its cost."""
     top, val, special = aligned_sum(b, n, x0, x1, x2, x3, y0, y1, y2, y3)
-    if special:
+    if unlikely(special != 0):
         return special_dot_bits((lane(b, n, x0, 0), lane(b, n, x1, 1), lane(b, n, x2, 2), lane(b, n, x3, 3)),
                                 (lane(b, n, y0, 0), lane(b, n, y1, 1), lane(b, n, y2, 2), lane(b, n, y3, 3)))
     negative = val < 0

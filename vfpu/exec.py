@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from allegrex.cpu.events import EV_FAULT, EV_NONE, FAULT_LOAD, FAULT_STORE, FAULT_VFPU
+from allegrex.cpu.hints import unlikely
 from allegrex.memory import translate
 from vfpu.ops import D, FLOAT_OP, ONE_BITS, OPS, S, T, compare, compared_cc, dot_bits, flush, vector_op
 from vfpu.plain import identity_prefixes, plain_op
@@ -125,7 +126,7 @@ def load_store_quad(is_store, addr, reg, vpr_bits, mem32, ram_size, mapping, eve
     column as one 16-byte load, which four small stores cannot forward: sim_speed's VFPU
     loop ran 1.02x as fast so (MEASURED 2026-12-07, sim_speed_ab, 5 of 6 rounds)."""
     o = translate(addr, 16, ram_size, mapping)
-    if o < 0:
+    if unlikely(o < 0):
         return mem_fault(event, addr, is_store)
     w = o >> 2
     c0, c1, c2, c3 = VEC_CELLS[4, reg, 0], VEC_CELLS[4, reg, 1], VEC_CELLS[4, reg, 2], VEC_CELLS[4, reg, 3]

@@ -29,6 +29,7 @@ from numba import njit
 # flushed when any timing source changes (interp.flush_stale_cache); a separately
 # cached copy would keep stale constants.
 
+from allegrex.cpu.hints import likely, unlikely
 from allegrex.cpu.decode import BRANCH, CACHE_OP, JUMP, LIKELY, LOAD, STORE, VFPU_OP
 from allegrex.timing import counters as C
 from allegrex.timing import memory_model as M
@@ -104,7 +105,7 @@ def dcache_access(tm, counters, addr, is_store):
 def icache_fetch(tm, counters, pc):
     """Stall cycles to fetch from the line holding `pc` (called when a new line is entered)."""
     line = (pc & M.PHYS_MASK) >> M.LINE_BITS
-    if M.cache_lookup(tm, T_IC_TAG, T_IC_LRU, line) >= 0:
+    if likely(M.cache_lookup(tm, T_IC_TAG, T_IC_LRU, line) >= 0):
         counters[C.ICACHE_HITS] += 1
         return 0
     counters[C.ICACHE_MISSES] += 1
@@ -400,7 +401,7 @@ def next_tick(tm):
 def tick_due(tm, counters, t, due):
     """(t, due) after the OS tick when t reached `due`, next_tick kept in a local: one call
     where the test would otherwise be a branch of its caller (a compiled region's)."""
-    if t >= due:
+    if unlikely(t >= due):
         return os_tick(tm, counters, t), next_tick(tm)
     return t, due
 

@@ -190,10 +190,10 @@ class _Writer:
         execution goes on; left: the block's instructions still to run)."""
         L = []
         if store:
-            L += [f"if {self.code_lo - STORE_SLACK} <= (addr & {PHYS_MASK}) < {self.code_hi + STORE_SLACK}:"]
+            L += [f"if unlikely({self.code_lo - STORE_SLACK} <= (addr & {PHYS_MASK}) < {self.code_hi + STORE_SLACK}):"]
             L += _indent(_exit(self.head, pc_text, npc_text, retired))
         if ins.sem == S_VFPU and self.may_raise:
-            L += ["if code != EV_NONE:"] + _indent(_exit(self.head, pc_text, npc_text, retired))
+            L += ["if unlikely(code != EV_NONE):"] + _indent(_exit(self.head, pc_text, npc_text, retired))
         if ins.sem == S_SYSCALL:  # the run loop's step after a syscall (interp.run), then the budget
             L += [f"cycles = charge({code_of(ins.word)}, regs, counters, cycles, syscalls, event)",
                   f"answered_at = answered({code_of(ins.word)}, regs, counters, cycles, syscalls, mem32, ram_size, "

@@ -16,6 +16,7 @@ from numba.core.registry import CPUDispatcher
 from allegrex import memory
 from allegrex.cpu import fpu, interp
 from allegrex.cpu.called import called, rebound
+from allegrex.cpu.hints import likely
 from allegrex.hle import pure
 from allegrex.timing import counters as C
 from allegrex.timing import memory_model as M
@@ -173,10 +174,10 @@ def dcache(tm, counters, addr, is_store):
     """model.dcache_access with its most common case first: a hit in cached main RAM
     (small enough for LLVM to inline; the rest is a call)."""
     phys = addr & M.PHYS_MASK
-    if not M.uncached(addr) and phys >= M.VRAM_HI:
+    if likely(not M.uncached(addr) and phys >= M.VRAM_HI):
         line = phys >> M.LINE_BITS
         way = M.cache_lookup(tm, T_DC_TAG, T_DC_LRU, line)
-        if way >= 0:
+        if likely(way >= 0):
             counters[C.DCACHE_HITS] += 1
             if is_store:
                 tm[T_DC_DIRTY + (line & M.SET_MASK) * M.CACHE_WAYS + way] = 1
