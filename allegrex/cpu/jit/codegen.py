@@ -289,6 +289,7 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
            "from allegrex.cpu.jit.runtime import (access, bitrev32, clz32, cop2, div_signed, div_unsigned,",
            "    float_to_word, finish, sx32, translate)  # plain copies of the run loop's inlined helpers",
            "from allegrex.cpu.events import EV_NEAR_BUDGET, EV_STALE",
+           "from allegrex.cpu.hints import unlikely  # the tests of the region's own rare exits",
            "from allegrex.cpu.state import CYCLES, INSTRUCTIONS, NPC, PC",
            "from allegrex.timing.layout import T_ENABLED",
            "from allegrex.cpu.jit.runtime import (branch_cost, cache_op_call, dcache, fetch_line, find_block,",
