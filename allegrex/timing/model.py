@@ -274,10 +274,32 @@ def wait_cells(tm, ready, stall_kind, kind, n, reg):
 
 
 @njit(inline="always")
+def latest_cells(tm, latest, kind, n, reg):
+    """max(latest, the ready cycles of VFPU operand (kind, n, reg)'s cells): whether there
+    is a wait at all, without wait_cells' search for the producer to charge it to."""
+    if kind == KIND_VEC:
+        for i in range(n):
+            latest = max(latest, tm[T_READY + R_VPR + VEC_CELLS64[n, reg, i]])
+    elif kind != 0:
+        for i in range(n * n):
+            latest = max(latest, tm[T_READY + R_VPR + MAT_CELLS64[n, reg, i]])
+    return latest
+
+
+@njit(inline="always")
 def vfpu_wait(tm, counters, t, s_kind, s_n, s_reg, t_kind, t_n, t_reg, gpr, ctrl):
     """The cycle at which a VFPU op's sources are ready: operands s and t (kind, count,
     register), the GPR and control register slots gpr, ctrl (-1: none); the wait is
-    charged to the last-arriving producer's stall kind (a control register: STALL_VFPU)."""
+    charged to the last-arriving producer's stall kind (a control register: STALL_VFPU).
+    Most sources are ready: their latest cycle is found first (a maximum, no branch per
+    cell), and the producer to charge is searched for only when there is a wait."""
+    latest = latest_cells(tm, latest_cells(tm, t, s_kind, s_n, s_reg), t_kind, t_n, t_reg)
+    if gpr >= 0:
+        latest = max(latest, tm[T_READY + gpr])
+    if ctrl >= 0:
+        latest = max(latest, tm[T_READY + ctrl])
+    if likely(latest <= t):
+        return t
     ready, stall_kind = wait_cells(tm, t, C.STALL_VFPU, s_kind, s_n, s_reg)
     ready, stall_kind = wait_cells(tm, ready, stall_kind, t_kind, t_n, t_reg)
     if gpr >= 0 and tm[T_READY + gpr] > ready:

@@ -131,3 +131,54 @@ def test_kernel_stores_leave_the_d_cache_as_the_same_stores_run_by_the_cpu(run):
     d_cache = slice(T_DC_TAG, T_IC_TAG)  # tags, dirty bits, LRU ways
     assert list(kernel.tm[d_cache]) == list(cpu[d_cache])
     assert kernel.tm[T_DC_TAG] == ((DATA + size - 16 * 1024) >> 6)  # the last 16 KiB stay
+
+
+def _reference_wait(tm, t, operands, gpr, ctrl):
+    """The VFPU wait's rule, written plainly: (the cycle the sources are ready, the stall
+    counter charged, or None): the first source, in operand and cell order, then the GPR
+    and the control register, to reach the latest ready cycle names the stall."""
+    from allegrex.timing.layout import T_KIND, T_READY
+    from allegrex.timing.classes import R_VPR
+    from allegrex.timing.vfpu_classes import KIND_VEC, MAT_CELLS64, VEC_CELLS64
+    ready, kind = t, C.STALL_VFPU
+    sources = []
+    for k, n, reg in operands:
+        cells = VEC_CELLS64[n, reg, :n] if k == KIND_VEC else MAT_CELLS64[n, reg, :n * n] if k else []
+        sources += [(tm[T_READY + R_VPR + c], tm[T_KIND + R_VPR + c]) for c in cells]
+    if gpr >= 0:
+        sources.append((tm[T_READY + gpr], tm[T_KIND + gpr]))
+    if ctrl >= 0:
+        sources.append((tm[T_READY + ctrl], C.STALL_VFPU))
+    for r, k in sources:
+        if r > ready:
+            ready, kind = r, k
+    return ready, (kind if ready > t else None)
+
+
+def test_a_vfpu_wait_charges_the_first_source_to_arrive_last():
+    """model.vfpu_wait (which finds the latest cycle first and the producer only when
+    there is a wait) against the plain rule, on random scoreboards: ties, no wait,
+    vectors, matrices, a GPR and a control register."""
+    import numpy as np
+    from allegrex.cpu.state import NCOUNTERS
+    from allegrex.timing import Timing, model
+    from allegrex.timing.classes import R_VCTRL
+    from allegrex.timing.layout import T_KIND, T_READY
+    rng = np.random.default_rng(7)
+    for _ in range(3000):
+        tm = Timing().tm.copy()
+        tm[T_READY:T_KIND] = rng.integers(90, 110, T_KIND - T_READY)  # around t = 100: ties and waits
+        tm[T_KIND:T_KIND + (T_KIND - T_READY)] = rng.choice([C.STALL_LOAD_USE, C.STALL_VFPU, C.STALL_FPU],
+                                                           T_KIND - T_READY)
+        operands = [(int(rng.integers(0, 3)), int(rng.integers(1, 5)), int(rng.integers(0, 128))) for _ in range(2)]
+        gpr = int(rng.choice([-1, int(rng.integers(1, 32))]))
+        ctrl = int(rng.choice([-1, R_VCTRL + int(rng.integers(0, 16))]))
+        counters = np.zeros(NCOUNTERS, dtype=np.int64)
+        (s_k, s_n, s_r), (t_k, t_n, t_r) = operands
+        got = model.vfpu_wait(tm, counters, 100, s_k, s_n, s_r, t_k, t_n, t_r, gpr, ctrl)
+        ready, kind = _reference_wait(tm, 100, operands, gpr, ctrl)
+        assert got == ready
+        expected = np.zeros(NCOUNTERS, dtype=np.int64)
+        if kind is not None:
+            expected[kind] = ready - 100
+        assert (counters == expected).all(), (operands, gpr, ctrl)

@@ -154,6 +154,8 @@ def _vfpu_step_after(tm, counters, t, due, cells_first, c_kind, c_n, c_reg, read
     and perhaps one operand from tm (c_kind, c_n, c_reg; kind 0: none), compared in operand
     order (cells_first: the operand from tm is the first)."""
     t, due = tick_due(tm, counters, t, due)
+    if likely(max(model.latest_cells(tm, t, c_kind, c_n, c_reg), ready_a, ready_b) <= t):  # no wait (model.vfpu_wait)
+        return _step_end(tm, counters, t, due, access, addr, latency, stall_kind, d_kind, d_n, d_reg, gdst, cdst, issue)
     ready, stall = t, C.STALL_VFPU
     if cells_first:
         ready, stall = model.wait_cells(tm, ready, stall, c_kind, c_n, c_reg)
