@@ -30,7 +30,6 @@ in the translation current when it runs (pspautotests gpu/transfer/mirrors).
 import numpy as np
 from numba import njit
 
-from allegrex.cpu.hints import likely
 from allegrex.errors import GuestMemoryError
 
 SCRATCH_START = 0x00010000
@@ -162,9 +161,9 @@ def translate(addr, size, ram_size, mapping):
     the 0x00000000 segment are answered here (ram_or_vram_offset); the rest is a call.
     A larger inlined body slowed the run loop and compiled regions."""
     addr = addr & 0xFFFFFFFF
-    if likely((addr & (size - 1)) == 0):
+    if (addr & (size - 1)) == 0:
         off = ram_or_vram_offset(addr, size, ram_size)
-        if likely(off >= 0):
+        if off >= 0:
             return off
     return translate_other(addr, np.int64(size), ram_size, mapping)  # one compile, not one per literal size
 

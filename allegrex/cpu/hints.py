@@ -1,6 +1,6 @@
 """Branch hints for LLVM inside numba code.
 
-A compiled region inlines each instruction's rare paths (the OS tick, a fault, an I-cache
+A compiled region inlines each instruction's rare paths (the OS tick, a fault, a D-cache
 miss, a NaN in a dot product) next to its common one. Told which way such a test usually
 goes, LLVM lays the rare blocks out of the common path, so the code a loop runs stays
 dense in the host's instruction cache: a VFPU word is ~50-200 host instructions, and a

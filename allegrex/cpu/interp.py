@@ -24,7 +24,6 @@ from allegrex.cpu.events import (EV_BREAK, EV_BREAKPOINT, EV_BUDGET, EV_FAULT, E
                                  FAULT_STORE, FAULT_TRAP)
 from allegrex.cpu.fields import (branch_target, code_of, cond_of, fd_of, fs_of, ft_of, imm_of, jump_target, rd_of,
                                  rs_of, rt_of, sa_of, uimm_of, vcc_of)
-from allegrex.cpu.hints import unlikely
 from allegrex.cpu.fpu import OP_ADD, ROUND_NEAREST, arith, compare_flags, float_to_word, round_to_f32
 from allegrex.cpu.state import CYCLES, FCR0, FCR31, HI, IC, INSTRUCTIONS, LLBIT, LO, NPC, PC, VFPU_CC
 from allegrex.hle.pure import answered, charge
@@ -90,7 +89,7 @@ def access(addr, size, fault, pc, ram_size, mapping):
     the instruction at pc raises: `o, code, value, extra, event_pc = access(...)`, then
     `if o < 0: break`. Nothing but an event has set those names when a branch runs."""
     o = translate(addr, size, ram_size, mapping)
-    if unlikely(o < 0):
+    if o < 0:
         return o, EV_FAULT, addr, fault, pc
     return o, EV_NONE, 0, 0, pc
 
@@ -549,7 +548,7 @@ def run(regs, fpr, fpr_bits, vpr, vpr_bits, vctrl, counters, mem, mem16, mem32, 
         elif sem == S_VFPU:
             status = cop2.execute(word, pc, regs, vpr, vpr_bits, vctrl, mem, mem32, memf32, ram_size, mapping,
                                   event, vscratch, vterms)
-            if unlikely(status != EV_NONE):
+            if status != EV_NONE:
                 code, value, extra, event_pc = status, event[1], event[3], pc
                 if status == EV_FAULT:
                     break

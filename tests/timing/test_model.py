@@ -155,10 +155,11 @@ def _reference_wait(tm, t, operands, gpr, ctrl):
     return ready, (kind if ready > t else None)
 
 
-def test_a_vfpu_wait_charges_the_first_source_to_arrive_last():
-    """model.vfpu_wait (which finds the latest cycle first and the producer only when
-    there is a wait) against the plain rule, on random scoreboards: ties, no wait,
-    vectors, matrices, a GPR and a control register."""
+@pytest.mark.parametrize("wait", ["vfpu_wait", "vfpu_wait_seldom"])
+def test_a_vfpu_wait_charges_the_first_source_to_arrive_last(wait):
+    """model.vfpu_wait (the interpreter's) and vfpu_wait_seldom (a compiled region's: the
+    latest cycle first, the producer only when there is a wait) against the plain rule,
+    on random scoreboards: ties, no wait, vectors, matrices, a GPR and a control register."""
     import numpy as np
     from allegrex.cpu.state import NCOUNTERS
     from allegrex.timing import Timing, model
@@ -175,7 +176,7 @@ def test_a_vfpu_wait_charges_the_first_source_to_arrive_last():
         ctrl = int(rng.choice([-1, R_VCTRL + int(rng.integers(0, 16))]))
         counters = np.zeros(NCOUNTERS, dtype=np.int64)
         (s_k, s_n, s_r), (t_k, t_n, t_r) = operands
-        got = model.vfpu_wait(tm, counters, 100, s_k, s_n, s_r, t_k, t_n, t_r, gpr, ctrl)
+        got = getattr(model, wait)(tm, counters, 100, s_k, s_n, s_r, t_k, t_n, t_r, gpr, ctrl)
         ready, kind = _reference_wait(tm, 100, operands, gpr, ctrl)
         assert got == ready
         expected = np.zeros(NCOUNTERS, dtype=np.int64)

@@ -122,7 +122,7 @@ vfpu_fraction, vfpu_cc, vfpu_issue, stall_until, later = map(_plain, (
 tick_due = _cached(called(rebound(model.tick_due.py_func, "tick_due_region", {"os_tick": tick})))
 
 
-vfpu_wait, vfpu_produce, vfpu_wait_cells = map(_shaped, (model.vfpu_wait, model.vfpu_produce, model.wait_cells))
+vfpu_wait, vfpu_produce, vfpu_wait_cells = map(_shaped, (model.vfpu_wait_seldom, model.vfpu_produce, model.wait_cells))
 
 
 # A VFPU word's whole timing in its common shape, as one call (jit.timing_gen._vfpu_step):
@@ -143,7 +143,7 @@ def _vfpu_step(tm, counters, t, due, s_kind, s_n, s_reg, t_kind, t_n, t_reg, gpr
                stall_kind, d_kind, d_n, d_reg, gdst, cdst, issue):
     """(t, due, done) after a word whose sources are waited for in tm (model.vfpu_wait)."""
     t, due = tick_due(tm, counters, t, due)
-    t = model.vfpu_wait(tm, counters, t, s_kind, s_n, s_reg, t_kind, t_n, t_reg, gpr, ctrl)
+    t = model.vfpu_wait_seldom(tm, counters, t, s_kind, s_n, s_reg, t_kind, t_n, t_reg, gpr, ctrl)
     return _step_end(tm, counters, t, due, access, addr, latency, stall_kind, d_kind, d_n, d_reg, gdst, cdst, issue)
 
 
@@ -154,7 +154,7 @@ def _vfpu_step_after(tm, counters, t, due, cells_first, c_kind, c_n, c_reg, read
     and perhaps one operand from tm (c_kind, c_n, c_reg; kind 0: none), compared in operand
     order (cells_first: the operand from tm is the first)."""
     t, due = tick_due(tm, counters, t, due)
-    if likely(max(model.latest_cells(tm, t, c_kind, c_n, c_reg), ready_a, ready_b) <= t):  # no wait (model.vfpu_wait)
+    if likely(max(model.latest_cells(tm, t, c_kind, c_n, c_reg), ready_a, ready_b) <= t):  # no wait (model.vfpu_wait_seldom)
         return _step_end(tm, counters, t, due, access, addr, latency, stall_kind, d_kind, d_n, d_reg, gdst, cdst, issue)
     ready, stall = t, C.STALL_VFPU
     if cells_first:
