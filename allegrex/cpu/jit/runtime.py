@@ -122,6 +122,7 @@ vfpu_fraction, vfpu_cc, vfpu_issue, stall_until, later = map(_plain, (
 tick_due = _cached(called(rebound(model.tick_due.py_func, "tick_due_region", {"os_tick": tick})))
 
 
+# (a region's `vfpu_wait` is model.vfpu_wait_seldom: the same wait, its latest source found first)
 vfpu_wait, vfpu_produce, vfpu_wait_cells = map(_shaped, (model.vfpu_wait_seldom, model.vfpu_produce, model.wait_cells))
 
 
@@ -141,7 +142,7 @@ def _step_end(tm, counters, t, due, access, addr, latency, stall_kind, d_kind, d
 
 def _vfpu_step(tm, counters, t, due, s_kind, s_n, s_reg, t_kind, t_n, t_reg, gpr, ctrl, access, addr, latency,
                stall_kind, d_kind, d_n, d_reg, gdst, cdst, issue):
-    """(t, due, done) after a word whose sources are waited for in tm (model.vfpu_wait)."""
+    """(t, due, done) after a word whose sources are waited for in tm (model.vfpu_wait_seldom)."""
     t, due = tick_due(tm, counters, t, due)
     t = model.vfpu_wait_seldom(tm, counters, t, s_kind, s_n, s_reg, t_kind, t_n, t_reg, gpr, ctrl)
     return _step_end(tm, counters, t, due, access, addr, latency, stall_kind, d_kind, d_n, d_reg, gdst, cdst, issue)
