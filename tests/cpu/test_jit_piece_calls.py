@@ -17,19 +17,20 @@ from allegrex.cpu.jit.piece_calls import PIECES_TYPE, compile_region, piece_type
 from tests.cpu.test_jit_helper_processes import fresh, ran_compiled
 
 # A region in the shape jit.codegen writes: pieces named after it, taking some of its
-# arguments and int64 locals, called through call_piece at pieces[k].
+# arguments and int64 locals, called through call_piece at pieces[k] (compiled without the
+# wrappers a Python caller would need: nothing calls a piece but its region).
 REGION = '''
 import numpy as np
 from numba import njit
 from allegrex.cpu.jit.piece_calls import call_piece
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def r_piece0(a, acc):
     for x in a:
         acc += x
     return acc, acc * 2
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def r_piece1(a, acc):
     return acc - a[0], acc
 
