@@ -52,6 +52,30 @@ def test_a_helper_process_compiles_pieces_into_numbas_cache(tmp_path, monkeypatc
         assert sum(piece.stats.cache_hits.values()) == 1 and not piece.stats.cache_misses
 
 
+@pytest.mark.skipif(not helpers.FORKS, reason="helpers are forked on Linux only")
+def test_a_forked_helper_compiles_pieces_into_numbas_cache(tmp_path, monkeypatch):
+    m, region = ran_compiled()
+    fn = fresh(region, tmp_path, monkeypatch, " (forked helper)")
+    pieces = helpers.piece_types(fn, m._region_types)
+    helper = helpers.start_helper(fn, pieces)
+    assert isinstance(helper, helpers.Forked) and helper.wait(timeout=300) == 0
+    module = sys.modules[fn.py_func.__module__]
+    for name, types in pieces:
+        piece = getattr(module, name)
+        assert not piece.signatures  # nothing of it compiled in this process...
+        piece.compile(types)
+        assert sum(piece.stats.cache_hits.values()) == 1 and not piece.stats.cache_misses  # ...but on disk
+
+
+@pytest.mark.skipif(not helpers.FORKS, reason="helpers are forked on Linux only")
+def test_a_forked_helper_that_fails_says_nothing_to_the_user_and_ends(tmp_path, monkeypatch, capfd):
+    m, region = ran_compiled()
+    fn = fresh(region, tmp_path, monkeypatch, " (failing helper)")
+    helper = helpers.start_helper(fn, [("no_such_piece", ())])
+    assert helper.wait(timeout=60) == 1
+    assert capfd.readouterr() == ("", "")  # (its traceback went nowhere; the machine compiles the pieces)
+
+
 def test_a_region_compiled_with_helpers_runs_as_interpreted(tmp_path, monkeypatch):
     monkeypatch.setenv("ALLEGREX_CACHE", str(tmp_path))
     monkeypatch.setattr(jit, "stored_key", lambda *key, stored=stored_key: stored(*key) + " (with helpers)")
@@ -99,12 +123,33 @@ sys.stdin.read()
 """
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="parent-death signals are Linux's (prctl)")
-def test_a_helper_dies_with_the_machine_that_started_it_even_when_that_is_killed(tmp_path):
-    started = tmp_path / "compiling"
+FORKS_A_HELPER = """
+import sys, time, types
+from allegrex.cpu.jit import helper_processes
+class Slow:  # a 'piece' whose compile takes two minutes
+    def compile(self, types):
+        open(sys.argv[1], "w").close()
+        time.sleep(120)
+sys.modules["slow_region"] = region = types.ModuleType("slow_region")
+region.slow = Slow()
+fn = types.SimpleNamespace(py_func=types.SimpleNamespace(__module__="slow_region"))
+print(helper_processes.start_helper(fn, [("slow", ())]).pid, flush=True)
+sys.stdin.read()
+"""
+
+
+def _new_interpreter(tmp_path, started):
     region = tmp_path / "slow_region.py"  # a region module that takes two minutes to load
     region.write_text(f"import time\nopen({str(started)!r}, 'w').close()\ntime.sleep(120)\n")
-    machine = subprocess.Popen([sys.executable, "-c", STARTS_A_HELPER, str(region)], stdin=subprocess.PIPE,
+    return [STARTS_A_HELPER, str(region)]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="parent-death signals are Linux's (prctl)")
+@pytest.mark.parametrize("machine_script", [_new_interpreter, lambda tmp_path, started: [FORKS_A_HELPER, str(started)]],
+                         ids=["new interpreter", "forked"])
+def test_a_helper_dies_with_the_machine_that_started_it_even_when_that_is_killed(tmp_path, machine_script):
+    started = tmp_path / "compiling"
+    machine = subprocess.Popen([sys.executable, "-c", *machine_script(tmp_path, started)], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, text=True)
     helper = int(machine.stdout.readline())
     try:

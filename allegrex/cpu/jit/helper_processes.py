@@ -9,9 +9,13 @@ not reached yet. What they compile is only ever loaded from that cache, so a hel
 fails or is stopped half-way costs nothing but its time: the machine compiles the rest.
 
 jit.background starts one such helper to compile a whole region, pieces and function, while the
-machine runs on. Run as `python -m allegrex.cpu.jit.helper_processes [PARENT [NICE]]`, reading
-(module path, module name, [(function, argument types)]) pickled from stdin. A helper ends with
-the process that started it (PARENT, Linux), even one killed with no chance to stop it.
+machine runs on. On Linux a helper is a fork of the machine's process: it starts with numba,
+the region's module and the helpers regions call already loaded (a new interpreter took ~3 s
+to import them, a third of the llama2 VFPU matmul's wait, MEASURED 2026-12-07,
+benchmarks/region_compile.py). Elsewhere it is a new interpreter, run as
+`python -m allegrex.cpu.jit.helper_processes [PARENT [NICE]]`, reading (module path, module
+name, [(function, argument types)]) pickled from stdin. A helper ends with the process that
+started it (PARENT, Linux), even one killed with no chance to stop it.
 """
 
 import ctypes
@@ -21,12 +25,15 @@ import pickle
 import signal
 import subprocess
 import sys
+import time
 from contextlib import contextmanager
 
 from allegrex.cpu.jit.piece_calls import PIECES_TYPE, piece_types
 from allegrex.cpu.jit.store import new_here, on_disk
 
-PIECES_PER_HELPER = 4  # a helper's start (~3 s of imports) pays off over a few pieces (~3 s each)
+FORKS = sys.platform.startswith("linux") and hasattr(os, "fork")  # (numba and LLVM in a forked child: Linux only)
+# Pieces (~1 s each) a helper's start pays off over: a fork starts at once, a new interpreter in ~3 s.
+PIECES_PER_HELPER = 2 if FORKS else 4
 
 
 def helper_count(pieces: int) -> int:
@@ -60,6 +67,8 @@ def start_helper(fn, share, nice: int = 0):
     order) of region `fn`'s module into numba's cache, at `nice` (os.nice); None when no
     process could start (the machine compiles them itself)."""
     module = sys.modules[fn.py_func.__module__]
+    if FORKS:
+        return _forked(module, share, nice)
     try:
         proc = subprocess.Popen([sys.executable, "-m", __name__, str(os.getpid()), str(nice)], stdin=subprocess.PIPE,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -70,17 +79,76 @@ def start_helper(fn, share, nice: int = 0):
     return proc
 
 
+class Forked:
+    """A helper forked from the machine's process, with the part of subprocess.Popen's
+    interface the machine uses (poll, wait, kill)."""
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.returncode = None
+
+    def poll(self):
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None):
+        end = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if end is not None and time.monotonic() > end:
+                raise subprocess.TimeoutExpired(f"helper {self.pid}", timeout)
+            time.sleep(0.02)
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.returncode is None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def _forked(module, share, nice: int):
+    """start_helper as a fork of this process (Forked), or None when none could start."""
+    parent = os.getpid()
+    try:
+        pid = os.fork()
+    except OSError:
+        return None
+    if pid:
+        return Forked(pid)
+    code = 1  # the child: compile, and leave without running any of the machine's exit code
+    try:
+        end_with(parent)
+        if nice:
+            os.nice(nice)
+        quiet = os.open(os.devnull, os.O_WRONLY)  # (as the new interpreter's: nothing reaches the user)
+        os.dup2(quiet, 1)
+        os.dup2(quiet, 2)
+        _compile(module, share)
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _compile(module, share) -> None:
+    """Compile the functions `share` ([(name, types)]) of region module `module` into numba's cache."""
+    from allegrex.cpu.jit import room_to_compile
+    with room_to_compile():
+        for name, types in share:
+            getattr(module, name).compile(types)
+
+
 def compile_pieces(path: str, module_name: str, share) -> None:
     """Compile the functions in `share` ([(name, types)]: pieces, or the region's own
     function last) of the region module at `path` into numba's cache."""
-    from allegrex.cpu.jit import room_to_compile
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     spec.loader.exec_module(module)
-    with room_to_compile():
-        for name, types in share:
-            getattr(module, name).compile(types)
+    _compile(module, share)
 
 
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when the thread that started it ends
