@@ -10,9 +10,8 @@ fails or is stopped half-way costs nothing but its time: the machine compiles th
 
 jit.background starts one such helper to compile a whole region, pieces and function, while the
 machine runs on. On Linux a helper is a fork of the machine's process: it starts with numba,
-the region's module and the helpers regions call already loaded (a new interpreter took ~3 s
-to import them, a third of the llama2 VFPU matmul's wait, MEASURED 2026-12-07,
-benchmarks/region_compile.py). Elsewhere it is a new interpreter, run as
+the region's module and the helpers regions call already loaded (a new interpreter spends ~1 s
+importing and loading them before its first piece). Elsewhere it is a new interpreter, run as
 `python -m allegrex.cpu.jit.helper_processes [PARENT [NICE]]`, reading (module path, module
 name, [(function, argument types)]) pickled from stdin. A helper ends with the process that
 started it (PARENT, Linux), even one killed with no chance to stop it.
@@ -32,7 +31,7 @@ from allegrex.cpu.jit.piece_calls import PIECES_TYPE, piece_types
 from allegrex.cpu.jit.store import new_here, on_disk
 
 FORKS = sys.platform.startswith("linux") and hasattr(os, "fork")  # (numba and LLVM in a forked child: Linux only)
-# Pieces (~1 s each) a helper's start pays off over: a fork starts at once, a new interpreter in ~3 s.
+# Pieces (~1 s each) a helper's start pays off over: a fork starts at once, a new interpreter in ~1 s.
 PIECES_PER_HELPER = 2 if FORKS else 4
 
 
