@@ -14,7 +14,8 @@ import pytest
 from allegrex.cpu import jit
 from allegrex.cpu.jit import helper_processes as helpers, stored_key
 from allegrex.cpu.jit.codegen import region_source
-from allegrex.cpu.jit.store import load, new_here
+from allegrex.cpu.jit.piece_calls import PIECES_TYPE
+from allegrex.cpu.jit.store import load, new_here, on_disk
 from tests.cpu.test_jit import BASE, LONG_VFPU_BODY, load as load_words, machine, run_both, vfpu_loop
 
 WORDS = vfpu_loop(40, LONG_VFPU_BODY)
@@ -88,10 +89,22 @@ def test_a_region_compiled_with_helpers_runs_as_interpreted(tmp_path, monkeypatc
     assert events[-1].kind == "break"
 
 
+def test_the_first_helper_compiles_the_regions_own_function_while_the_machine_compiles_pieces(tmp_path, monkeypatch):
+    m, region = ran_compiled()
+    fn = fresh(region, tmp_path, monkeypatch, " (own function)")
+    monkeypatch.setattr(helpers, "PIECES_PER_HELPER", 1)
+    monkeypatch.setattr(helpers.os, "cpu_count", lambda: 2)
+    types = m._region_types
+    with helpers.compiling_alongside(fn, types, helpers.new_pieces(fn, types)) as started:
+        assert started == 1
+        assert _until(lambda: on_disk(fn, (PIECES_TYPE, *types)), 300)  # (this process compiles nothing)
+    assert not fn.signatures
+
+
 def test_no_helper_starts_for_a_region_already_compiled():
     m, _ = ran_compiled()
     ((fn, _),) = m.jit.regions.values()
-    with helpers.compiling_alongside(fn, helpers.new_pieces(fn, m._region_types)) as started:
+    with helpers.compiling_alongside(fn, m._region_types, helpers.new_pieces(fn, m._region_types)) as started:
         assert started == 0
 
 

@@ -10,16 +10,19 @@ import sys
 import numpy as np
 import pytest
 from numba import types as nt
+from numba.core.errors import TypingError
 from numba.core.typing.typeof import typeof
 
 from allegrex.cpu.jit import piece_calls
-from allegrex.cpu.jit.piece_calls import PIECES_TYPE, compile_region, piece_types
+from allegrex.cpu.jit.piece_calls import PIECE_RESULT, PIECES_TYPE, compile_region, piece_types
 from tests.cpu.test_jit_helper_processes import fresh, ran_compiled
 
 # A region in the shape jit.codegen writes: pieces named after it, taking some of its
 # arguments and int64 locals, called through call_piece at pieces[k] (compiled without the
-# wrappers a Python caller would need: nothing calls a piece but its region).
-REGION = '''
+# wrappers a Python caller would need: nothing calls a piece but its region), each returning
+# PIECE_RESULT's int64s (here two, and zeros for the rest).
+ZEROS = ", 0" * (len(PIECE_RESULT) - 2)
+REGION = f'''
 import numpy as np
 from numba import njit
 from allegrex.cpu.jit.piece_calls import call_piece
@@ -28,19 +31,20 @@ from allegrex.cpu.jit.piece_calls import call_piece
 def r_piece0(a, acc):
     for x in a:
         acc += x
-    return acc, acc * 2
+    return acc, acc * 2{ZEROS}
 
 @njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def r_piece1(a, acc):
-    return acc - a[0], acc
+    return acc - a[0], acc{ZEROS}
 
 @njit(cache=True)
 def r(pieces, a, n):
     acc = np.int64(n)
     twice = np.int64(0)
     for _ in range(3):
-        acc, twice = call_piece(r_piece0, pieces[0], a, acc)
-        acc, _ = call_piece(r_piece1, pieces[1], a, acc)
+        out = call_piece(r_piece0, pieces[0], a, acc)
+        acc, twice = out[0], out[1]
+        acc = call_piece(r_piece1, pieces[1], a, acc)[0]
     return acc + twice
 '''
 A = np.array([3, -1, 4, 1, 5], dtype=np.int64)
@@ -91,6 +95,7 @@ sys.path.insert(0, {str(tmp_path)!r})
 import numpy as np
 from numba.core.typing.typeof import typeof
 from numba import types as nt
+from numba.core.errors import TypingError
 import region_cached as m
 from allegrex.cpu.jit.piece_calls import compile_region
 a = np.array({A.tolist()!r}, dtype=np.int64)
@@ -106,9 +111,23 @@ print(entry(a, 11), hits, misses)
 
 def test_a_region_that_passes_a_piece_other_types_than_piece_types_says_is_refused(tmp_path):
     # piece_types takes a piece's arguments that are not the region's for int64 locals
-    module = region_module(tmp_path, "region_mistyped", REGION.replace("a, acc)\n    return", "a, acc * 0.5)\n    return"))
-    with pytest.raises(RuntimeError, match="compiled for"):
+    mistyped = REGION.replace("acc = call_piece(r_piece1, pieces[1], a, acc)", "acc = call_piece(r_piece1, pieces[1], a, acc * 0.5)")
+    module = region_module(tmp_path, "region_mistyped", mistyped)
+    with pytest.raises(TypingError, match="takes acc as an int64 local"):
         compile_region(module.r, TYPES)
+
+
+def test_a_piece_that_returns_other_than_what_its_region_reads_is_refused(tmp_path):
+    module = region_module(tmp_path, "region_short_piece", REGION.replace(f"acc - a[0], acc{ZEROS}", "acc - a[0], acc"))
+    with pytest.raises(RuntimeError, match="r_piece1 returns"):
+        compile_region(module.r, TYPES)
+
+
+def test_typing_a_region_compiles_none_of_its_pieces(tmp_path):
+    # (so a helper process can compile the region's function while the machine compiles the pieces)
+    module = region_module(tmp_path, "region_alone")
+    module.r.compile((PIECES_TYPE, *TYPES))
+    assert not module.r_piece0.signatures and not module.r_piece1.signatures
 
 
 def test_piece_types_are_the_types_a_generated_region_compiles_its_pieces_for(tmp_path, monkeypatch):

@@ -48,11 +48,15 @@ def new_pieces(fn, types) -> list:
 
 
 @contextmanager
-def compiling_alongside(fn, pieces):
+def compiling_alongside(fn, types, pieces):
     """Helper processes compile `pieces` ([(name, argument types)]) of region `fn`, last
-    first, while the body runs; they are stopped when it ends."""
+    first, while the body runs, the first of them the region's own function before its
+    pieces (for `types`, its arguments after `pieces`: its typing needs no piece compiled,
+    jit.piece_calls); they are stopped when it ends."""
     count = helper_count(len(pieces))
-    helpers = [proc for k in range(count) if (proc := start_helper(fn, pieces[::-1][k::count])) is not None]
+    own = [(fn.__name__, (PIECES_TYPE, *types))]
+    helpers = [proc for k in range(count)
+               if (proc := start_helper(fn, own * (k == 0) + pieces[::-1][k::count])) is not None]
     try:
         yield len(helpers)
     finally:

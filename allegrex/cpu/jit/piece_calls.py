@@ -8,6 +8,13 @@ as its first argument (`pieces`, int64) and calls piece k at pieces[k] with numb
 calling convention (`call_piece`): its code holds no piece and no address, so it is
 compiled (and cached) alone, and each piece is compiled and cached on its own too.
 
+A piece returns PIECE_RESULT (`left` and the carried locals, jit.codegen), which the region's
+typing takes as given: typing a region compiles none of its pieces, so a helper process can
+compile the region's own function while the machine compiles the pieces
+(jit.helper_processes). What makes that safe is checked: at the call, that each argument
+the region passes is the type the piece is compiled for (`piece_types`: the region's own
+argument of that name, else int64), and after the compile, that each piece returns PIECE_RESULT.
+
 `compile_region` is the one way to get a region's machine code: it compiles (or loads)
 the pieces for the types the region passes them (`piece_types`), then the region, and
 returns the region's entry with their addresses bound in.
@@ -19,34 +26,55 @@ from functools import partial
 import numpy as np
 from numba import types as nt
 from numba.core import cgutils
+from numba.core.errors import TypingError
 from numba.core.typing.typeof import typeof
 from numba.extending import intrinsic
 
-from allegrex.cpu.jit.codegen import piece_name
+from allegrex.cpu.jit.codegen import CARRIED, piece_name
 
 PIECES_TYPE = typeof(np.zeros(1, dtype=np.int64))  # the region's first argument
+PIECE_RESULT = nt.UniTuple(nt.int64, 1 + len(CARRIED.split(", ")))  # what every piece returns
 
 
 @intrinsic
 def call_piece(typingctx, piece, address, *args):
     """piece(*args), a piece function (numba dispatcher) whose compiled code for these
-    argument types is at `address`. Typing compiles (or loads) that code, for its result
-    type; the call itself goes to the address, so the piece's code is not linked in."""
+    argument types is at `address`, returning PIECE_RESULT. Typing compiles nothing; it
+    refuses an argument of another type than the piece is compiled for. The call goes to
+    the address, so the piece's code is not linked in."""
     star = args[0] if len(args) == 1 and isinstance(args[0], nt.BaseTuple) else nt.StarArgTuple.from_types(args)
-    argtypes = tuple(star)
-    piece.dispatcher.compile(argtypes)
-    result = piece.dispatcher.overloads[argtypes].signature.return_type
+    argtypes = tuple(nt.unliteral(t) for t in star)  # (a literal is an int64 at the call)
+    region_args = _region_args(_region_of(piece.dispatcher))
+    code = piece.dispatcher.py_func.__code__
+    if code.co_argcount != len(argtypes):
+        raise TypingError(f"{piece.dispatcher.__name__} takes {code.co_argcount} arguments, passed {len(argtypes)}")
+    for name, t in zip(code.co_varnames, argtypes):
+        if name not in region_args and t != nt.int64:
+            raise TypingError(f"{piece.dispatcher.__name__} takes {name} as an int64 local (piece_types), passed {t}")
 
     def codegen(context, builder, signature, llargs):
-        fnty = context.call_conv.get_function_type(result, argtypes)
+        fnty = context.call_conv.get_function_type(PIECE_RESULT, argtypes)
         target = builder.inttoptr(llargs[1], fnty.as_pointer())
-        values = cgutils.unpack_tuple(builder, llargs[2], len(argtypes))
-        status, value = context.call_conv.call_function(builder, target, result, argtypes, values)
+        values = [context.cast(builder, v, t, u)
+                  for v, t, u in zip(cgutils.unpack_tuple(builder, llargs[2], len(argtypes)), star, argtypes)]
+        status, value = context.call_conv.call_function(builder, target, PIECE_RESULT, argtypes, values)
         with cgutils.if_unlikely(builder, status.is_error):
             context.call_conv.return_status_propagate(builder, status)
         return value
 
-    return result(piece, address, star), codegen
+    return PIECE_RESULT(piece, address, star), codegen
+
+
+def _region_of(piece):
+    """The region function whose piece `piece` is (in its module, named as piece_name names its pieces)."""
+    module = sys.modules[piece.py_func.__module__]
+    return getattr(module, piece.py_func.__name__.rsplit("_piece", 1)[0])
+
+
+def _region_args(fn) -> tuple:
+    """The names of region function `fn`'s arguments after `pieces`."""
+    code = fn.py_func.__code__
+    return code.co_varnames[1:code.co_argcount]
 
 
 def piece_types(fn, types) -> list:
@@ -54,8 +82,7 @@ def piece_types(fn, types) -> list:
     with `types` (the region's own argument types after `pieces`): a piece takes some of
     the region's arguments, `bound` and the carried locals, all int64 (jit.codegen's PROLOGUE)."""
     module = sys.modules[fn.py_func.__module__]
-    code = fn.py_func.__code__
-    by_name = dict(zip(code.co_varnames[1:code.co_argcount], types))
+    by_name = dict(zip(_region_args(fn), types))
     found = []
     while hasattr(module, name := piece_name(fn.__name__, len(found))):
         pcode = getattr(module, name).py_func.__code__
@@ -77,15 +104,13 @@ def native_address(piece, types) -> int:
 def compile_region(fn, types):
     """The machine code of region `fn` for `types` (its arguments after `pieces`, those
     Machine.region_args gives) with its pieces' addresses bound in: call it with those
-    arguments. The region's typing must ask for each piece with the types bound here, or
-    a call would read its arguments wrongly: a region whose typing compiled a piece for
-    any other types is refused (RuntimeError), before it ever runs."""
+    arguments. A piece that does not return PIECE_RESULT, which the region's code reads,
+    is refused (RuntimeError), before the region ever runs."""
     module = sys.modules[fn.py_func.__module__]
     pieces = [(getattr(module, name), t) for name, t in piece_types(fn, types)]
     addresses = np.array([native_address(piece, t) for piece, t in pieces] or [0], dtype=np.int64)
-    known = [set(piece.signatures) for piece, _ in pieces]
-    entry = fn.compile((PIECES_TYPE, *types))
-    for (piece, t), before in zip(pieces, known):
-        if set(piece.signatures) - before:
-            raise RuntimeError(f"{piece.__name__} compiled for {piece.signatures}, called with {t}")
-    return partial(entry, addresses)
+    for piece, t in pieces:
+        returned = piece.overloads[t].signature.return_type
+        if not isinstance(returned, nt.BaseTuple) or tuple(map(nt.unliteral, returned)) != tuple(PIECE_RESULT):
+            raise RuntimeError(f"{piece.__name__} returns {returned}, its region reads {PIECE_RESULT}")
+    return partial(fn.compile((PIECES_TYPE, *types)), addresses)
