@@ -24,6 +24,7 @@ import pickle
 import signal
 import subprocess
 import sys
+import threading
 import time
 from contextlib import contextmanager
 
@@ -70,7 +71,7 @@ def start_helper(fn, share, nice: int = 0):
     order) of region `fn`'s module into numba's cache, at `nice` (os.nice); None when no
     process could start (the machine compiles them itself)."""
     module = sys.modules[fn.py_func.__module__]
-    if FORKS:
+    if FORKS and threading.active_count() == 1:  # (a fork has only this thread: another's locks would stay held)
         return _forked(module, share, nice)
     try:
         proc = subprocess.Popen([sys.executable, "-m", __name__, str(os.getpid()), str(nice)], stdin=subprocess.PIPE,
