@@ -95,7 +95,6 @@ sys.path.insert(0, {str(tmp_path)!r})
 import numpy as np
 from numba.core.typing.typeof import typeof
 from numba import types as nt
-from numba.core.errors import TypingError
 import region_cached as m
 from allegrex.cpu.jit.piece_calls import compile_region
 a = np.array({A.tolist()!r}, dtype=np.int64)
