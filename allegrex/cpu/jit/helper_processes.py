@@ -55,9 +55,10 @@ def compiling_alongside(fn, types, pieces):
     pieces (for `types`, its arguments after `pieces`: its typing needs no piece compiled,
     jit.piece_calls); they are stopped when it ends."""
     count = helper_count(len(pieces))
-    own = [(fn.__name__, (PIECES_TYPE, *types))]
-    helpers = [proc for k in range(count)
-               if (proc := start_helper(fn, own * (k == 0) + pieces[::-1][k::count])) is not None]
+    shares = [pieces[::-1][k::count] for k in range(count)]
+    if shares:
+        shares[0] = [(fn.__name__, (PIECES_TYPE, *types))] + shares[0]
+    helpers = [proc for share in shares if (proc := start_helper(fn, share)) is not None]
     try:
         yield len(helpers)
     finally:
