@@ -308,8 +308,8 @@ class Machine:
                 self.notice(f"compiling the hot loop at 0x{key[0]:08x} ({len(pieces)} pieces of up to {PIECE} "
                             "instructions) to machine code: once, cached for later runs")
             started = time.monotonic()
-            with room_to_compile(), compiling_alongside(fn, self._region_types, pieces):
-                entry = self.jit.entry_points[key] = compile_region(fn, self._region_types)
+            with room_to_compile(), compiling_alongside(fn, self._region_types, pieces) as alongside:
+                entry = self.jit.entry_points[key] = compile_region(fn, self._region_types, alongside)
             if said:
                 self.notice(f"hot loop ready ({time.monotonic() - started:.0f} s)")
         except Exception as e:  # noqa: BLE001 (numba's compile errors have no common base)

@@ -68,9 +68,9 @@ def compile_once(region, timed, profile, types, alongside: bool, run: int) -> tu
     key = stored_key(region, timed, profile) + f" (region_compile.py {os.getpid()} {run} {alongside})"
     fn = load(lambda name: region_source(region, name, timed, profile), key)
     wall, cpu = time.perf_counter(), time.process_time()
-    with room_to_compile(), helper_processes.compiling_alongside(fn, types, piece_types(fn, types) if alongside else []) as started:
-        compile_region(fn, types)
-    return time.perf_counter() - wall, time.process_time() - cpu, started
+    with room_to_compile(), helper_processes.compiling_alongside(fn, types, piece_types(fn, types) if alongside else []) as helpers:
+        compile_region(fn, types, helpers)
+    return time.perf_counter() - wall, time.process_time() - cpu, len(helpers)
 
 
 def main() -> None:

@@ -86,8 +86,8 @@ def test_the_first_helper_compiles_the_regions_own_function_while_the_machine_co
     monkeypatch.setattr(helpers, "PIECES_PER_HELPER", 1)
     monkeypatch.setattr(helpers.os, "cpu_count", lambda: 2)
     types = m._region_types
-    with helpers.compiling_alongside(fn, types, helpers.new_pieces(fn, types)) as started:
-        assert started == 1
+    with helpers.compiling_alongside(fn, types, helpers.new_pieces(fn, types)) as alongside:
+        assert len(alongside) == 1
         assert _until(lambda: on_disk(fn, (PIECES_TYPE, *types)), 300)  # (this process compiles nothing)
     assert not fn.signatures
 
@@ -95,8 +95,25 @@ def test_the_first_helper_compiles_the_regions_own_function_while_the_machine_co
 def test_no_helper_starts_for_a_region_already_compiled():
     m, _ = ran_compiled()
     ((fn, _),) = m.jit.regions.values()
-    with helpers.compiling_alongside(fn, m._region_types, helpers.new_pieces(fn, m._region_types)) as started:
-        assert started == 0
+    with helpers.compiling_alongside(fn, m._region_types, helpers.new_pieces(fn, m._region_types)) as alongside:
+        assert len(alongside) == 0
+
+
+def test_claims_give_each_function_to_the_first_process_that_asks():
+    claims = helpers.Claims()
+    try:
+        assert claims.take("a") and not claims.take("a")
+        other = subprocess.run([sys.executable, "-c", "import os, sys\n"
+                                "from allegrex.cpu.jit.helper_processes import Claims\n"
+                                f"c = Claims({claims.folder!r})\n"
+                                "print(os.getpid(), c.take('a'), c.take('b'))"], capture_output=True, text=True)
+        pid, took_a, took_b = other.stdout.split()
+        assert (took_a, took_b) == ("False", "True")
+        assert (claims.taker("a"), claims.taker("b"), claims.taker("c")) == (os.getpid(), int(pid), None)
+        assert not claims.take("b")
+    finally:
+        claims.remove()
+    assert not os.path.exists(claims.folder)
 
 
 def _state(pid: int) -> str:

@@ -1,9 +1,11 @@
 """A region calls its pieces at their machine code's addresses, passed in as its first
 argument (allegrex.cpu.jit.piece_calls): its own code holds no piece, it runs the same
 when loaded from numba's cache by another process, and it is refused when a piece was
-compiled for other types than the region passes it."""
+compiled for other types than the region passes it. With helper processes compiling
+alongside (allegrex.cpu.jit.helper_processes), each function is compiled by one process."""
 
 import importlib.util
+import os
 import subprocess
 import sys
 
@@ -13,7 +15,7 @@ from numba import types as nt
 from numba.core.errors import TypingError
 from numba.core.typing.typeof import typeof
 
-from allegrex.cpu.jit import piece_calls
+from allegrex.cpu.jit import helper_processes as helpers, piece_calls
 from allegrex.cpu.jit.piece_calls import PIECE_RESULT, PIECES_TYPE, compile_region, piece_types
 from tests.cpu.test_jit_helper_processes import fresh, ran_compiled
 
@@ -138,3 +140,43 @@ def test_piece_types_are_the_types_a_generated_region_compiles_its_pieces_for(tm
     module = sys.modules[fn.py_func.__module__]
     for name, types in pieces:
         assert getattr(module, name).signatures == [types]
+
+
+def compiled_here(f) -> tuple:
+    """(compiles, loads from numba's cache) of dispatcher f in this process."""
+    return sum(f.stats.cache_misses.values()), sum(f.stats.cache_hits.values())
+
+
+def test_with_a_helper_alongside_each_function_is_compiled_once_and_what_it_took_is_loaded(tmp_path):
+    module = region_module(tmp_path, "region_shared")
+    claims = helpers.Claims()
+    # the helper takes the region's own function first, as compiling_alongside's first does
+    helper = helpers.start_helper(module.r, [("r", (PIECES_TYPE, *TYPES)), ("r_piece1", TYPES), ("r_piece0", TYPES)],
+                                  claims=claims)
+    alongside = helpers.Alongside([helper], claims)
+    try:
+        entry = compile_region(module.r, TYPES, alongside)
+        takers = {name: claims.taker(name) for name in ("r", "r_piece0", "r_piece1")}
+    finally:
+        alongside.stop()
+    assert entry(A, 7) == expected(A, 7)
+    assert takers["r"] == helper.pid  # (this process reached it after both pieces: it waited)
+    for f in (module.r, module.r_piece0, module.r_piece1):
+        assert takers[f.__name__] in (os.getpid(), helper.pid)
+        assert compiled_here(f) == ((1, 0) if takers[f.__name__] == os.getpid() else (0, 1))
+    assert not os.path.exists(claims.folder)
+
+
+def test_what_a_helper_took_and_left_uncompiled_is_compiled_here(tmp_path):
+    module = region_module(tmp_path, "region_left")
+    claims = helpers.Claims()
+    helper = subprocess.Popen([sys.executable, "-c", "from allegrex.cpu.jit.helper_processes import Claims\n"
+                               f"Claims({claims.folder!r}).take('r_piece0')  # and ends"])
+    assert helper.wait(timeout=60) == 0 and claims.taker("r_piece0") == helper.pid
+    alongside = helpers.Alongside([helper], claims)
+    try:
+        entry = compile_region(module.r, TYPES, alongside)
+    finally:
+        alongside.stop()
+    assert entry(A, 7) == expected(A, 7)
+    assert compiled_here(module.r_piece0) == (1, 0)

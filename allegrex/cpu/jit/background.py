@@ -2,7 +2,7 @@
 
 Compiling a new region keeps a core busy for seconds to a minute (the llama2 VFPU build's
 matmul loop: ~40 s). With a Background on the machine's Jit, the machine does not wait: one
-helper process (jit.helper_processes) compiles the region's pieces, last first, then its own
+helper process (jit.helper_processes) compiles the region's pieces, largest first, then its own
 function into numba's disk cache, while the interpreter goes on running the loop. The loop
 asks again each time it has come round RECHECK_AFTER more times; once the helper is done,
 the machine loads the region from the cache (~0.4 s for the matmul) and runs it from then on.
@@ -10,16 +10,17 @@ A region gives the same results, cycles and counters as the interpreter (tests/c
 so when it starts to run changes the wall time only, never what the program does.
 
 One helper at a time: the machine's own process keeps the other core. A run that ends while
-a helper compiles can finish the compile itself (finish()), from the first piece on while the
-helper works from the last, so the next run of the program starts with the region compiled.
+a helper compiles can finish the compile itself (finish()), compiling alongside the helper what
+it has not taken (helper_processes.Claims), so the next run of the program starts with the
+region compiled.
 ALLEGREX_JIT_BACKGROUND=0 turns it off: the machine waits for each compile, as on one core.
 """
 
 import os
 import time
 
-from allegrex.cpu.jit.helper_processes import start_helper
-from allegrex.cpu.jit.piece_calls import PIECES_TYPE, piece_types
+from allegrex.cpu.jit.helper_processes import Alongside, Claims, start_helper
+from allegrex.cpu.jit.piece_calls import PIECES_TYPE, largest_first, piece_types
 from allegrex.cpu.jit.store import on_disk
 
 RECHECK_AFTER = 100_000  # turns of a loop between two asks whether its region is compiled (one costs ~10 us)
@@ -32,10 +33,12 @@ def wanted() -> bool:
 
 
 class Job:
-    """One helper compiling one region: its key (entry, timed, profile), function and types."""
+    """One helper compiling one region: its key (entry, timed, profile), function and types,
+    its process, and it with what it has taken to compile (helper_processes.Alongside)."""
 
-    def __init__(self, key, fn, types, proc):
+    def __init__(self, key, fn, types, proc, claims):
         self.key, self.fn, self.types, self.proc = key, fn, types, proc
+        self.alongside = Alongside([proc], claims)
         self.started = time.monotonic()
 
     def done(self) -> bool:
@@ -60,6 +63,7 @@ class Background:
         job = self.job
         if job is not None and job.done():
             self.job = None
+            job.alongside.stop()  # (it has ended: this forgets its claims)
             self.missing.discard(job.key)
             if on_disk(job.fn, (PIECES_TYPE, *job.types)):
                 self._say(f"hot loop at 0x{job.key[0]:08x} compiled in the background "
@@ -70,37 +74,39 @@ class Background:
             return True
         self.missing.add(key)
         if self.job is None:
-            proc = start_helper(fn, piece_types(fn, types)[::-1] + [(fn.__name__, (PIECES_TYPE, *types))], HELPER_NICE)
+            claims = Claims()
+            share = largest_first(fn, piece_types(fn, types)) + [(fn.__name__, (PIECES_TYPE, *types))]
+            proc = start_helper(fn, share, HELPER_NICE, claims)
             if proc is None:
+                claims.remove()
                 return True
-            self.job = Job(key, fn, types, proc)
+            self.job = Job(key, fn, types, proc, claims)
             self._say(f"compiling the hot loop at 0x{key[0]:08x} in a helper process; "
                       "interpreting it meanwhile (once, cached for later runs)")
         return False
 
     def finish(self, compile_here) -> None:
-        """Finish the helper's compile: compile_here(fn, types) compiles the region in this
-        process, from its first piece (finding in the cache what the helper has done), then
-        the helper stops."""
+        """Finish the helper's compile: compile_here(fn, types, alongside) compiles the region
+        in this process alongside the helper (waiting for what it has taken:
+        helper_processes.Alongside), then the helper stops."""
         job, self.job = self.job, None
         if job is None:
             return
-        if not job.done():
-            self._say(f"finishing the compile of the hot loop at 0x{job.key[0]:08x} for later runs")
-            try:
-                compile_here(job.fn, job.types)
-            except Exception as e:  # noqa: BLE001 (numba's compile errors have no common base)
-                self._say(f"the hot loop at 0x{job.key[0]:08x} did not compile ({type(e).__name__}): "
-                          "later runs interpret it")
-            finally:
-                self.stop(job)
+        try:
+            if not job.done():
+                self._say(f"finishing the compile of the hot loop at 0x{job.key[0]:08x} for later runs")
+                compile_here(job.fn, job.types, job.alongside)
+        except Exception as e:  # noqa: BLE001 (numba's compile errors have no common base)
+            self._say(f"the hot loop at 0x{job.key[0]:08x} did not compile ({type(e).__name__}): "
+                      "later runs interpret it")
+        finally:
+            self.stop(job)
 
     def stop(self, job=None) -> None:
         """Stop the helper (a run stopped by a wall-clock limit leaves its compile)."""
         job = job or self.job
         if job is not None:
-            job.proc.kill()
-            job.proc.wait()
+            job.alongside.stop()
         if job is self.job:
             self.job = None
 

@@ -17,7 +17,9 @@ argument of that name, else int64), and after the compile, that each piece retur
 
 `compile_region` is the one way to get a region's machine code: it compiles (or loads)
 the pieces for the types the region passes them (`piece_types`), then the region, and
-returns the region's entry with their addresses bound in.
+returns the region's entry with their addresses bound in. With helper processes compiling
+alongside (jit.helper_processes), it compiles what no helper has taken and loads the rest
+from numba's cache as each arrives.
 """
 
 import sys
@@ -90,6 +92,15 @@ def piece_types(fn, types) -> list:
     return found
 
 
+def largest_first(fn, pieces) -> list:
+    """`pieces` ([(name, types)] of region `fn`, piece_types) the largest first, by the size of
+    their bytecode (a piece's compile time follows its text: 0.45-2.2 s for the llama2 VFPU
+    matmul region's 74-234 lines): processes that each compile the next one no other has
+    taken, in this order, finish close together (longest first scheduling)."""
+    module = sys.modules[fn.py_func.__module__]
+    return sorted(pieces, key=lambda piece: -len(getattr(module, piece[0]).py_func.__code__.co_code))
+
+
 def native_address(piece, types) -> int:
     """The address of `piece`'s compiled code for `types` (compiled or loaded now), in
     numba's calling convention (not the wrapper Python calls)."""
@@ -101,16 +112,30 @@ def native_address(piece, types) -> int:
     return address
 
 
-def compile_region(fn, types):
+def compile_region(fn, types, alongside=None):
     """The machine code of region `fn` for `types` (its arguments after `pieces`, those
     Machine.region_args gives) with its pieces' addresses bound in: call it with those
-    arguments. A piece that does not return PIECE_RESULT, which the region's code reads,
-    is refused (RuntimeError), before the region ever runs."""
+    arguments. With helper processes compiling alongside (`alongside`,
+    helper_processes.Alongside), what they take is waited for, not compiled here. A piece
+    that does not return PIECE_RESULT, which the region's code reads, is refused
+    (RuntimeError), before the region ever runs."""
     module = sys.modules[fn.py_func.__module__]
-    pieces = [(getattr(module, name), t) for name, t in piece_types(fn, types)]
-    addresses = np.array([native_address(piece, t) for piece, t in pieces] or [0], dtype=np.int64)
+    listed = piece_types(fn, types)
+    pieces = [(getattr(module, name), t) for name, t in listed]
+    found = {}
+    for name, t in largest_first(fn, listed):  # those no helper has taken, in the helpers' order
+        if alongside is None or alongside.take(name):
+            found[name] = native_address(getattr(module, name), t)
+    for piece, t in pieces:  # then each a helper took, once it is in numba's cache
+        if piece.__name__ not in found:
+            alongside.wait_for(piece, t)
+            found[piece.__name__] = native_address(piece, t)
+    addresses = np.array([found[piece.__name__] for piece, _ in pieces] or [0], dtype=np.int64)
     for piece, t in pieces:
         returned = piece.overloads[t].signature.return_type
         if not isinstance(returned, nt.BaseTuple) or tuple(map(nt.unliteral, returned)) != tuple(PIECE_RESULT):
             raise RuntimeError(f"{piece.__name__} returns {returned}, its region reads {PIECE_RESULT}")
-    return partial(fn.compile((PIECES_TYPE, *types)), addresses)
+    sig = (PIECES_TYPE, *types)
+    if alongside is not None and not alongside.take(fn.__name__):
+        alongside.wait_for(fn, sig)
+    return partial(fn.compile(sig), addresses)
