@@ -11,6 +11,7 @@ import struct
 from dataclasses import dataclass
 
 from loader.errors import LoaderError
+from loader.layout import name_text
 
 MAGIC = b"\x7fELF"
 ET_EXEC = 2
@@ -174,4 +175,4 @@ def string_at(table: bytes, offset: int, what: str) -> str:
     end = table.find(b"\x00", offset)
     if end < 0:
         raise LoaderError(f"{what} at string offset {offset} is not NUL-terminated")
-    return table[offset:end].decode("latin-1")
+    return name_text(table[offset:end])

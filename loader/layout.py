@@ -61,4 +61,10 @@ class Layout:
         end = segment.memory.find(b"\x00", offset, offset + MAX_NAME)
         if end < 0:
             raise LoaderError(f"{what} at 0x{addr:08x} is not NUL-terminated within {MAX_NAME} bytes")
-        return segment.memory[offset:end].decode("latin-1")
+        return name_text(segment.memory[offset:end])
+
+
+def name_text(raw: bytes) -> str:
+    """A name from the file (latin-1) with every unprintable character escaped (a newline as
+    \\x0a), so that an error or a listing naming it stays one readable line."""
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in bytes(raw).decode("latin-1"))

@@ -17,7 +17,7 @@ import struct
 
 from loader.errors import LoaderError
 from loader.image import ExportEntry, ExportLibrary, ImportFunction, ImportLibrary, ImportVariable, ModuleInfo
-from loader.layout import Layout
+from loader.layout import Layout, name_text
 from loader.nids import name_for_nid
 
 MODULE_INFO = struct.Struct("<HBB28sIIIII")
@@ -32,7 +32,7 @@ def read_module_info(layout: Layout, addr: int) -> ModuleInfo:
     for low, high, what in ((ent_top, ent_end, "export"), (stub_top, stub_end, "import")):
         if high < low:
             raise LoaderError(f"module info {what} table ends (0x{high:08x}) before it starts (0x{low:08x})")
-    return ModuleInfo(name.split(b"\x00", 1)[0].decode("latin-1"), attributes, (major, minor),
+    return ModuleInfo(name_text(name.split(b"\x00", 1)[0]), attributes, (major, minor),
                       gp, ent_top, ent_end, stub_top, stub_end)
 
 

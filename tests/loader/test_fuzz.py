@@ -4,7 +4,7 @@ never any other exception."""
 import os
 import struct
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import loader
@@ -100,6 +100,7 @@ def structured_regions(data: bytes) -> list[int]:
 
 @FUZZ
 @given(st.lists(st.tuples(st.sampled_from(structured_regions(PRX)), st.integers(0, 255)), min_size=1, max_size=6))
+@example([(808, 10), (1792, 0)])  # (an import library named "\noFileMgrForUser", its stubs outside the image)
 def test_mutated_prx_tables(edits):
     out = bytearray(PRX)
     for at, value in edits:
