@@ -137,7 +137,7 @@ STARTS_A_HELPER = """
 import os, pickle, subprocess, sys
 helper = subprocess.Popen([sys.executable, "-m", "allegrex.cpu.jit.helper_processes", str(os.getpid())],
                           stdin=subprocess.PIPE)
-helper.stdin.write(pickle.dumps((sys.argv[1], "slow_region", [])))
+helper.stdin.write(pickle.dumps((sys.argv[1], "slow_region", [], None)))
 helper.stdin.close()
 print(helper.pid, flush=True)
 sys.stdin.read()

@@ -34,7 +34,8 @@ def wanted() -> bool:
 
 class Job:
     """One helper compiling one region: its key (entry, timed, profile), function and types,
-    its process, and it with what it has taken to compile (helper_processes.Alongside)."""
+    its process, and that process with the functions it has taken (helper_processes.Alongside:
+    what finish() hands the machine's compile)."""
 
     def __init__(self, key, fn, types, proc, claims):
         self.key, self.fn, self.types, self.proc = key, fn, types, proc

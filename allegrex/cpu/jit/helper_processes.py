@@ -221,7 +221,7 @@ def _compile(module, share, folder) -> None:
                 getattr(module, name).compile(types)
 
 
-def compile_pieces(path: str, module_name: str, share, folder=None) -> None:
+def compile_pieces(path: str, module_name: str, share, folder: str | None) -> None:
     """Compile the functions in `share` ([(name, types)]: pieces, or the region's own
     function) of the region module at `path` into numba's cache (those it can take in the
     claims `folder`, _compile)."""
