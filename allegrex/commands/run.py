@@ -75,6 +75,8 @@ def options_from_args(args) -> RunOptions:
 def load_program(path: str, model: str, options: RunOptions, symbols: str | None = None):
     """Machine + booted Kernel for the program at `path` (with the symbols and source
     lines of the unstripped file `symbols`, which must hold the same code)."""
+    if os.path.isdir(path):
+        raise AllegrexError(f"{path} is a folder: name the program in it (EBOOT.PBP, a .prx or an .elf)")
     if not os.path.isfile(path):
         raise AllegrexError(f"{path}: no such file")
     try:

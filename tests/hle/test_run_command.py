@@ -61,6 +61,10 @@ def test_bad_input_is_one_clear_line(tmp_path, capsys):
     assert len(err) == 1 and "not a PSP executable" in err[0]
     assert main(["run", str(tmp_path / "missing.pbp")]) == 2
     assert main(["run", str(bogus), "--press", "JUMP@1s"]) == 2
+    capsys.readouterr()
+    assert main(["run", str(tmp_path)]) == 2  # a folder, not the program in it
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "is a folder" in err[0]
 
 
 @pytest.mark.parametrize("name", ["threads/alarm/alarm", "threads/vtimers/interrupt"])
