@@ -38,9 +38,13 @@ class Job:
     what finish() hands the machine's compile)."""
 
     def __init__(self, key, fn, types, proc, claims):
-        self.key, self.fn, self.types, self.proc = key, fn, types, proc
+        self.key, self.fn, self.types = key, fn, types
         self.alongside = Alongside([proc], claims)
         self.started = time.monotonic()
+
+    @property
+    def proc(self):
+        return self.alongside.procs[0]
 
     def done(self) -> bool:
         return self.proc.poll() is not None

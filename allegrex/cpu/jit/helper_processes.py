@@ -126,10 +126,9 @@ def compiling_alongside(fn, types, pieces):
     helper goes through the pieces largest first, compiling those no other process has taken."""
     count = helper_count(len(pieces))
     claims = Claims() if count else None
-    own = [(fn.__name__, (PIECES_TYPE, *types))]
+    own, order = [(fn.__name__, (PIECES_TYPE, *types))], largest_first(fn, pieces)
     helpers = [proc for k in range(count)
-               if (proc := start_helper(fn, (own if k == 0 else []) + largest_first(fn, pieces), claims=claims))
-               is not None]
+               if (proc := start_helper(fn, (own if k == 0 else []) + order, claims=claims)) is not None]
     alongside = Alongside(helpers, claims)
     try:
         yield alongside
