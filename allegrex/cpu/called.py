@@ -15,6 +15,8 @@ from numba import njit, types
 from numba.core.dispatcher import Dispatcher
 from numba.core.registry import CPUDispatcher
 
+from allegrex.cpu.hints import not_inlined_call
+
 
 class TypedCall(CPUDispatcher):
     """A numba dispatcher that types a call by its arguments' types, never their values."""
@@ -29,6 +31,16 @@ def called(helper, **options) -> TypedCall:
     mode with the given numba options."""
     return TypedCall(py_func=getattr(helper, "py_func", helper), locals={},
                      targetoptions={"nopython": True, **options})
+
+
+def _not_inlined(*args):
+    return not_inlined_call(helper, *args)  # noqa: F821 (`helper` is bound by not_inlined)
+
+
+def not_inlined(helper, name: str) -> TypedCall:
+    """A called copy of numba function `helper` named `name` whose calls LLVM never inlines
+    (hints.not_inlined_call): for a rare path that LLVM would otherwise copy to every call."""
+    return called(rebound(_not_inlined, name, {"helper": helper}))
 
 
 def rebound(source, name: str, replaced: dict):

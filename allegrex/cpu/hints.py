@@ -6,6 +6,8 @@ goes, LLVM lays the rare blocks out of the common path, so the code a loop runs 
 dense in the host's instruction cache: a VFPU word is ~50-200 host instructions, and a
 loop of a few hundred words outgrows that cache (the llama2 VFPU matmul region ran 1.23x
 as fast with the hints, MEASURED 2026-12-07; docs/architecture.md, compiled regions).
+The rarest and largest of those paths are calls LLVM may not inline (not_inlined_call): their
+code is then in a region once, not at every instruction that may take them.
 """
 
 from llvmlite import ir
@@ -31,3 +33,29 @@ def likely(typingctx, cond):
 def unlikely(typingctx, cond):
     """`cond` (a bool), which LLVM is told is usually False (llvm.expect)."""
     return types.boolean(types.boolean), lambda context, builder, signature, args: _expect(builder, args[0], 0)
+
+
+@intrinsic
+def not_inlined_call(typingctx, helper, *args):
+    """helper(*args) (a numba function) through a call LLVM may not inline (the call site is
+    marked noinline). LLVM's inliner weighs each call on its own and inlined such large rare
+    paths at every site: how much depended on what numba's cache held when the caller was
+    compiled (a region of the llama2 VFPU matmul compiled to 7,408 LLVM instructions on a
+    fresh machine and 4,525 on one with an older cache; 4,231 with these calls, MEASURED 2026-12-07)."""
+    star = args[0] if len(args) == 1 and isinstance(args[0], types.BaseTuple) else types.StarArgTuple.from_types(args)
+    target = typingctx.resolve_function_type(helper, tuple(star), {})
+    dispatcher = helper.dispatcher
+
+    def codegen(context, builder, signature, llargs):
+        compiled = dispatcher.overloads[target.args]
+        context.add_linking_libs([compiled.library])
+        fn = context.declare_function(builder.module, compiled.fndesc)
+        values = [context.cast(builder, v, t, u)
+                  for v, t, u in zip(cgutils.unpack_tuple(builder, llargs[1], len(star)), star, target.args)]
+        status, value = context.call_conv.call_function(builder, fn, target.return_type, target.args, values,
+                                                        attrs=("noinline",))
+        with cgutils.if_unlikely(builder, status.is_error):
+            context.call_conv.return_status_propagate(builder, status)
+        return value
+
+    return target.return_type(helper, star), codegen

@@ -1,9 +1,11 @@
-"""Branch hints: the value passes through unchanged, and LLVM weighs the branch by it."""
+"""Hints to LLVM: a branch hint passes its value through unchanged and LLVM weighs the
+branch by it; a call that must not be inlined stays a call, with the helper's result."""
 
 import re
 
 from numba import njit
 
+from allegrex.cpu.called import called, not_inlined
 from allegrex.cpu.hints import likely, unlikely
 
 
@@ -41,3 +43,35 @@ def test_llvm_weighs_the_branch_each_way():
     first, second = _weights(_likely)
     assert max(first, second) >= 100 * min(first, second)
     assert _weights(_unlikely) == (second, first)
+
+
+def _small(x, y):
+    return x * 3 + y  # what LLVM inlines at any call, left to itself
+
+
+_small_rare = not_inlined(called(_small), "_small_rare")
+
+
+@njit
+def _twice_plain(x):
+    return _small(x, 1) + _small(x, 2)
+
+
+_small = njit(_small)
+
+
+@njit
+def _twice_not_inlined(x):
+    return _small_rare(x, 1) + _small_rare(x, 2)
+
+
+def _calls_to(fn, name):
+    """The call instructions in fn's optimised LLVM IR to functions whose name holds `name`."""
+    (ir,) = fn.inspect_llvm().values()
+    return re.findall(rf"call [^\n]*@\"?_ZN[^\n(]*{name}", ir)
+
+
+def test_a_not_inlined_helper_gives_its_result_and_stays_a_call_at_every_site():
+    assert _twice_not_inlined(5) == _twice_plain(5) == 5 * 3 + 1 + 5 * 3 + 2
+    assert _calls_to(_twice_plain, "_small") == []  # the plain helper: inlined at both calls
+    assert len(_calls_to(_twice_not_inlined, "_small")) == 2

@@ -15,7 +15,7 @@ from numba.core.registry import CPUDispatcher
 
 from allegrex import memory
 from allegrex.cpu import fpu, interp
-from allegrex.cpu.called import called, rebound
+from allegrex.cpu.called import TypedCall, called, not_inlined, rebound
 from allegrex.cpu.hints import likely
 from allegrex.hle import pure
 from allegrex.timing import counters as C
@@ -25,6 +25,7 @@ from allegrex.timing.classes import (ANNULLED_SLOT_PENALTY, JUMP_PENALTY, OP_BUS
                                      TAKEN_BRANCH_PENALTY)
 from allegrex.timing.layout import T_DC_DIRTY, T_DC_LRU, T_DC_TAG, T_RATIO_Q8, T_TICK_COST
 from allegrex.timing.vfpu_classes import ROW_ISSUE_Q4, ROW_LATENCY, VCMP_TO_BRANCH, VCMP_TO_MFVC
+from vfpu import dot as vfpu_dot
 from vfpu import exec as vfpu_exec
 from vfpu import plain as vfpu_plain
 from vfpu.exec import execute_called
@@ -47,7 +48,26 @@ def _plain(helper):
     return _cached(called(helper))
 
 
-translate = _plain(memory.translate)
+def _rare(helper):
+    """A plain copy of `helper` that regions call and LLVM never inlines (called.not_inlined):
+    a large path taken seldom, in a region's code once rather than at every instruction."""
+    plain = helper if isinstance(helper, TypedCall) else _plain(helper)
+    return _cached(not_inlined(plain, f"{plain.py_func.__name__}_rare"))
+
+
+# What the helpers regions inline call on their rare paths: a miss, an address outside RAM and
+# VRAM's fast case, a dot product with a special value, the search for which source a wait is for.
+RARE = {"translate_other": _rare(memory.translate_other), "special_dot_bits": _rare(vfpu_dot.special_dot_bits),
+        "vfpu_wait": _rare(model.vfpu_wait)}
+
+
+def _with_rare(f, name):
+    """A copy of Python function `f` named `name` calling the RARE copies of the helpers it names."""
+    return rebound(f, name, {k: v for k, v in RARE.items() if k in f.__code__.co_names})
+
+
+translate = _cached(called(_with_rare(memory.translate.py_func, "translate_region")))
+COPIES = {"translate": translate}  # the copies above that the VFPU's pieces below call too
 access, sx32, clz32, bitrev32, div_signed, div_unsigned, finish = map(_plain, (
     interp.access, interp.sx32, interp.clz32, interp.bitrev32, interp.div_signed, interp.div_unsigned, interp.finish))
 float_to_word = _plain(fpu.float_to_word)
@@ -90,10 +110,10 @@ def _calling(helper, plain=(), inlined=()):
     re-typed the piece at every call site: with it, numba's passes were most of a VFPU
     region's compile."""
     f = helper.py_func
-    replaced = {name: _plain(f.__globals__[name]) for name in plain}
+    replaced = {name: COPIES.get(name) or _plain(f.__globals__[name]) for name in plain}
     for name in inlined:
         g = f.__globals__[name].py_func
-        replaced[name] = _shaped(rebound(g, f"{g.__name__}_region", {}), forceinline=True)
+        replaced[name] = _shaped(_with_rare(g, f"{g.__name__}_region"), forceinline=True)
     return _shaped(rebound(f, f"{f.__name__}_region", replaced), forceinline=True)
 
 
@@ -123,7 +143,8 @@ tick_due = _cached(called(rebound(model.tick_due.py_func, "tick_due_region", {"o
 
 
 # (a region's `vfpu_wait` is model.vfpu_wait_seldom: the same wait, its latest source found first)
-vfpu_wait, vfpu_produce, vfpu_wait_cells = map(_shaped, (model.vfpu_wait_seldom, model.vfpu_produce, model.wait_cells))
+wait_seldom = njit(inline="always")(_with_rare(model.vfpu_wait_seldom.py_func, "vfpu_wait_seldom_region"))
+vfpu_wait, vfpu_produce, vfpu_wait_cells = map(_shaped, (wait_seldom, model.vfpu_produce, model.wait_cells))
 
 
 # A VFPU word's whole timing in its common shape, as one call (jit.timing_gen._vfpu_step):
@@ -144,8 +165,24 @@ def _vfpu_step(tm, counters, t, due, s_kind, s_n, s_reg, t_kind, t_n, t_reg, gpr
                stall_kind, d_kind, d_n, d_reg, gdst, cdst, issue):
     """(t, due, done) after a word whose sources are waited for in tm (model.vfpu_wait_seldom)."""
     t, due = tick_due(tm, counters, t, due)
-    t = model.vfpu_wait_seldom(tm, counters, t, s_kind, s_n, s_reg, t_kind, t_n, t_reg, gpr, ctrl)
+    t = wait_seldom(tm, counters, t, s_kind, s_n, s_reg, t_kind, t_n, t_reg, gpr, ctrl)
     return _step_end(tm, counters, t, due, access, addr, latency, stall_kind, d_kind, d_n, d_reg, gdst, cdst, issue)
+
+
+def _waited_after(tm, counters, t, cells_first, c_kind, c_n, c_reg, ready_a, kind_a, ready_b, kind_b):
+    """t after a wait for _vfpu_step_after's sources (there is one), charged to the first
+    source reaching the latest ready cycle, compared in operand order."""
+    ready, stall = t, C.STALL_VFPU
+    if cells_first:
+        ready, stall = model.wait_cells(tm, ready, stall, c_kind, c_n, c_reg)
+    ready, stall = model.later(ready, stall, ready_a, kind_a)
+    ready, stall = model.later(ready, stall, ready_b, kind_b)
+    if not cells_first:
+        ready, stall = model.wait_cells(tm, ready, stall, c_kind, c_n, c_reg)
+    return model.stall_until(counters, t, ready, stall)
+
+
+waited_after = _rare(_waited_after)
 
 
 def _vfpu_step_after(tm, counters, t, due, cells_first, c_kind, c_n, c_reg, ready_a, kind_a, ready_b, kind_b,
@@ -157,18 +194,14 @@ def _vfpu_step_after(tm, counters, t, due, cells_first, c_kind, c_n, c_reg, read
     t, due = tick_due(tm, counters, t, due)
     if likely(max(model.latest_cells(tm, t, c_kind, c_n, c_reg), ready_a, ready_b) <= t):  # no wait (model.vfpu_wait_seldom)
         return _step_end(tm, counters, t, due, access, addr, latency, stall_kind, d_kind, d_n, d_reg, gdst, cdst, issue)
-    ready, stall = t, C.STALL_VFPU
-    if cells_first:
-        ready, stall = model.wait_cells(tm, ready, stall, c_kind, c_n, c_reg)
-    ready, stall = model.later(ready, stall, ready_a, kind_a)
-    ready, stall = model.later(ready, stall, ready_b, kind_b)
-    if not cells_first:
-        ready, stall = model.wait_cells(tm, ready, stall, c_kind, c_n, c_reg)
-    t = model.stall_until(counters, t, ready, stall)
+    t = waited_after(tm, counters, t, cells_first, c_kind, c_n, c_reg, ready_a, kind_a, ready_b, kind_b)
     return _step_end(tm, counters, t, due, access, addr, latency, stall_kind, d_kind, d_n, d_reg, gdst, cdst, issue)
 
 
 vfpu_step, vfpu_step_after = (_shaped(f, forceinline=True) for f in (_vfpu_step, _vfpu_step_after))
+
+
+dcache_miss = _rare(dcache_access_call)  # (and the accesses outside cached RAM)
 
 
 @_cached
@@ -185,7 +218,7 @@ def dcache(tm, counters, addr, is_store):
             if is_store:
                 tm[T_DC_DIRTY + (line & M.SET_MASK) * M.CACHE_WAYS + way] = 1
             return 0
-    return dcache_access_call(tm, counters, addr, is_store)
+    return dcache_miss(tm, counters, addr, is_store)
 
 
 def _trace_run(trace, icount, head, count):
