@@ -34,13 +34,13 @@ def called(helper, **options) -> TypedCall:
 
 
 def _not_inlined(*args):
-    return not_inlined_call(helper, *args)  # noqa: F821 (`helper` is bound by not_inlined)
+    return call(*args)  # noqa: F821 (`call` is bound by not_inlined)
 
 
 def not_inlined(helper, name: str) -> TypedCall:
     """A called copy of numba function `helper` named `name` whose calls LLVM never inlines
     (hints.not_inlined_call): for a rare path that LLVM would otherwise copy to every call."""
-    return called(rebound(_not_inlined, name, {"helper": helper}))
+    return called(rebound(_not_inlined, name, {"call": not_inlined_call(helper)}))
 
 
 def rebound(source, name: str, replaced: dict):

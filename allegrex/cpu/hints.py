@@ -13,6 +13,7 @@ code is then in a region once, not at every instruction that may take them.
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
+from numba.core.typing.typeof import typeof
 from numba.extending import intrinsic
 
 BIT = ir.IntType(1)
@@ -35,27 +36,34 @@ def unlikely(typingctx, cond):
     return types.boolean(types.boolean), lambda context, builder, signature, args: _expect(builder, args[0], 0)
 
 
-@intrinsic
-def not_inlined_call(typingctx, helper, *args):
-    """helper(*args) (a numba function) through a call LLVM may not inline (the call site is
-    marked noinline). LLVM's inliner weighs each call on its own and inlined such large rare
-    paths at every site: how much depended on what numba's cache held when the caller was
-    compiled (a region of the llama2 VFPU matmul compiled to 7,408 LLVM instructions on a
-    fresh machine and 4,525 on one with an older cache; 4,231 with these calls, MEASURED 2026-12-07)."""
-    star = args[0] if len(args) == 1 and isinstance(args[0], types.BaseTuple) else types.StarArgTuple.from_types(args)
-    target = typingctx.resolve_function_type(helper, tuple(star), {})
-    dispatcher = helper.dispatcher
 
-    def codegen(context, builder, signature, llargs):
-        compiled = dispatcher.overloads[target.args]
-        context.add_linking_libs([compiled.library])
-        fn = context.declare_function(builder.module, compiled.fndesc)
-        values = [context.cast(builder, v, t, u)
-                  for v, t, u in zip(cgutils.unpack_tuple(builder, llargs[1], len(star)), star, target.args)]
-        status, value = context.call_conv.call_function(builder, fn, target.return_type, target.args, values,
-                                                        attrs=("noinline",))
-        with cgutils.if_unlikely(builder, status.is_error):
-            context.call_conv.return_status_propagate(builder, status)
-        return value
+def not_inlined_call(helper):
+    """An intrinsic calling numba function `helper` with the arguments it is given, through a
+    call LLVM may not inline (the call site is marked noinline). LLVM's inliner weighs each
+    call on its own and inlined large rare paths at every site: how much depended on what
+    numba's cache held when the caller was compiled (a piece of the llama2 VFPU matmul region
+    compiled to 7,408 LLVM instructions on a fresh machine and 4,525 on one with an older
+    cache; 4,395 with these calls, MEASURED 2026-12-07). The helper is bound here, not passed:
+    numba types a function passed as a value as an experimental feature, and warns."""
+    helper_type = typeof(helper)
 
-    return target.return_type(helper, star), codegen
+    @intrinsic
+    def call(typingctx, *args):
+        star = args[0] if len(args) == 1 and isinstance(args[0], types.BaseTuple) else types.StarArgTuple.from_types(args)
+        target = typingctx.resolve_function_type(helper_type, tuple(star), {})
+
+        def codegen(context, builder, signature, llargs):
+            compiled = helper.overloads[target.args]
+            context.add_linking_libs([compiled.library])
+            fn = context.declare_function(builder.module, compiled.fndesc)
+            values = [context.cast(builder, v, t, u)
+                      for v, t, u in zip(cgutils.unpack_tuple(builder, llargs[0], len(star)), star, target.args)]
+            status, value = context.call_conv.call_function(builder, fn, target.return_type, target.args, values,
+                                                            attrs=("noinline",))
+            with cgutils.if_unlikely(builder, status.is_error):
+                context.call_conv.return_status_propagate(builder, status)
+            return value
+
+        return target.return_type(star), codegen
+
+    return call

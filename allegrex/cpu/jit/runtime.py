@@ -55,10 +55,10 @@ def _rare(helper):
     return _cached(not_inlined(plain, f"{plain.py_func.__name__}_rare"))
 
 
-# What the helpers regions inline call on their rare paths: a miss, an address outside RAM and
-# VRAM's fast case, a dot product with a special value, the search for which source a wait is for.
-RARE = {"translate_other": _rare(memory.translate_other), "special_dot_bits": _rare(vfpu_dot.special_dot_bits),
-        "vfpu_wait": _rare(model.vfpu_wait)}
+# What the helpers regions inline call on their rare paths: an address outside RAM and VRAM's
+# fast case, a dot product with a special value. (Not a wait's search for the source to charge:
+# as a call, sim_speed's VFPU loop, which waits every time round, ran 0.74x as fast.)
+RARE = {"translate_other": _rare(memory.translate_other), "special_dot_bits": _rare(vfpu_dot.special_dot_bits)}
 
 
 def _with_rare(f, name):
@@ -143,8 +143,7 @@ tick_due = _cached(called(rebound(model.tick_due.py_func, "tick_due_region", {"o
 
 
 # (a region's `vfpu_wait` is model.vfpu_wait_seldom: the same wait, its latest source found first)
-wait_seldom = njit(inline="always")(_with_rare(model.vfpu_wait_seldom.py_func, "vfpu_wait_seldom_region"))
-vfpu_wait, vfpu_produce, vfpu_wait_cells = map(_shaped, (wait_seldom, model.vfpu_produce, model.wait_cells))
+vfpu_wait, vfpu_produce, vfpu_wait_cells = map(_shaped, (model.vfpu_wait_seldom, model.vfpu_produce, model.wait_cells))
 
 
 # A VFPU word's whole timing in its common shape, as one call (jit.timing_gen._vfpu_step):
@@ -165,24 +164,8 @@ def _vfpu_step(tm, counters, t, due, s_kind, s_n, s_reg, t_kind, t_n, t_reg, gpr
                stall_kind, d_kind, d_n, d_reg, gdst, cdst, issue):
     """(t, due, done) after a word whose sources are waited for in tm (model.vfpu_wait_seldom)."""
     t, due = tick_due(tm, counters, t, due)
-    t = wait_seldom(tm, counters, t, s_kind, s_n, s_reg, t_kind, t_n, t_reg, gpr, ctrl)
+    t = model.vfpu_wait_seldom(tm, counters, t, s_kind, s_n, s_reg, t_kind, t_n, t_reg, gpr, ctrl)
     return _step_end(tm, counters, t, due, access, addr, latency, stall_kind, d_kind, d_n, d_reg, gdst, cdst, issue)
-
-
-def _waited_after(tm, counters, t, cells_first, c_kind, c_n, c_reg, ready_a, kind_a, ready_b, kind_b):
-    """t after a wait for _vfpu_step_after's sources (there is one), charged to the first
-    source reaching the latest ready cycle, compared in operand order."""
-    ready, stall = t, C.STALL_VFPU
-    if cells_first:
-        ready, stall = model.wait_cells(tm, ready, stall, c_kind, c_n, c_reg)
-    ready, stall = model.later(ready, stall, ready_a, kind_a)
-    ready, stall = model.later(ready, stall, ready_b, kind_b)
-    if not cells_first:
-        ready, stall = model.wait_cells(tm, ready, stall, c_kind, c_n, c_reg)
-    return model.stall_until(counters, t, ready, stall)
-
-
-waited_after = _rare(_waited_after)
 
 
 def _vfpu_step_after(tm, counters, t, due, cells_first, c_kind, c_n, c_reg, ready_a, kind_a, ready_b, kind_b,
@@ -194,7 +177,14 @@ def _vfpu_step_after(tm, counters, t, due, cells_first, c_kind, c_n, c_reg, read
     t, due = tick_due(tm, counters, t, due)
     if likely(max(model.latest_cells(tm, t, c_kind, c_n, c_reg), ready_a, ready_b) <= t):  # no wait (model.vfpu_wait_seldom)
         return _step_end(tm, counters, t, due, access, addr, latency, stall_kind, d_kind, d_n, d_reg, gdst, cdst, issue)
-    t = waited_after(tm, counters, t, cells_first, c_kind, c_n, c_reg, ready_a, kind_a, ready_b, kind_b)
+    ready, stall = t, C.STALL_VFPU
+    if cells_first:
+        ready, stall = model.wait_cells(tm, ready, stall, c_kind, c_n, c_reg)
+    ready, stall = model.later(ready, stall, ready_a, kind_a)
+    ready, stall = model.later(ready, stall, ready_b, kind_b)
+    if not cells_first:
+        ready, stall = model.wait_cells(tm, ready, stall, c_kind, c_n, c_reg)
+    t = model.stall_until(counters, t, ready, stall)
     return _step_end(tm, counters, t, due, access, addr, latency, stall_kind, d_kind, d_n, d_reg, gdst, cdst, issue)
 
 
