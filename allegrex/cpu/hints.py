@@ -36,7 +36,6 @@ def unlikely(typingctx, cond):
     return types.boolean(types.boolean), lambda context, builder, signature, args: _expect(builder, args[0], 0)
 
 
-
 def not_inlined_call(helper):
     """An intrinsic calling numba function `helper` with the arguments it is given, through a
     call LLVM may not inline (the call site is marked noinline). LLVM's inliner weighs each
@@ -49,7 +48,8 @@ def not_inlined_call(helper):
 
     @intrinsic
     def call(typingctx, *args):
-        star = args[0] if len(args) == 1 and isinstance(args[0], types.BaseTuple) else types.StarArgTuple.from_types(args)
+        packed = len(args) == 1 and isinstance(args[0], types.BaseTuple)  # (as call_piece: *args may come packed)
+        star = args[0] if packed else types.StarArgTuple.from_types(args)
         target = typingctx.resolve_function_type(helper_type, tuple(star), {})
 
         def codegen(context, builder, signature, llargs):
