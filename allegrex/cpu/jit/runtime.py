@@ -67,9 +67,10 @@ def _with_rare(f, name):
 
 
 translate = _cached(called(_with_rare(memory.translate.py_func, "translate_region")))
-COPIES = {"translate": translate}  # the copies above that the VFPU's pieces below call too
-access, sx32, clz32, bitrev32, div_signed, div_unsigned, finish = map(_plain, (
-    interp.access, interp.sx32, interp.clz32, interp.bitrev32, interp.div_signed, interp.div_unsigned, interp.finish))
+COPIES = {"translate": translate}  # the copies above that the helpers below call too
+access = _cached(called(rebound(interp.access.py_func, "access_region", COPIES)))  # (its translate: the one above)
+sx32, clz32, bitrev32, div_signed, div_unsigned, finish = map(_plain, (
+    interp.sx32, interp.clz32, interp.bitrev32, interp.div_signed, interp.div_unsigned, interp.finish))
 float_to_word = _plain(fpu.float_to_word)
 answered = _plain(pure.answered)
 charge = _plain(pure.charge)
