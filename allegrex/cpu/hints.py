@@ -36,6 +36,25 @@ def unlikely(typingctx, cond):
     return types.boolean(types.boolean), lambda context, builder, signature, args: _expect(builder, args[0], 0)
 
 
+def star_args(args):
+    """An intrinsic's `*args` types as one tuple type: numba passes them packed in a tuple
+    or one by one, depending on how the call was written."""
+    packed = len(args) == 1 and isinstance(args[0], types.BaseTuple)
+    return args[0] if packed else types.StarArgTuple.from_types(args)
+
+
+def call_packed(context, builder, fn, restype, argtypes, star, packed, attrs=()):
+    """An intrinsic's codegen calling numba-compiled `fn` (a function value or pointer) with
+    the arguments in `packed` (of type `star`) cast to `argtypes`; an error status it returns
+    is passed on. Returns the result."""
+    values = [context.cast(builder, v, t, u)
+              for v, t, u in zip(cgutils.unpack_tuple(builder, packed, len(star)), star, argtypes)]
+    status, value = context.call_conv.call_function(builder, fn, restype, argtypes, values, attrs=attrs)
+    with cgutils.if_unlikely(builder, status.is_error):
+        context.call_conv.return_status_propagate(builder, status)
+    return value
+
+
 def not_inlined_call(helper):
     """An intrinsic calling numba function `helper` with the arguments it is given, through a
     call LLVM may not inline (the call site is marked noinline). LLVM's inliner weighs each
@@ -48,21 +67,15 @@ def not_inlined_call(helper):
 
     @intrinsic
     def call(typingctx, *args):
-        packed = len(args) == 1 and isinstance(args[0], types.BaseTuple)  # (as call_piece: *args may come packed)
-        star = args[0] if packed else types.StarArgTuple.from_types(args)
+        star = star_args(args)
         target = typingctx.resolve_function_type(helper_type, tuple(star), {})
 
         def codegen(context, builder, signature, llargs):
             compiled = helper.overloads[target.args]
             context.add_linking_libs([compiled.library])
             fn = context.declare_function(builder.module, compiled.fndesc)
-            values = [context.cast(builder, v, t, u)
-                      for v, t, u in zip(cgutils.unpack_tuple(builder, llargs[0], len(star)), star, target.args)]
-            status, value = context.call_conv.call_function(builder, fn, target.return_type, target.args, values,
-                                                            attrs=("noinline",))
-            with cgutils.if_unlikely(builder, status.is_error):
-                context.call_conv.return_status_propagate(builder, status)
-            return value
+            return call_packed(context, builder, fn, target.return_type, target.args, star, llargs[0],
+                               attrs=("noinline",))
 
         return target.return_type(star), codegen
 

@@ -27,11 +27,11 @@ from functools import partial
 
 import numpy as np
 from numba import types as nt
-from numba.core import cgutils
 from numba.core.errors import TypingError
 from numba.core.typing.typeof import typeof
 from numba.extending import intrinsic
 
+from allegrex.cpu.hints import call_packed, star_args
 from allegrex.cpu.jit.codegen import CARRIED, piece_name
 
 PIECES_TYPE = typeof(np.zeros(1, dtype=np.int64))  # the region's first argument
@@ -44,7 +44,7 @@ def call_piece(typingctx, piece, address, *args):
     argument types is at `address`, returning PIECE_RESULT. Typing compiles nothing; it
     refuses an argument of another type than the piece is compiled for. The call goes to
     the address, so the piece's code is not linked in."""
-    star = args[0] if len(args) == 1 and isinstance(args[0], nt.BaseTuple) else nt.StarArgTuple.from_types(args)
+    star = star_args(args)
     argtypes = tuple(nt.unliteral(t) for t in star)  # (a literal is an int64 at the call)
     region_args = _region_args(_region_of(piece.dispatcher))
     code = piece.dispatcher.py_func.__code__
@@ -57,12 +57,7 @@ def call_piece(typingctx, piece, address, *args):
     def codegen(context, builder, signature, llargs):
         fnty = context.call_conv.get_function_type(PIECE_RESULT, argtypes)
         target = builder.inttoptr(llargs[1], fnty.as_pointer())
-        values = [context.cast(builder, v, t, u)
-                  for v, t, u in zip(cgutils.unpack_tuple(builder, llargs[2], len(argtypes)), star, argtypes)]
-        status, value = context.call_conv.call_function(builder, target, PIECE_RESULT, argtypes, values)
-        with cgutils.if_unlikely(builder, status.is_error):
-            context.call_conv.return_status_propagate(builder, status)
-        return value
+        return call_packed(context, builder, target, PIECE_RESULT, argtypes, star, llargs[2])
 
     return PIECE_RESULT(piece, address, star), codegen
 

@@ -15,7 +15,7 @@ from numba.core.registry import CPUDispatcher
 
 from allegrex import memory
 from allegrex.cpu import fpu, interp
-from allegrex.cpu.called import TypedCall, called, not_inlined, rebound
+from allegrex.cpu.called import called, not_inlined, rebound
 from allegrex.cpu.hints import likely
 from allegrex.hle import pure
 from allegrex.timing import counters as C
@@ -48,17 +48,17 @@ def _plain(helper):
     return _cached(called(helper))
 
 
-def _rare(helper):
-    """A plain copy of `helper` that regions call and LLVM never inlines (called.not_inlined):
+def _rare(plain):
+    """Plain copy `plain` (_plain) as regions call it: never inlined by LLVM (called.not_inlined),
     a large path taken seldom, in a region's code once rather than at every instruction."""
-    plain = helper if isinstance(helper, TypedCall) else _plain(helper)
     return _cached(not_inlined(plain, f"{plain.py_func.__name__}_rare"))
 
 
 # What the helpers regions inline call on their rare paths: an address outside RAM and VRAM's
 # fast case, a dot product with a special value. (Not a wait's search for the source to charge:
 # as a call, sim_speed's VFPU loop, which waits every time round, ran 0.74x as fast.)
-RARE = {"translate_other": _rare(memory.translate_other), "special_dot_bits": _rare(vfpu_dot.special_dot_bits)}
+RARE = {"translate_other": _rare(_plain(memory.translate_other)),
+        "special_dot_bits": _rare(_plain(vfpu_dot.special_dot_bits))}
 
 
 def _with_rare(f, name):
