@@ -72,7 +72,8 @@ def {name}(pieces, {args}):
 # (a piece is only ever called at its address, jit.piece_calls: no wrappers for Python or C
 # callers, which were ~5% of its compile)
 PIECE_FUNCTION = """\
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True,
+      pipeline_class=PiecePasses)
 def {name}({args}):
     left = 1  # left the region (a break below), or ran to the end
     while True:
@@ -300,6 +301,7 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
            "    vfpu_step, vfpu_step_after, vfpu_wait_cells,",
            "    wait_sources, wait_unit)",
            "from allegrex.cpu.jit.piece_calls import call_piece  # a piece is called at its address (pieces[k])",
+           "from allegrex.cpu.jit.passes import PiecePasses  # the numba passes a piece needs",
            "from allegrex.cpu.jit.runtime import answered, charge  # system calls the run loop answers, charges (hle.pure)",
            "from allegrex.cpu.jit.runtime import (vfpu_consume_prefixes, vfpu_identity_prefixes, vfpu_load_store_quad,",
            "    vfpu_load_store_single, vfpu_prefixes_consumed, vfpu_plain_arith, vfpu_plain_c2i, vfpu_plain_dot,",
