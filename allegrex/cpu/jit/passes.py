@@ -4,11 +4,11 @@ A piece (a straight run of up to 32 words, jit.piece_calls) is plain statements 
 int64 operands written by jit.codegen: no closures, `with` blocks, literal_unroll, inlinable
 functions or raises for numba's inliners and most of its rewrites to act on, and no SSA form
 of numba's needed (its variables keep one type each; LLVM's mem2reg makes its own). Numba's
-default pipeline runs all of those passes anyway: ~18% of a piece's compile (five pieces of
-the llama2 VFPU matmul region: 5.85-5.89 s of CPU with them, 4.63-4.95 without; MEASURED
-2026-12-07). Kept: GenericRewrites (constant indexes as static ones: without it sim_speed's
-float loop ran 0.94-0.96x as fast). A region's own function, whose blocks loop, keeps numba's
-default passes: with these its loops ran 0.97-0.98x as fast (q80mm, int8; sim_speed_ab.py).
+default pipeline runs all of those passes anyway: 15-18% of a piece's compile, for the same
+machine code (five pieces of the llama2 VFPU matmul region; MEASURED 2026-12-07, README).
+Kept: GenericRewrites (constant indexes as static ones: without it sim_speed's float loop
+ran 0.94-0.96x as fast). A region's own function, whose blocks loop, keeps numba's default
+passes: with these and SSA its loops ran 0.97-0.98x as fast (q80mm, int8; sim_speed_ab.py).
 """
 
 from numba.core import ir
@@ -24,7 +24,7 @@ class IntGlobalsAsConstants(FunctionPass):
     locks a variable to the literal type of a global it is given, so without its SSA pass
     `code = EV_NONE` ... `code = EV_STALE` would not type; a constant's type unifies."""
 
-    _name = "region_int_globals_as_constants"
+    _name = "piece_int_globals_as_constants"
 
     def __init__(self):
         FunctionPass.__init__(self)
