@@ -8,7 +8,8 @@ default pipeline runs all of those passes anyway: 15-18% of a piece's compile, f
 machine code (five pieces of the llama2 VFPU matmul region; MEASURED 2026-12-07, README).
 Kept: GenericRewrites (constant indexes as static ones: without it sim_speed's float loop
 ran 0.94-0.96x as fast). A region's own function, whose blocks loop, keeps numba's default
-passes: with these and SSA its loops ran 0.97-0.98x as fast (q80mm, int8; sim_speed_ab.py).
+passes: with these its loops ran 0.97-0.98x as fast (q80mm), with these and SSA 0.98x (int8,
+sim_speed_ab.py), and the matmul region compiled no sooner.
 """
 
 from numba.core import ir
