@@ -27,7 +27,7 @@ class IntGlobalsAsConstants(FunctionPass):
 
     _name = "piece_int_globals_as_constants"
 
-    def __init__(self):
+    def __init__(self):  # (numba's passes declare __init__ abstract)
         FunctionPass.__init__(self)
 
     def run_pass(self, state):
