@@ -20,6 +20,7 @@ from allegrex.cpu.decode import CACHE_OP, SEM, STORE, TABLE
 from allegrex.cpu.fields import code_of, imm_of, rd_of, rs_of, rt_of
 from allegrex.cpu.interp import TRACE_LOG
 from allegrex.cpu.jit import timing_gen as TG
+from allegrex.cpu.jit.statement_runs import Run, runs_in
 from allegrex.cpu.jit.region import BRANCHES, PIECE, TRANSFERS, Region
 from allegrex.cpu.jit.semantics import specialised
 from allegrex.cpu.jit.timing_gen import value
@@ -116,6 +117,12 @@ def _names_read(lines) -> set:
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
+def _names_written(lines) -> set:
+    """The variables the statements `lines` assign."""
+    tree = ast.parse("\n".join(lines))
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
 def _retire(head, count):
     """Statements retiring the first `count` instructions of the block at `head`: their
     entries in the trace ring, the instruction count."""
@@ -134,6 +141,41 @@ def _exit(head, pc, npc, retired):
     at `pc` (npc: its successor, as text); `retired`: the instructions of the block at
     `head` retired so far."""
     return _retire(head, retired) + [f"pc = {pc}", f"npc = {npc}", "break"]
+
+
+def _with_statement_runs(lines, name):
+    """(module lines, statements) for piece `name`'s statements `lines` with each run of
+    simple statements (jit.statement_runs) made one call of a module-level intrinsic
+    holding its text; a run that may leave the piece returns a flag first, tested here."""
+    segments = runs_in(lines)
+    read_after, later = [], set(CARRIED.split(", "))  # what the segments after each one read
+    for _, seg in reversed(segments):
+        read_after.append(set(later))
+        later |= _names_read(seg)
+    read_after.reverse()
+    defined = set(PIECE_INPUTS) | set(CARRIED.split(", "))  # the locals with a value so far
+    module, body = [], []
+    for (is_run, seg), after in zip(segments, read_after):
+        if not is_run:
+            body += seg
+            defined |= _names_written(seg)
+            continue
+        text = "\n".join(seg)
+        run = Run(text)
+        # given: what it reads first, and what it may leave as it was (an exit's branch not taken)
+        inputs = tuple(dict.fromkeys([n for n in run.read_first if n in defined]
+                                     + [n for n in run.written if n in defined]))
+        outputs = tuple(n for n in run.written if n in after)
+        run_name = f"{name}_run{len(module)}"
+        assert '"""' not in text and "\\" not in text, "a run's text goes in a plain triple-quoted string"
+        module.append(f'{run_name} = statement_run(__name__, """\\\n{text}\n""",\n    {inputs!r},\n    {outputs!r})\n\n')
+        targets = ("left_piece, " if run.breaks else "") + "".join(f"{n}, " for n in outputs)
+        call = f"{run_name}({', '.join(inputs)})"
+        body.append(f"{targets}= {call}" if targets else call)
+        if run.breaks:
+            body += ["if left_piece:", "    break"]
+        defined |= set(run.written)
+    return module, body
 
 
 class _Writer:
@@ -233,8 +275,9 @@ class _Writer:
         # is several words; LLVM does not inline a piece)
         read = _names_read(lines)
         args = ", ".join([a for a in PIECE_INPUTS if a in read] + [CARRIED])
-        self.pieces.append(PIECE_FUNCTION.format(name=name, args=args, carried=CARRIED,
-                                                 body="\n".join(_indent(lines, 2))))
+        runs, body = _with_statement_runs(lines, name)
+        self.pieces.append("\n".join(runs) + PIECE_FUNCTION.format(name=name, args=args, carried=CARRIED,
+                                                                  body="\n".join(_indent(body, 2))))
         self.results = TG.BlockResults()
         call = f"call_piece({name}, pieces[{len(self.pieces) - 1}], {args})"  # (jit.piece_calls)
         return [f"left, {CARRIED} = {call}", "if left:", "    break"]
@@ -302,6 +345,7 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
            "    wait_sources, wait_unit)",
            "from allegrex.cpu.jit.piece_calls import call_piece  # a piece is called at its address (pieces[k])",
            "from allegrex.cpu.jit.passes import PiecePasses  # the numba passes a piece needs",
+           "from allegrex.cpu.jit.statement_runs import statement_run  # a piece's runs of simple statements, lowered as one",
            "from allegrex.cpu.jit.runtime import answered, charge  # system calls the run loop answers, charges (hle.pure)",
            "from allegrex.cpu.jit.runtime import (vfpu_consume_prefixes, vfpu_identity_prefixes, vfpu_load_store_quad,",
            "    vfpu_load_store_single, vfpu_prefixes_consumed, vfpu_plain_arith, vfpu_plain_c2i, vfpu_plain_dot,",
