@@ -15,6 +15,7 @@ overwritten (nothing ran), or the event the interpreter would have raised.
 """
 
 import ast
+import textwrap
 
 from allegrex.cpu.decode import CACHE_OP, SEM, STORE, TABLE
 from allegrex.cpu.fields import code_of, imm_of, rd_of, rs_of, rt_of
@@ -143,17 +144,18 @@ def _exit(head, pc, npc, retired):
     return _retire(head, retired) + [f"pc = {pc}", f"npc = {npc}", "break"]
 
 
-def _with_statement_runs(lines, name):
-    """(module lines, statements) for piece `name`'s statements `lines` with each run of
-    simple statements (jit.statement_runs) made one call of a module-level intrinsic
-    holding its text; a run that may leave the piece returns a flag first, tested here."""
+def _with_statement_runs(lines, name, defined, live):
+    """(module lines, statements) for the statements `lines` with each run of simple
+    statements (jit.statement_runs) made one call of a module-level intrinsic holding its
+    text, named after `name`; a run that may `break` returns a flag first, tested here.
+    defined: the locals with a value where `lines` begin; live: those read after them."""
     segments = runs_in(lines)
-    read_after, later = [], set(CARRIED.split(", "))  # what the segments after each one read
+    read_after, later = [], set(live)  # what the segments after each one read
     for _, seg in reversed(segments):
         read_after.append(set(later))
         later |= _names_read(seg)
     read_after.reverse()
-    defined = set(PIECE_INPUTS) | set(CARRIED.split(", "))  # the locals with a value so far
+    defined = set(defined)  # the locals with a value so far
     module, body = [], []
     for (is_run, seg), after in zip(segments, read_after):
         if not is_run:
@@ -275,7 +277,8 @@ class _Writer:
         # is several words; LLVM does not inline a piece)
         read = _names_read(lines)
         args = ", ".join([a for a in PIECE_INPUTS if a in read] + [CARRIED])
-        runs, body = _with_statement_runs(lines, name)
+        carried = CARRIED.split(", ")
+        runs, body = _with_statement_runs(lines, name, PIECE_INPUTS + carried, carried)
         self.pieces.append("\n".join(runs) + PIECE_FUNCTION.format(name=name, args=args, carried=CARRIED,
                                                                   body="\n".join(_indent(body, 2))))
         self.results = TG.BlockResults()
@@ -356,10 +359,20 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
            f"CODE_WORDS = np.array({[region.words[p] for p in pcs]!r}, dtype=np.uint32)",
            "",
            ""]
-    body = []
-    for k, block in enumerate(region.blocks):
+    blocks = [w.block(block) for block in region.blocks]
+    prologue = PROLOGUE.format(name=name, args=ARGS, timed=1 if timed else 0, entry=region.entry,
+                               first=w.index[region.entry], bound="step_bound(tm)" if timed else "1",
+                               prefixes=" or not vfpu_prefixes_consumed(vctrl)" if runs_plain(region) else "")
+    # A block's runs may read what the prologue and its own earlier statements set, and write
+    # what any block or the epilogue reads (the loop goes round the blocks).
+    defined = _names_written((prologue + "        pass").splitlines()) | {"pieces", *ARGS.split(", ")}
+    live = set().union(*map(_names_read, blocks), _names_read(textwrap.dedent(EPILOGUE).splitlines()))
+    body, runs = [], []
+    for k, (block, lines) in enumerate(zip(region.blocks, blocks)):
+        block_runs, lines = _with_statement_runs(lines, f"{name}_block{k}", defined, live)
+        runs += block_runs
         body.append(f"        {'if' if k == 0 else 'elif'} blk == {k}:  # block at {block.head:08x}")
-        body += _indent(w.block(block), 3)
+        body += _indent(lines, 3)
     pcs_, slots, retired = zip(*w.stops)
     out += [f"STOP_PC = np.array({list(pcs_)!r}, dtype=np.int64)",
             f"STOP_IN_SLOT = np.array({[int(x) for x in slots]!r}, dtype=np.int64)",
@@ -367,9 +380,7 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
     code = []
     for piece in w.pieces:
         code += piece.splitlines() + ["", ""]
-    code += PROLOGUE.format(name=name, args=ARGS, timed=1 if timed else 0, entry=region.entry,
-                            first=w.index[region.entry], bound="step_bound(tm)" if timed else "1",
-                            prefixes=" or not vfpu_prefixes_consumed(vctrl)" if runs_plain(region) else "").splitlines()
+    code += runs + prologue.splitlines()
     code += body + ["        else:", "            break"]
     code += EPILOGUE.splitlines()
     code = "\n".join(code) + "\n"
