@@ -29,6 +29,8 @@ import numpy as np
 from numba import njit
 from allegrex.cpu.jit.piece_calls import call_piece
 
+PIECE_STATEMENTS = (2, 1)  # the statements in each piece's text, as codegen counts them
+
 @njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def r_piece0(a, acc):
     for x in a:
@@ -79,6 +81,14 @@ def test_a_region_calls_its_pieces_at_their_addresses(tmp_path):
     entry = compile_region(module.r, TYPES)
     assert entry(A, 7) == expected(A, 7)
     assert entry(A[::-1].copy(), -2) == expected(A[::-1], -2)
+
+
+def test_pieces_are_compiled_the_largest_first_by_their_statements(tmp_path):
+    module = region_module(tmp_path, "region_in_order")
+    listed = piece_types(module.r, TYPES)
+    assert [name for name, _ in piece_calls.largest_first(module.r, listed)] == ["r_piece0", "r_piece1"]
+    module.PIECE_STATEMENTS = (1, 5)
+    assert [name for name, _ in piece_calls.largest_first(module.r, listed)] == ["r_piece1", "r_piece0"]
 
 
 def test_the_regions_code_holds_no_piece(tmp_path):

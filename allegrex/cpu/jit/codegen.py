@@ -185,6 +185,7 @@ class _Writer:
         self.region = region
         self.name = name
         self.pieces = []  # the module text of each piece function (see piece)
+        self.piece_statements = []  # the statements in each piece's text (PIECE_STATEMENTS)
         self.timed = timed
         self.profile = profile
         self.index = {b.head: k for k, b in enumerate(region.blocks)}
@@ -279,6 +280,7 @@ class _Writer:
         args = ", ".join([a for a in PIECE_INPUTS if a in read] + [CARRIED])
         carried = CARRIED.split(", ")
         runs, body = _with_statement_runs(lines, name, PIECE_INPUTS + carried, carried)
+        self.piece_statements.append(sum(1 for line in lines if line.strip() and not line.lstrip().startswith("#")))
         self.pieces.append("\n".join(runs) + PIECE_FUNCTION.format(name=name, args=args, carried=CARRIED,
                                                                   body="\n".join(_indent(body, 2))))
         self.results = TG.BlockResults()
@@ -376,7 +378,8 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
     pcs_, slots, retired = zip(*w.stops)
     out += [f"STOP_PC = np.array({list(pcs_)!r}, dtype=np.int64)",
             f"STOP_IN_SLOT = np.array({[int(x) for x in slots]!r}, dtype=np.int64)",
-            f"STOP_RETIRED = np.array({list(retired)!r}, dtype=np.int64)", "", ""]
+            f"STOP_RETIRED = np.array({list(retired)!r}, dtype=np.int64)",
+            f"PIECE_STATEMENTS = {tuple(w.piece_statements)!r}  # (piece_calls.largest_first)", "", ""]
     code = []
     for piece in w.pieces:
         code += piece.splitlines() + ["", ""]
