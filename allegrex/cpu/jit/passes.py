@@ -13,6 +13,7 @@ sim_speed_ab.py), and the matmul region compiled no sooner.
 """
 
 from numba.core import ir
+from numba.core.codegen import JITCodeLibrary
 from numba.core import typed_passes as T
 from numba.core import untyped_passes as U
 from numba.core.compiler import CompilerBase
@@ -40,8 +41,41 @@ class IntGlobalsAsConstants(FunctionPass):
         return changed
 
 
+class PieceLibrary(JITCodeLibrary):
+    """A piece's code library: LLVM's module passes run once, on the piece with the helpers it
+    calls linked in. numba also runs its function passes on the piece before linking and a
+    cheap module pass before the full one (to prune reference counts, which a piece has
+    none of): ~7% of a piece's compile, for code within 0.2% of the size (MEASURED 2026-12-07)."""
+
+    def _optimize_functions(self, ll_module):
+        ll_module.data_layout = self._codegen._data_layout  # (what numba's own does before its passes)
+
+    def _optimize_final_module(self):
+        passes, builder = self._codegen._module_pass_manager()
+        passes.run(self._final_module, builder)
+
+
+
+@register_pass(mutates_CFG=False, analysis_only=False)
+class CompileIntoPieceLibrary(FunctionPass):
+    """The piece's code goes into a PieceLibrary (numba's lowering makes a library only
+    when it finds none)."""
+
+    _name = "piece_library"
+
+    def __init__(self):  # (numba's passes declare __init__ abstract)
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state):
+        if state.library is None:
+            state.library = PieceLibrary(state.targetctx.codegen(), state.func_id.func_qualname)
+            state.library.enable_object_caching()  # (as numba's lowering does: numba's cache saves it)
+        return False
+
+
 PASSES = (
     (U.TranslateByteCode, "bytecode to numba IR"),
+    (CompileIntoPieceLibrary, "a piece's code library"),
     (U.FixupArgs, "arguments"),
     (U.IRProcessing, "IR post-processing"),
     (IntGlobalsAsConstants, "int globals as constants"),

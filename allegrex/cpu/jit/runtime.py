@@ -196,10 +196,10 @@ dcache_miss = _rare(dcache_access_call)  # (and the accesses outside cached RAM)
 
 
 @_cached
-@njit
+@njit(forceinline=True)
 def dcache(tm, counters, addr, is_store):
     """model.dcache_access with its most common case first: a hit in cached main RAM
-    (small enough for LLVM to inline; the rest is a call)."""
+    (always inlined: LLVM's own choice kept it a call in some pieces; the rest is a call)."""
     phys = addr & M.PHYS_MASK
     if likely(not M.uncached(addr) and phys >= M.VRAM_HI):
         line = phys >> M.LINE_BITS
