@@ -4,7 +4,7 @@ with the same results for what a piece's text holds."""
 import numpy as np
 from numba import njit
 
-from allegrex.cpu.jit.passes import PiecePasses
+from allegrex.cpu.jit.passes import PieceLibrary, PiecePasses
 
 LEFT = 0
 STALE = 8
@@ -40,3 +40,11 @@ def test_the_piece_passes_give_numbas_default_results():
     words = np.array([7, -3, 12, 0, 5, 9], dtype=np.int64)
     for stale_at in range(-1, 8):
         assert _piece(words, stale_at) == _default(words, stale_at)
+
+
+def test_a_pieces_code_goes_into_a_piece_library_with_the_same_results():
+    """Its LLVM passes run once, after linking (PieceLibrary): the results stay numba's."""
+    words = np.array([4, 8, -15, 16, 23, 42], dtype=np.int64)
+    assert _piece(words, 4) == _default(words, 4)
+    assert isinstance(_piece.overloads[_piece.signatures[0]].library, PieceLibrary)
+    assert not isinstance(_default.overloads[_default.signatures[0]].library, PieceLibrary)

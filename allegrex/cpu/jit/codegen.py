@@ -12,6 +12,9 @@ It returns EV_NONE when control leaves the region (regs[PC]/[NPC] say where),
 EV_NEAR_BUDGET when it stopped before a block the instruction or cycle budget may end
 in (the interpreter then runs up to the exact end), EV_STALE when its code was
 overwritten (nothing ran), or the event the interpreter would have raised.
+The statements of each piece and block are written as they read; each run of simple ones
+is then one call of an intrinsic holding that text (jit.statement_runs), which numba's
+passes type and lower as one statement.
 """
 
 import ast
@@ -21,9 +24,9 @@ from allegrex.cpu.decode import CACHE_OP, SEM, STORE, TABLE
 from allegrex.cpu.fields import code_of, imm_of, rd_of, rs_of, rt_of
 from allegrex.cpu.interp import TRACE_LOG
 from allegrex.cpu.jit import timing_gen as TG
-from allegrex.cpu.jit.statement_runs import Run, runs_in
 from allegrex.cpu.jit.region import BRANCHES, PIECE, TRANSFERS, Region
 from allegrex.cpu.jit.semantics import specialised
+from allegrex.cpu.jit.statement_runs import Run, runs_in
 from allegrex.cpu.jit.timing_gen import value
 from allegrex.cpu.jit.vfpu_gen import RAISES_ANY, RAISES_NOTHING, consumed_at_heads, direct_source, runs_plain
 from allegrex.timing.memory_model import LINE_BITS
@@ -350,7 +353,7 @@ def region_source(region: Region, name: str, timed: bool, profile: bool) -> str:
            "    wait_sources, wait_unit)",
            "from allegrex.cpu.jit.piece_calls import call_piece  # a piece is called at its address (pieces[k])",
            "from allegrex.cpu.jit.passes import PiecePasses  # the numba passes a piece needs",
-           "from allegrex.cpu.jit.statement_runs import statement_run  # a piece's runs of simple statements, lowered as one",
+           "from allegrex.cpu.jit.statement_runs import statement_run  # runs of simple statements, each lowered as one",
            "from allegrex.cpu.jit.runtime import answered, charge  # system calls the run loop answers, charges (hle.pure)",
            "from allegrex.cpu.jit.runtime import (vfpu_consume_prefixes, vfpu_identity_prefixes, vfpu_load_store_quad,",
            "    vfpu_load_store_single, vfpu_prefixes_consumed, vfpu_plain_arith, vfpu_plain_c2i, vfpu_plain_dot,",

@@ -1,4 +1,4 @@
-"""The numba passes a region's pieces go through: only those their text needs.
+"""The numba and LLVM passes a region's pieces go through: only those their text needs.
 
 A piece (a straight run of up to 32 words, jit.piece_calls) is plain statements and calls on
 int64 operands written by jit.codegen: no closures, `with` blocks, literal_unroll, inlinable
@@ -9,7 +9,9 @@ machine code (five pieces of the llama2 VFPU matmul region; MEASURED 2026-12-07,
 Kept: GenericRewrites (constant indexes as static ones: without it sim_speed's float loop
 ran 0.94-0.96x as fast). A region's own function, whose blocks loop, keeps numba's default
 passes: with these its loops ran 0.97-0.98x as fast (q80mm), with these and SSA 0.98x (int8,
-sim_speed_ab.py), and the matmul region compiled no sooner.
+sim_speed_ab.py), and the matmul region compiled no sooner. (Most of a piece's statements
+are typed and lowered by jit.statement_runs' intrinsics, not by these passes.) LLVM's module
+passes run once on a piece, its helpers linked in (PieceLibrary).
 """
 
 from numba.core import ir

@@ -132,10 +132,11 @@ vfpu_plain_i2f, vfpu_plain_c2i, vfpu_plain_fill, vfpu_plain_mov, vfpu_plain_pack
 # The steps of model.account, called by regions with constant operands: one call is one
 # statement for numba to type (compiling stays fast).
 (tick, next_tick, fetch_line, wait_sources, wait_unit, produce, jump_cost, branch_cost, profile_slot,
- icache_fetch_call, dcache_access_call, cache_op_call, track_calls) = map(_plain, (
+ dcache_access_call, cache_op_call, track_calls) = map(_plain, (
     model.os_tick, model.next_tick, model.fetch_line, model.wait_sources, model.wait_unit, model.produce, model.jump_cost,
-    model.branch_cost, model.profile_slot, model.icache_fetch, model.dcache_access, model.cache_op,
-    model.track_calls))
+    model.branch_cost, model.profile_slot, model.dcache_access, model.cache_op, model.track_calls))
+# The I-cache step at each new line: always inlined (LLVM's own choice kept it a call in some pieces).
+icache_fetch_call = _cached(called(model.icache_fetch, forceinline=True))
 # model.vfpu_account's steps, likewise.
 vfpu_fraction, vfpu_cc, vfpu_issue, stall_until, later = map(_plain, (
     model.vfpu_fraction, model.vfpu_cc, model.vfpu_issue, model.stall_until, model.later))

@@ -126,10 +126,9 @@ def runs_in(lines: list) -> list:
 class Run:
     """A run's statements (text) parsed: `read_first` the names it may read before writing
     them (in order of first use), `written` the names it assigns, `breaks` whether it may
-    leave the piece."""
+    leave what runs it (a `break`)."""
 
     def __init__(self, text: str):
-        self.text = text
         self.body = ast.parse(text).body
         if not all(map(is_simple, self.body)):
             raise ValueError(f"not a run of simple statements:\n{text}")
