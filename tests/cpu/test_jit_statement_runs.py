@@ -109,8 +109,14 @@ def test_runs_are_cut_where_a_statement_is_not_simple():
 def test_a_run_refuses_text_that_is_not_simple_statements():
     with pytest.raises(ValueError, match="not a run"):
         Run("while True:\n    f()")
+    run = statement_run(__name__, "a = abs(b)\nc = a", ("b",), ("d",))
+
+    @njit
+    def uses(b):
+        return run(b)
+
     with pytest.raises(ValueError, match="neither writes nor is given"):
-        statement_run(__name__, "a = f(b)\nc = a", ("b",), ("d",))
+        uses(1)
 
 
 def test_a_name_that_is_neither_local_nor_global_is_a_clear_typing_error():

@@ -25,6 +25,7 @@ import ast
 import builtins
 import operator
 import sys
+from functools import cache
 from types import ModuleType
 
 from numba import types
@@ -159,14 +160,20 @@ def statement_run(module: str, text: str, inputs: tuple, outputs: tuple):
     """The intrinsic running the statements `text` (a Run) of module `module`: called with
     the values of `inputs` (the locals the run reads or may leave unwritten; every other name
     it reads is a global of the module), it returns the values of `outputs` after the run,
-    preceded by whether it left the piece (a `break`) when it may."""
-    run = Run(text)
-    unknown = [o for o in outputs if o not in run.written and o not in inputs]
-    if unknown:
-        raise ValueError(f"the run neither writes nor is given {unknown}:\n{text}")
+    preceded by whether it left the piece (a `break`) when it may. The text is parsed when
+    numba first types a call: a region loaded from numba's cache never does."""
+
+    @cache
+    def parsed():
+        run = Run(text)
+        unknown = [o for o in outputs if o not in run.written and o not in inputs]
+        if unknown:
+            raise ValueError(f"the run neither writes nor is given {unknown}:\n{text}")
+        return run
 
     @intrinsic
     def lowered(typingctx, *args):
+        run = parsed()
         star = star_args(args)
         typer = _Typer(typingctx, vars(sys.modules[module]), dict(zip(inputs, (types.unliteral(t) for t in star))))
         typer.statements(run.body)
