@@ -188,7 +188,7 @@ class _Writer:
         self.region = region
         self.name = name
         self.pieces = []  # the module text of each piece function (see piece)
-        self.piece_statements = []  # the statements in each piece's text (PIECE_STATEMENTS)
+        self.piece_statements = []  # the lines of statements in each piece's text (PIECE_STATEMENTS)
         self.timed = timed
         self.profile = profile
         self.index = {b.head: k for k, b in enumerate(region.blocks)}

@@ -57,7 +57,6 @@ class PieceLibrary(JITCodeLibrary):
         passes.run(self._final_module, builder)
 
 
-
 @register_pass(mutates_CFG=False, analysis_only=False)
 class CompileIntoPieceLibrary(FunctionPass):
     """The piece's code goes into a PieceLibrary (numba's lowering makes a library only

@@ -261,8 +261,8 @@ class _Typer:
             t = self.common([self.expression(v) for v in _values(e)])
         else:  # ast.Compare: each comparison typed on its own (chained: anded)
             for left, op, right in _comparisons(e):
-                self.types[right] = self.expression(right)
-                self.calls[(e, right)] = self.signature(COMPARE[type(op)], (self.expression(left), self.types[right]))
+                self.calls[(e, right)] = self.signature(COMPARE[type(op)], (self.expression(left),
+                                                                            self.expression(right)))
             t = types.boolean
         self.types[e] = t
         return t
